@@ -1,0 +1,273 @@
+/*
+ * carc.h - libcarc, the Carcassonne rules engine: the public interface.
+ *
+ * The engine knows nothing of sockets, files or allocators.  A game is one
+ * plain value of carc_game_size() bytes that the caller allocates; cloning
+ * it is a memcpy, and carc_game_hash() fingerprints it for tests.  Every
+ * call returns a carc_rc and fills structs the caller provides.
+ *
+ * Board conventions (shared with the wire protocol): x grows to the east,
+ * y to the south, the start tile is at (0,0); rotations are quarter turns
+ * clockwise (0..3 here, 0/90/180/270 degrees on the wire).
+ */
+#ifndef CARC_H
+#define CARC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define CARC_VERSION "0.1.0"
+
+/* ---- limits (each sized for every tile set in scope at once) ---------- */
+#define CARC_MAX_SEATS 6
+#define CARC_MAX_TILES 320   /* tiles on one board; all sets in scope sum to ~290 */
+#define CARC_MAX_NODES 2048  /* feature segments on one board (~4 a tile) */
+#define CARC_MAX_EVENTS 1024 /* a sink larger than this is never needed */
+#define CARC_MAX_MOVES 4096  /* legal moves of one decision, worst case */
+#define CARC_MAX_START 16    /* custom start tiles */
+#define CARC_NONE 0xffff
+
+/* ---- result codes ------------------------------------------------------ */
+typedef enum carc_rc {
+	CARC_OK = 0,
+	CARC_E_ARG,          /* a parameter is out of range or unknown */
+	CARC_E_OVER,         /* the game has ended */
+	CARC_E_PHASE,        /* this move type is not allowed in this phase */
+	CARC_E_TILE,         /* not the tile that was drawn */
+	CARC_E_OCCUPIED,     /* a tile is already there */
+	CARC_E_NOT_ADJACENT, /* the tile touches no placed tile edge to edge */
+	CARC_E_EDGE,         /* an edge does not match its neighbour */
+	CARC_E_RULE,         /* an expansion rule forbids the placement */
+	CARC_E_NOT_TILE_JUST_PLACED, /* a deploy off the tile just placed */
+	CARC_E_NO_FEATURE,   /* nothing to deploy on at that port */
+	CARC_E_FEATURE_TAKEN,/* the connected feature already holds a follower */
+	CARC_E_NO_FIGURE,    /* no figure of that kind left in supply */
+	CARC_E_KIND,         /* that figure may not stand on that feature */
+	CARC_E_CAPACITY,     /* a fixed engine limit would be exceeded */
+	CARC_E_COUNT
+} carc_rc;
+
+const char *carc_strerror(carc_rc rc);
+
+/* ---- ports: where on a tile a feature is touched ----------------------- */
+enum {
+	CARC_N, CARC_E, CARC_S, CARC_W,                 /* edges 0..3 */
+	CARC_NL, CARC_NR, CARC_EL, CARC_ER,             /* field half-edges 4..11 */
+	CARC_SL, CARC_SR, CARC_WL, CARC_WR,
+	CARC_P_CLOISTER,                                /* centre building 12 */
+	CARC_P_TOWER,                                   /* 13 */
+	CARC_P_I, CARC_P_II,                            /* enclosed features 14, 15 */
+	CARC_PORT_COUNT
+};
+const char *carc_port_name(int port);
+int carc_port_parse(const char *s); /* -1 when unknown */
+
+/* ---- feature kinds ----------------------------------------------------- */
+typedef enum carc_fkind {
+	CARC_F_ROAD, CARC_F_CITY, CARC_F_FIELD, CARC_F_CLOISTER, CARC_F_RIVER,
+	CARC_F_TOWER, CARC_F_COUNT
+} carc_fkind;
+const char *carc_fkind_name(int kind);
+
+/* ---- figures ----------------------------------------------------------- */
+typedef enum carc_figkind {
+	CARC_FIG_FOLLOWER, CARC_FIG_LARGE, CARC_FIG_WAGON, CARC_FIG_MAYOR,
+	CARC_FIG_BUILDER, CARC_FIG_PIG, CARC_FIG_BARN, CARC_FIG_SHEPHERD,
+	CARC_FIG_COUNT
+} carc_figkind;
+const char *carc_figkind_name(int kind);
+int carc_figkind_parse(const char *s);
+
+/* ---- rule options (RULES.md section 6); the first value is the default - */
+typedef enum { CARC_FARM_PER_CITY_4, CARC_FARM_PER_FARM_3, CARC_FARM_PER_FARM_4 } carc_farm_rule;
+typedef enum { CARC_TINY_NORMAL, CARC_TINY_2_PER_TILE_1 } carc_tiny_rule;
+typedef enum { CARC_UNPLACEABLE_DISCARD, CARC_UNPLACEABLE_RESHUFFLE } carc_unplaceable_rule;
+
+typedef struct carc_rule_desc {
+	const char *key;
+	const char *const *values; /* NULL-terminated; NULL for booleans/integers */
+	int type;                  /* 0 enum, 1 boolean, 2 integer */
+	int def;                   /* default value (index, 0/1 or integer) */
+	int implemented;           /* 0: accepted but has no effect until its expansion exists */
+} carc_rule_desc;
+
+enum {
+	CARC_R_FARM_SCORING, CARC_R_FARMERS, CARC_R_TINY_CITY, CARC_R_FAIRY_PLACEMENT,
+	CARC_R_PRINCESS, CARC_R_DRAGON_MOVE, CARC_R_WAGON_MOVE, CARC_R_BARN_PLACEMENT,
+	CARC_R_ESCAPE, CARC_R_ESCAPE_CLOISTER, CARC_R_COC_TILES, CARC_R_COC_FINAL,
+	CARC_R_TOWER_EXCHANGE, CARC_R_HILL_TIEBREAK, CARC_R_GQ11_PIG_HERD,
+	CARC_R_ABBEY_FINAL_ROUND, CARC_R_VOLCANO_LAKE_EXTRA_TURN,
+	CARC_R_CATAPULT_TARGET_POINTS, CARC_R_CATAPULT_CATCH_POINTS,
+	CARC_R_UNPLACEABLE_TILE, CARC_R_COUNT
+};
+const carc_rule_desc *carc_rule(int i);
+int carc_rule_find(const char *key);   /* -1 when unknown */
+/* value by name for enum rules; -1 when unknown */
+int carc_rule_value(int rule, const char *value);
+
+/* ---- expansions and tiles ---------------------------------------------- */
+typedef struct carc_expansion_desc {
+	const char *name;    /* as in new_game: "base", "river", ... */
+	const char *tileset; /* reference tile set id */
+	int available;       /* 0: named by the protocol, rules not yet built */
+} carc_expansion_desc;
+int carc_expansion_count(void);
+const carc_expansion_desc *carc_expansion(int i);
+int carc_expansion_find(const char *name); /* -1 when unknown */
+
+int carc_tile_count(void);               /* tile types known to the engine */
+const char *carc_tile_id(int type);
+int carc_tile_find(const char *id);      /* -1 when unknown */
+int carc_tile_expansion(int type);       /* the expansion a tile type belongs to */
+
+/* ---- a game's configuration -------------------------------------------- */
+typedef struct carc_start_tile {
+	uint16_t tile;  /* tile type */
+	int16_t x, y;
+	uint8_t rot;
+} carc_start_tile;
+
+typedef struct carc_config {
+	uint8_t nseats;                     /* 1..6 */
+	uint32_t expansions;                /* bit i = carc_expansion(i) */
+	int32_t rules[CARC_R_COUNT];
+	uint64_t seed;
+	uint16_t ntiles;                    /* >0: the supply is exactly tiles[] in order */
+	uint16_t tiles[CARC_MAX_TILES];
+	uint8_t nstart;                     /* >0: these instead of the standard start */
+	carc_start_tile start[CARC_MAX_START];
+} carc_config;
+
+/* Defaults: base game, 2 seats, every rule at its section-6 default. */
+void carc_config_init(carc_config *cfg);
+
+/* ---- moves -------------------------------------------------------------- */
+typedef enum carc_mtype {
+	CARC_MV_PASS, CARC_MV_PLACE_TILE, CARC_MV_DEPLOY, CARC_MV_COUNT
+} carc_mtype;
+const char *carc_mtype_name(int type);
+
+typedef struct carc_move {
+	uint8_t type;    /* carc_mtype */
+	uint8_t rot;     /* quarter turns clockwise */
+	uint8_t kind;    /* figure kind (deploy) */
+	uint8_t port;    /* any port of the feature (deploy) */
+	int16_t x, y;
+	uint16_t tile;   /* tile type (place_tile) */
+	uint16_t figure; /* figure index (moves that name a figure) */
+} carc_move;
+
+/* ---- phases -------------------------------------------------------------- */
+typedef enum carc_phase {
+	CARC_PH_TILE, CARC_PH_ACTION, CARC_PH_OVER, CARC_PH_COUNT
+} carc_phase;
+const char *carc_phase_name(int phase);
+
+/* ---- events ---------------------------------------------------------------- */
+typedef enum carc_etype {
+	CARC_EV_TILE_DRAWN, CARC_EV_TILE_PLACED, CARC_EV_TILE_DISCARDED,
+	CARC_EV_DEPLOYED, CARC_EV_RETURNED, CARC_EV_FEATURE_COMPLETED,
+	CARC_EV_SCORED, CARC_EV_TURN, CARC_EV_GAME_OVER, CARC_EV_COUNT
+} carc_etype;
+const char *carc_etype_name(int type);
+
+/* Reasons in `returned` and `tile_discarded` events. */
+enum { CARC_WHY_SCORED, CARC_WHY_UNPLACEABLE, CARC_WHY_RESHUFFLED, CARC_WHY_COUNT };
+const char *carc_why_name(int why);
+
+/* What a score is for (the `by` breakdown and the `feature` of `scored`). */
+enum { CARC_SC_ROAD, CARC_SC_CITY, CARC_SC_CLOISTER, CARC_SC_FIELD, CARC_SC_COUNT };
+const char *carc_sc_name(int sc);
+
+typedef struct carc_event {
+	uint8_t type;    /* carc_etype */
+	int8_t seat;     /* -1 when none */
+	uint8_t rot;
+	uint8_t port;    /* `at` of a feature: its first port in canonical order */
+	uint8_t fkind;   /* scored: CARC_SC_*; feature_completed/deployed: carc_fkind */
+	uint8_t why;
+	uint8_t final;   /* scored at the end of the game */
+	uint8_t kind;    /* figure kind */
+	int16_t x, y;
+	uint16_t tile;
+	uint16_t figure;
+	uint16_t ntiles; /* feature_completed: tiles in the feature */
+	int32_t points;
+} carc_event;
+
+/* Where a call writes its events.  Events past `cap` are counted in `n`
+ * but not stored; pass NULL to a call to record nothing. */
+typedef struct carc_sink {
+	carc_event *ev;
+	int n, cap;
+} carc_sink;
+
+/* ---- the game ------------------------------------------------------------ */
+typedef struct carc_game carc_game;
+
+size_t carc_game_size(void);
+/* Sets up a game in `g` (carc_game_size() bytes): shuffles the supply with
+ * cfg->seed, places the start tiles and draws the first tile. */
+carc_rc carc_game_init(carc_game *g, const carc_config *cfg, carc_sink *out);
+void carc_game_clone(carc_game *dst, const carc_game *src);
+uint64_t carc_game_hash(const carc_game *g);
+
+/* Who must decide now and in which phase; -1 seat when the game is over. */
+int carc_game_phase(const carc_game *g);
+int carc_game_seat(const carc_game *g);
+int carc_game_over(const carc_game *g);
+int carc_game_nseats(const carc_game *g);
+const carc_config *carc_game_config(const carc_game *g);
+int carc_game_drawn(const carc_game *g);      /* tile type to place, or -1 */
+int carc_game_tiles_left(const carc_game *g); /* undrawn tiles in the supply */
+int carc_game_score(const carc_game *g, int seat);
+int carc_game_score_by(const carc_game *g, int seat, int sc);
+uint32_t carc_game_turn(const carc_game *g);  /* turns begun so far */
+
+/* Every legal move of the decision now due; returns the count (may exceed
+ * cap: then only cap are written).  0 once the game is over. */
+int carc_legal_moves(const carc_game *g, carc_move *out, int cap);
+/* Why `m` is illegal now (CARC_OK if it is legal).  `detail` (may be NULL)
+ * receives the edge that does not match for CARC_E_EDGE. */
+carc_rc carc_check_move(const carc_game *g, const carc_move *m, int *detail);
+/* Plays `m` for the seat that must decide; on error nothing changes. */
+carc_rc carc_apply(carc_game *g, const carc_move *m, carc_sink *out);
+/* Scores every incomplete feature and farm as if the game ended now and
+ * ends it.  Used on a clone for "if it ended now" figures. */
+void carc_end_now(carc_game *g, carc_sink *out);
+
+/* ---- the board, for renderers and the wire -------------------------------- */
+typedef struct carc_placed_info {
+	uint16_t tile;
+	int16_t x, y;
+	uint8_t rot;
+} carc_placed_info;
+int carc_board_count(const carc_game *g);
+void carc_board_get(const carc_game *g, int i, carc_placed_info *out);
+int carc_board_find(const carc_game *g, int x, int y); /* index or -1 */
+
+typedef struct carc_figure_info {
+	uint8_t seat, kind, n; /* id "<seat>.<kind>.<n>" */
+	uint8_t on_board;
+	int16_t x, y;
+	uint8_t port;          /* first port of its feature on that tile */
+	uint8_t fkind;         /* carc_fkind of that feature */
+} carc_figure_info;
+int carc_figure_count(const carc_game *g);
+int carc_figure_get(const carc_game *g, int i, carc_figure_info *out); /* 0: no such figure */
+int carc_figure_find(const carc_game *g, int seat, int kind, int n); /* -1 when none */
+int carc_supply_count(const carc_game *g, int seat, int kind);
+
+/* Features of a placed tile, in board orientation (for the wire's `ports`). */
+int carc_tile_features(const carc_game *g, int x, int y, uint16_t *ports_out,
+                       uint8_t *kinds_out, int cap);
+
+/* ---- randomness ---------------------------------------------------------- */
+/* xoshiro256** seeded through splitmix64: the same seed gives the same
+ * numbers on every machine. */
+typedef struct carc_rng { uint64_t s[4]; } carc_rng;
+void carc_rng_seed(carc_rng *r, uint64_t seed);
+uint64_t carc_rng_next(carc_rng *r);
+uint32_t carc_rng_below(carc_rng *r, uint32_t n); /* uniform in [0, n), n > 0 */
+
+#endif

@@ -1,0 +1,35 @@
+/*
+ * ext_int.h - how an expansion reaches the turn.
+ *
+ * Each expansion is one file that fills a carc_ext and is listed in
+ * carc_exts[] (ext.c).  The base rules in game.c call these hooks at fixed
+ * points of the turn and never test for an expansion themselves; a hook
+ * left NULL costs nothing.
+ */
+#ifndef CARC_EXT_INT_H
+#define CARC_EXT_INT_H
+
+#include "game_int.h"
+
+typedef struct carc_ext {
+	const char *name;         /* the expansion name of new_game */
+	/* May this tile go there?  Edge matching has already passed. */
+	int (*placement_allowed)(const carc_game *g, int type, int x, int y, int rot);
+	/* More moves for the action phase, after the base deploys; returns the new count. */
+	int (*action_moves)(const carc_game *g, carc_move *out, int n, int cap);
+	/* A tile has been placed (before anyone deploys). */
+	void (*tile_placed)(carc_game *g, int cell, carc_sink *out);
+	/* A completed feature has been scored, its figures not yet returned. */
+	void (*feature_scored)(carc_game *g, int root, carc_sink *out);
+	/* Final scoring, after the base game's. */
+	void (*final_scoring)(carc_game *g, carc_sink *out);
+} carc_ext;
+
+/* Active expansions with hooks, NULL-terminated. */
+extern const carc_ext *const carc_exts[];
+
+#define CARC_EXT_EACH(g, e) \
+	for (const carc_ext *const *e##_p = carc_exts, *e; (e = *e##_p) != NULL; e##_p++) \
+		if ((g)->cfg.expansions & (1u << carc_expansion_find(e->name)))
+
+#endif

@@ -1,0 +1,510 @@
+/*
+ * game.c - the turn as a phase machine (RULES.md 2.1).
+ *
+ * A turn is: draw (unplaceable tiles are discarded or put back), the
+ * `tile` decision (place it), the `action` decision (deploy one figure on
+ * the tile just placed, or pass), then scoring of what the placement
+ * completed, and the next seat's draw.  A decision whose only move would
+ * be `pass` is skipped.  After the last tile, final scoring ends the game.
+ */
+#include <string.h>
+
+#include "ext_int.h"
+
+static const int followers_per_seat = 7; /* the eighth is the score marker */
+
+void carc_config_init(carc_config *cfg)
+{
+	memset(cfg, 0, sizeof *cfg);
+	cfg->nseats = 2;
+	cfg->expansions = 1u << carc_expansion_find("base");
+	for (int i = 0; i < CARC_R_COUNT; i++) cfg->rules[i] = carc_rule(i)->def;
+}
+
+size_t carc_game_size(void) { return sizeof(carc_game); }
+
+void carc_game_clone(carc_game *dst, const carc_game *src) { memcpy(dst, src, sizeof *dst); }
+
+/* 64-bit FNV-1a over the whole state: every byte is deterministic. */
+uint64_t carc_game_hash(const carc_game *g)
+{
+	const unsigned char *p = (const unsigned char *)g;
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (size_t i = 0; i < sizeof *g; i++) h = (h ^ p[i]) * 0x100000001b3ull;
+	return h;
+}
+
+int carc_tile_count(void) { return carc_ntiletypes; }
+const char *carc_tile_id(int type) { return type >= 0 && type < carc_ntiletypes ? carc_tiletypes[type].id : NULL; }
+int carc_tile_find(const char *id)
+{
+	for (int i = 0; i < carc_ntiletypes; i++)
+		if (!strcmp(carc_tiletypes[i].id, id)) return i;
+	return -1;
+}
+
+int carc_tile_expansion(int type)
+{
+	for (int s = 0; s < carc_ntilesets; s++)
+		for (int j = 0; j < carc_tilesets[s].nref; j++)
+			if (carc_tilesets[s].ref[j].type == type) return carc_expansion_find(carc_tilesets[s].expansion);
+	return -1;
+}
+
+static const carc_tileset *expansion_set(int e)
+{
+	const char *id = carc_expansion(e)->tileset;
+	for (int s = 0; s < carc_ntilesets; s++)
+		if (!strcmp(carc_tilesets[s].id, id)) return &carc_tilesets[s];
+	return NULL;
+}
+
+/* ---- validation ----------------------------------------------------------- */
+
+static carc_rc check_config(const carc_config *cfg)
+{
+	if (cfg->nseats < 1 || cfg->nseats > CARC_MAX_SEATS) return CARC_E_ARG;
+	if (!cfg->expansions) return CARC_E_ARG;
+	for (int e = 0; e < 32; e++)
+		if (cfg->expansions >> e & 1)
+			if (e >= carc_expansion_count() || !carc_expansion(e)->available || !expansion_set(e)) return CARC_E_ARG;
+	for (int i = 0; i < CARC_R_COUNT; i++) {
+		const carc_rule_desc *r = carc_rule(i);
+		int nvalues = 0;
+		if (r->values)
+			while (r->values[nvalues]) nvalues++;
+		int v = cfg->rules[i];
+		if ((r->type == 0 && (v < 0 || v >= nvalues)) || (r->type == 1 && v != 0 && v != 1) ||
+		    (r->type == 2 && v < 0))
+			return CARC_E_ARG;
+	}
+	if (cfg->ntiles > CARC_MAX_TILES || cfg->nstart > CARC_MAX_START) return CARC_E_ARG;
+	for (int i = 0; i < cfg->ntiles; i++) {
+		int e = carc_tile_expansion(cfg->tiles[i]);
+		if (cfg->tiles[i] >= carc_ntiletypes || e < 0 || !(cfg->expansions >> e & 1)) return CARC_E_ARG;
+	}
+	for (int i = 0; i < cfg->nstart; i++) {
+		const carc_start_tile *s = &cfg->start[i];
+		if (s->tile >= carc_ntiletypes || s->rot > 3) return CARC_E_ARG;
+		if (s->x < -1000 || s->x > 1000 || s->y < -1000 || s->y > 1000) return CARC_E_ARG;
+		for (int j = 0; j < i; j++)
+			if (cfg->start[j].x == s->x && cfg->start[j].y == s->y) return CARC_E_ARG;
+	}
+	return CARC_OK;
+}
+
+/* ---- turn flow ---------------------------------------------------------------- */
+
+static void end_game(carc_game *g, carc_sink *out)
+{
+	carc_score_final(g, out);
+	CARC_EXT_EACH(g, e)
+		if (e->final_scoring) e->final_scoring(g, out);
+	g->over = 1;
+	g->phase = CARC_PH_OVER;
+	g->seat = 0xff;
+	g->drawn = CARC_NONE;
+	carc_emit(out, CARC_EV_GAME_OVER);
+}
+
+/* Draws for the seat on turn until a tile fits somewhere; ends the game
+ * when the supply is empty. */
+static void draw(carc_game *g, carc_sink *out)
+{
+	for (;;) {
+		if (g->next >= g->nsupply) {
+			end_game(g, out);
+			return;
+		}
+		uint16_t entry = g->supply[g->next++], type = entry & 0x7fff;
+		carc_event *e = carc_emit(out, CARC_EV_TILE_DRAWN);
+		if (e) {
+			e->seat = (int8_t)g->turn_seat;
+			e->tile = type;
+		}
+		if (carc_board_placeable(g, type)) {
+			g->drawn = type;
+			g->phase = CARC_PH_TILE;
+			g->seat = g->turn_seat;
+			return;
+		}
+		int back = g->cfg.rules[CARC_R_UNPLACEABLE_TILE] == CARC_UNPLACEABLE_RESHUFFLE && !(entry & 0x8000);
+		e = carc_emit(out, CARC_EV_TILE_DISCARDED);
+		if (e) {
+			e->tile = type;
+			e->why = back ? CARC_WHY_RESHUFFLED : CARC_WHY_UNPLACEABLE;
+		}
+		if (back) { /* to the bottom of the supply, once */
+			memmove(&g->supply[g->next - 1], &g->supply[g->next], (size_t)(g->nsupply - g->next) * sizeof g->supply[0]);
+			g->supply[g->nsupply - 1] = (uint16_t)(type | 0x8000);
+			g->next--;
+		}
+	}
+}
+
+static void begin_turn(carc_game *g, carc_sink *out)
+{
+	g->turn++;
+	carc_event *e = carc_emit(out, CARC_EV_TURN);
+	if (e) e->seat = (int8_t)g->turn_seat;
+	draw(g, out);
+}
+
+static void add_pending(carc_game *g, int root)
+{
+	if (g->nodes[root].done || g->npending >= CARC_MAX_PENDING) return;
+	g->nodes[root].done = 1;
+	g->pending[g->npending++] = (uint16_t)root;
+}
+
+/* Roads and cities the placement closed, and cloisters it surrounded. */
+static void find_completed(carc_game *g, int cell)
+{
+	const carc_cell *c = &g->cells[cell];
+	const carc_tiletype *t = carc_cell_type(g, cell);
+	for (int i = 0; i < t->nfeat; i++) {
+		int k = t->f[i].kind;
+		if ((k != CARC_F_ROAD && k != CARC_F_CITY) || !t->f[i].edges) continue;
+		int root = carc_feat_root(g, c->node0 + i);
+		if (g->nodes[root].open == 0) add_pending(g, root);
+	}
+	for (int dy = -1; dy <= 1; dy++)
+		for (int dx = -1; dx <= 1; dx++) {
+			int n = carc_board_lookup(g, c->x + dx, c->y + dy);
+			if (n < 0 || g->cells[n].nb != 8) continue;
+			int cl = carc_cell_type(g, n)->cloister;
+			if (cl != CARC_NOF) add_pending(g, g->cells[n].node0 + cl);
+		}
+}
+
+static void score_pending(carc_game *g, carc_sink *out)
+{
+	for (int i = 0; i < g->npending; i++) {
+		int root = g->pending[i], first = carc_feat_first_node(g, root);
+		carc_event *e = carc_emit(out, CARC_EV_FEATURE_COMPLETED);
+		if (e) {
+			const carc_cell *c = &g->cells[g->nodes[first].cell];
+			e->fkind = g->nodes[root].kind;
+			e->x = c->x;
+			e->y = c->y;
+			e->port = (uint8_t)carc_board_first_port(g, first);
+			e->ntiles = (uint16_t)carc_feat_tiles(g, root, NULL, NULL);
+		}
+		carc_score_feature(g, root, 0, out);
+		CARC_EXT_EACH(g, x)
+			if (x->feature_scored) x->feature_scored(g, root, out);
+		carc_return_figures(g, root, out);
+	}
+	g->npending = 0;
+}
+
+static void finish_turn(carc_game *g, carc_sink *out)
+{
+	score_pending(g, out);
+	g->last = CARC_NONE;
+	g->turn_seat = (uint8_t)((g->turn_seat + 1) % g->nseats);
+	begin_turn(g, out);
+}
+
+/* ---- figures ------------------------------------------------------------------- */
+
+static int fig_slot_free(const carc_game *g, int seat, int kind)
+{
+	for (int i = seat * CARC_FIGS_PER_SEAT; i < (seat + 1) * CARC_FIGS_PER_SEAT; i++)
+		if (g->figs[i].used && g->figs[i].kind == kind && g->figs[i].node == CARC_NONE) return i;
+	return -1;
+}
+
+int carc_supply_count(const carc_game *g, int seat, int kind)
+{
+	int n = 0;
+	if (seat < 0 || seat >= g->nseats) return 0;
+	for (int i = seat * CARC_FIGS_PER_SEAT; i < (seat + 1) * CARC_FIGS_PER_SEAT; i++)
+		n += g->figs[i].used && g->figs[i].kind == kind && g->figs[i].node == CARC_NONE;
+	return n;
+}
+
+static int may_stand(const carc_game *g, int figkind, int fkind)
+{
+	if (figkind != CARC_FIG_FOLLOWER) return 0;
+	if (fkind == CARC_F_FIELD) return g->cfg.rules[CARC_R_FARMERS];
+	return fkind == CARC_F_ROAD || fkind == CARC_F_CITY || fkind == CARC_F_CLOISTER;
+}
+
+/* ---- legal moves ----------------------------------------------------------------- */
+
+static int push(carc_move *out, int n, int cap, const carc_move *m)
+{
+	if (n < cap) out[n] = *m;
+	return n + 1;
+}
+
+static int placement_allowed(const carc_game *g, int type, int x, int y, int rot)
+{
+	CARC_EXT_EACH(g, e)
+		if (e->placement_allowed && !e->placement_allowed(g, type, x, y, rot)) return 0;
+	return 1;
+}
+
+static int tile_moves(const carc_game *g, carc_move *out, int cap)
+{
+	int n = 0;
+	const uint32_t *code = carc_tiletypes[g->drawn].edge_code;
+	carc_move m = { .type = CARC_MV_PLACE_TILE, .tile = g->drawn, .figure = CARC_NONE };
+	for (int i = 0; i < g->nfront; i++) {
+		const carc_front *f = &g->front[i];
+		for (int r = 0; r < 4; r++) {
+			if ((code[r] & f->mask) != f->want || !placement_allowed(g, g->drawn, f->x, f->y, r)) continue;
+			m.x = f->x;
+			m.y = f->y;
+			m.rot = (uint8_t)r;
+			n = push(out, n, cap, &m);
+		}
+	}
+	return n;
+}
+
+/* Deploys on the tile just placed; `pass` is added by the caller. */
+static int deploy_moves(const carc_game *g, carc_move *out, int n, int cap)
+{
+	int cell = g->last;
+	const carc_cell *c = &g->cells[cell];
+	const carc_tiletype *t = carc_cell_type(g, cell);
+	for (int kind = 0; kind < CARC_FIG_COUNT; kind++) {
+		if (fig_slot_free(g, g->seat, kind) < 0) continue;
+		for (int i = 0; i < t->nfeat; i++) {
+			int node = c->node0 + i;
+			if (!may_stand(g, kind, t->f[i].kind) || g->nodes[carc_feat_root_c(g, node)].nfig) continue;
+			carc_move m = { .type = CARC_MV_DEPLOY, .kind = (uint8_t)kind, .x = c->x, .y = c->y,
+			                .port = (uint8_t)carc_board_first_port(g, node), .tile = CARC_NONE, .figure = CARC_NONE };
+			n = push(out, n, cap, &m);
+		}
+	}
+	return n;
+}
+
+static int action_moves(const carc_game *g, carc_move *out, int cap)
+{
+	int n = deploy_moves(g, out, 0, cap);
+	CARC_EXT_EACH(g, e)
+		if (e->action_moves) n = e->action_moves(g, out, n, cap);
+	if (n == 0) return 0;
+	carc_move pass = { .type = CARC_MV_PASS, .tile = CARC_NONE, .figure = CARC_NONE };
+	return push(out, n, cap, &pass);
+}
+
+int carc_legal_moves(const carc_game *g, carc_move *out, int cap)
+{
+	switch (g->phase) {
+	case CARC_PH_TILE: return tile_moves(g, out, cap);
+	case CARC_PH_ACTION: return action_moves(g, out, cap);
+	default: return 0;
+	}
+}
+
+/* ---- checking and applying a move ----------------------------------------------- */
+
+carc_rc carc_check_move(const carc_game *g, const carc_move *m, int *detail)
+{
+	if (g->over) return CARC_E_OVER;
+	if (g->phase == CARC_PH_TILE) {
+		if (m->type != CARC_MV_PLACE_TILE) return CARC_E_PHASE;
+		if (m->tile != g->drawn) return CARC_E_TILE;
+		if (m->rot > 3) return CARC_E_ARG;
+		int rc = carc_board_fits(g, m->tile, m->x, m->y, m->rot, detail);
+		if (rc != CARC_OK) return (carc_rc)rc;
+		return placement_allowed(g, m->tile, m->x, m->y, m->rot) ? CARC_OK : CARC_E_RULE;
+	}
+	if (g->phase == CARC_PH_ACTION) {
+		if (m->type == CARC_MV_PASS) return CARC_OK;
+		if (m->type != CARC_MV_DEPLOY) return CARC_E_PHASE;
+		if (m->kind >= CARC_FIG_COUNT || m->port >= CARC_PORT_COUNT) return CARC_E_ARG;
+		const carc_cell *c = &g->cells[g->last];
+		if (m->x != c->x || m->y != c->y) return CARC_E_NOT_TILE_JUST_PLACED;
+		int node = carc_board_feature_at(g, g->last, m->port);
+		if (node < 0) return CARC_E_NO_FEATURE;
+		if (!may_stand(g, m->kind, g->nodes[node].kind)) return CARC_E_KIND;
+		if (fig_slot_free(g, g->seat, m->kind) < 0) return CARC_E_NO_FIGURE;
+		if (g->nodes[carc_feat_root_c(g, node)].nfig) return CARC_E_FEATURE_TAKEN;
+		return CARC_OK;
+	}
+	return CARC_E_PHASE;
+}
+
+static void do_place(carc_game *g, const carc_move *m, carc_sink *out)
+{
+	int cell = carc_board_place(g, m->tile, m->x, m->y, m->rot);
+	carc_event *e = carc_emit(out, CARC_EV_TILE_PLACED);
+	if (e) {
+		e->seat = (int8_t)g->seat;
+		e->tile = m->tile;
+		e->x = m->x;
+		e->y = m->y;
+		e->rot = m->rot;
+	}
+	g->last = (uint16_t)cell;
+	g->drawn = CARC_NONE;
+	find_completed(g, cell);
+	CARC_EXT_EACH(g, x)
+		if (x->tile_placed) x->tile_placed(g, cell, out);
+	g->phase = CARC_PH_ACTION;
+	if (action_moves(g, NULL, 0) == 0) finish_turn(g, out);
+}
+
+static void do_deploy(carc_game *g, const carc_move *m, carc_sink *out)
+{
+	int node = carc_board_feature_at(g, g->last, m->port);
+	int slot = fig_slot_free(g, g->seat, m->kind);
+	g->figs[slot].node = (uint16_t)node;
+	g->nodes[carc_feat_root(g, node)].nfig++;
+	carc_event *e = carc_emit(out, CARC_EV_DEPLOYED);
+	if (e) {
+		e->seat = (int8_t)g->seat;
+		e->figure = (uint16_t)slot;
+		e->kind = m->kind;
+		e->x = m->x;
+		e->y = m->y;
+		e->port = (uint8_t)carc_board_first_port(g, node);
+		e->fkind = g->nodes[node].kind;
+	}
+}
+
+carc_rc carc_apply(carc_game *g, const carc_move *m, carc_sink *out)
+{
+	carc_rc rc = carc_check_move(g, m, NULL);
+	if (rc != CARC_OK) return rc;
+	switch (m->type) {
+	case CARC_MV_PLACE_TILE:
+		do_place(g, m, out);
+		break;
+	case CARC_MV_DEPLOY:
+		do_deploy(g, m, out);
+		finish_turn(g, out);
+		break;
+	case CARC_MV_PASS:
+		finish_turn(g, out);
+		break;
+	}
+	return CARC_OK;
+}
+
+void carc_end_now(carc_game *g, carc_sink *out)
+{
+	if (!g->over) end_game(g, out);
+}
+
+/* ---- setting up ------------------------------------------------------------------ */
+
+static void place_start(carc_game *g, int type, int x, int y, int rot, carc_sink *out)
+{
+	carc_board_place(g, type, x, y, rot);
+	carc_event *e = carc_emit(out, CARC_EV_TILE_PLACED);
+	if (e) {
+		e->tile = (uint16_t)type;
+		e->x = (int16_t)x;
+		e->y = (int16_t)y;
+		e->rot = (uint8_t)rot;
+	}
+}
+
+carc_rc carc_game_init(carc_game *g, const carc_config *cfg, carc_sink *out)
+{
+	carc_rc rc = check_config(cfg);
+	if (rc != CARC_OK) return rc;
+	memset(g, 0, sizeof *g);
+	g->cfg = *cfg;
+	g->nseats = cfg->nseats;
+	g->drawn = g->last = CARC_NONE;
+	carc_rng_seed(&g->rng, cfg->seed);
+	for (int i = 0; i < CARC_MAX_FIGS; i++) g->figs[i].node = CARC_NONE;
+	for (int s = 0; s < g->nseats; s++)
+		for (int k = 0; k < followers_per_seat; k++)
+			g->figs[s * CARC_FIGS_PER_SEAT + k] = (carc_fig){ CARC_NONE, (uint8_t)s, CARC_FIG_FOLLOWER, (uint8_t)(k + 1), 1 };
+
+	/* The supply: the given order, or every tile of the chosen sets but the
+	 * standard start tile, shuffled (Fisher-Yates). */
+	const carc_tileset *start_set = NULL;
+	if (cfg->ntiles) {
+		memcpy(g->supply, cfg->tiles, cfg->ntiles * sizeof cfg->tiles[0]);
+		g->nsupply = cfg->ntiles;
+	} else {
+		for (int e = 0; e < carc_expansion_count(); e++) {
+			if (!(cfg->expansions >> e & 1)) continue;
+			const carc_tileset *s = expansion_set(e);
+			if (s->start != CARC_NONE && !start_set) start_set = s;
+			for (int j = 0; j < s->nref; j++)
+				for (int k = 0; k < s->ref[j].count; k++) {
+					if (g->nsupply >= CARC_MAX_TILES) return CARC_E_CAPACITY;
+					g->supply[g->nsupply++] = s->ref[j].type;
+				}
+		}
+		if (start_set && !cfg->nstart)
+			for (int i = 0; i < g->nsupply; i++)
+				if (g->supply[i] == start_set->start) {
+					g->supply[i] = g->supply[--g->nsupply];
+					break;
+				}
+		for (int i = g->nsupply - 1; i > 0; i--) {
+			int j = (int)carc_rng_below(&g->rng, (uint32_t)i + 1);
+			uint16_t t = g->supply[i];
+			g->supply[i] = g->supply[j];
+			g->supply[j] = t;
+		}
+	}
+	int nodes = 0, nstart = cfg->nstart ? cfg->nstart : start_set != NULL;
+	for (int i = 0; i < g->nsupply; i++) nodes += carc_tiletypes[g->supply[i]].nfeat;
+	for (int i = 0; i < cfg->nstart; i++) nodes += carc_tiletypes[cfg->start[i].tile].nfeat;
+	if (start_set && !cfg->nstart) nodes += carc_tiletypes[start_set->start].nfeat;
+	if (g->nsupply + nstart > CARC_MAX_TILES || nodes > CARC_MAX_NODES) return CARC_E_CAPACITY;
+	if (!nstart) return CARC_E_ARG;
+
+	if (cfg->nstart)
+		for (int i = 0; i < cfg->nstart; i++)
+			place_start(g, cfg->start[i].tile, cfg->start[i].x, cfg->start[i].y, cfg->start[i].rot, out);
+	else
+		place_start(g, start_set->start, start_set->start_x, start_set->start_y, start_set->start_rot, out);
+	g->turn_seat = 0;
+	begin_turn(g, out);
+	return CARC_OK;
+}
+
+/* ---- reading the state ---------------------------------------------------------- */
+
+int carc_game_phase(const carc_game *g) { return g->phase; }
+int carc_game_seat(const carc_game *g) { return g->over ? -1 : g->seat; }
+int carc_game_over(const carc_game *g) { return g->over; }
+int carc_game_nseats(const carc_game *g) { return g->nseats; }
+const carc_config *carc_game_config(const carc_game *g) { return &g->cfg; }
+int carc_game_drawn(const carc_game *g) { return g->drawn == CARC_NONE ? -1 : g->drawn; }
+int carc_game_tiles_left(const carc_game *g) { return g->nsupply - g->next; }
+uint32_t carc_game_turn(const carc_game *g) { return g->turn; }
+int carc_game_score(const carc_game *g, int seat) { return seat >= 0 && seat < g->nseats ? g->score[seat] : 0; }
+int carc_game_score_by(const carc_game *g, int seat, int sc)
+{
+	return seat >= 0 && seat < g->nseats && sc >= 0 && sc < CARC_SC_COUNT ? g->score_by[seat][sc] : 0;
+}
+
+int carc_figure_count(const carc_game *g) { return g->nseats * CARC_FIGS_PER_SEAT; }
+
+int carc_figure_get(const carc_game *g, int i, carc_figure_info *out)
+{
+	if (i < 0 || i >= CARC_MAX_FIGS || !g->figs[i].used) return 0;
+	const carc_fig *f = &g->figs[i];
+	*out = (carc_figure_info){ f->seat, f->kind, f->n, f->node != CARC_NONE, 0, 0, 0, 0 };
+	if (f->node != CARC_NONE) {
+		const carc_cell *c = &g->cells[g->nodes[f->node].cell];
+		out->x = c->x;
+		out->y = c->y;
+		out->port = (uint8_t)carc_board_first_port(g, f->node);
+		out->fkind = g->nodes[f->node].kind;
+	}
+	return 1;
+}
+
+int carc_figure_find(const carc_game *g, int seat, int kind, int n)
+{
+	if (seat < 0 || seat >= g->nseats) return -1;
+	for (int i = seat * CARC_FIGS_PER_SEAT; i < (seat + 1) * CARC_FIGS_PER_SEAT; i++)
+		if (g->figs[i].used && g->figs[i].kind == kind && g->figs[i].n == n) return i;
+	return -1;
+}

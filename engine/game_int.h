@@ -1,0 +1,123 @@
+/*
+ * game_int.h - the game state and the engine's internal interfaces.
+ *
+ * The state is one flat struct of fixed arrays and 16-bit indices, never
+ * pointers, so a memcpy clones it and its bytes can be hashed.  Every
+ * byte is written deterministically (the struct is zeroed at init), which
+ * is what makes carc_game_hash() comparable between two replays.
+ */
+#ifndef CARC_GAME_INT_H
+#define CARC_GAME_INT_H
+
+#include "carc.h"
+#include "tiles_int.h"
+
+#define CARC_HASH_SIZE 1024          /* cells: placed tiles plus the frontier, <= 3*320+2 */
+#define CARC_MAX_FRONTIER (2 * CARC_MAX_TILES + 4)
+#define CARC_FIGS_PER_SEAT 16        /* 7 followers plus one of each special figure */
+#define CARC_MAX_PENDING 64          /* features completed by one placement */
+#define CARC_MAX_FIGS (CARC_MAX_SEATS * CARC_FIGS_PER_SEAT)
+
+/* A placed tile. */
+typedef struct carc_cell {
+	uint16_t type;
+	int16_t x, y;
+	uint8_t rot;
+	uint8_t nb;        /* placed tiles among its 8 neighbours */
+	uint16_t node0;    /* its first feature node; feature i is node0 + i */
+} carc_cell;
+
+/* One feature segment of a placed tile; the union-find roots carry the
+ * data of the whole connected feature. */
+typedef struct carc_node {
+	uint16_t parent;
+	uint16_t next;     /* circular list of every segment of the feature */
+	uint16_t cell;     /* the placed tile */
+	uint16_t size;     /* root: segments in the feature */
+	int16_t open;      /* root: edges not yet joined to a neighbour */
+	uint8_t feat;      /* feature index in the tile type */
+	uint8_t kind;      /* carc_fkind */
+	uint8_t nfig;      /* root: followers standing in the feature */
+	uint8_t done;      /* root: completed */
+} carc_node;
+
+/* An empty position next to the board with the edges it must match. */
+typedef struct carc_front {
+	int16_t x, y;
+	uint32_t want, mask; /* edge kinds (8 bits a side) of the placed neighbours */
+} carc_front;
+
+typedef struct carc_fig {
+	uint16_t node;     /* feature node it stands on, CARC_NONE in the supply */
+	uint8_t seat, kind, n, used; /* used: this slot exists in this game */
+} carc_fig;
+
+struct carc_game {
+	carc_config cfg;
+	carc_rng rng;
+	uint8_t phase;
+	uint8_t seat;         /* who must decide */
+	uint8_t turn_seat;    /* whose turn it is */
+	uint8_t nseats;
+	uint8_t over;
+	uint8_t reshuffled;   /* reshuffle rule: tiles already put back once */
+	uint16_t drawn;       /* tile type to place, CARC_NONE if none */
+	uint16_t last;        /* cell placed this turn, CARC_NONE if none */
+	uint32_t turn;
+	uint16_t nsupply, next; /* supply[next..nsupply) are still to draw */
+	uint16_t supply[CARC_MAX_TILES + 8];
+	uint16_t ncells, nnodes, nfront, npending;
+	carc_cell cells[CARC_MAX_TILES];
+	carc_node nodes[CARC_MAX_NODES];
+	carc_front front[CARC_MAX_FRONTIER];
+	uint16_t pending[CARC_MAX_PENDING]; /* completed features to score this turn */
+	/* open-addressed cell map: key (x,y) -> cell index or ~frontier index */
+	uint32_t hkey[CARC_HASH_SIZE];
+	int16_t hval[CARC_HASH_SIZE];
+	carc_fig figs[CARC_MAX_FIGS];
+	int32_t score[CARC_MAX_SEATS];
+	int32_t score_by[CARC_MAX_SEATS][CARC_SC_COUNT];
+};
+
+/* ---- emitting events ---- */
+static inline carc_event *carc_emit(carc_sink *out, int type)
+{
+	if (!out) return NULL;
+	carc_event *e = out->n < out->cap ? &out->ev[out->n] : NULL;
+	out->n++;
+	if (e) {
+		static const carc_event blank = { .seat = -1, .tile = CARC_NONE, .figure = CARC_NONE };
+		*e = blank;
+		e->type = (uint8_t)type;
+	}
+	return e;
+}
+
+static inline const carc_tiletype *carc_cell_type(const carc_game *g, int c)
+{
+	return &carc_tiletypes[g->cells[c].type];
+}
+
+/* board.c */
+int carc_board_lookup(const carc_game *g, int x, int y);   /* cell index, or -1 */
+int carc_board_fits(const carc_game *g, int type, int x, int y, int rot, int *bad_edge);
+int carc_board_placeable(const carc_game *g, int type);
+int carc_board_place(carc_game *g, int type, int x, int y, int rot); /* new cell index, or -1 */
+int carc_board_feature_at(const carc_game *g, int cell, int port);  /* node, or -1 */
+int carc_board_first_port(const carc_game *g, int node);
+uint16_t carc_board_ports(const carc_game *g, int node);
+
+/* feature.c */
+int carc_feat_root(carc_game *g, int node);
+int carc_feat_root_c(const carc_game *g, int node);
+void carc_feat_join(carc_game *g, int a, int b);
+int carc_feat_tiles(const carc_game *g, int root, int *pennants, uint16_t *flags);
+int carc_feat_first_node(const carc_game *g, int root);
+
+/* score.c */
+void carc_score_feature(carc_game *g, int root, int final, carc_sink *out);
+void carc_score_final(carc_game *g, carc_sink *out);
+void carc_return_figures(carc_game *g, int root, carc_sink *out);
+void carc_add_score(carc_game *g, int seat, int sc, int points, int node, int final, carc_sink *out);
+
+#endif

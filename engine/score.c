@@ -1,0 +1,214 @@
+/*
+ * score.c - majorities and points: completed features during play, and
+ * incomplete features and farms at the end (RULES.md section 1).
+ */
+#include <string.h>
+
+#include "game_int.h"
+
+/* Strength a figure adds to its feature's majority (RULES.md 1.1). */
+static int strength(const carc_game *g, const carc_fig *f, int pennants)
+{
+	(void)g;
+	switch (f->kind) {
+	case CARC_FIG_FOLLOWER: case CARC_FIG_WAGON: return 1;
+	case CARC_FIG_LARGE: return 2;
+	case CARC_FIG_MAYOR: return pennants;
+	default: return 0; /* builders, pigs, barns, shepherds never count */
+	}
+}
+
+/* Strength of every seat in a feature; returns the top strength (0 when
+ * nobody can win). */
+static int majority(carc_game *g, int root, int pennants, int str[CARC_MAX_SEATS])
+{
+	memset(str, 0, sizeof(int) * CARC_MAX_SEATS);
+	for (int i = 0; i < CARC_MAX_FIGS; i++) {
+		const carc_fig *f = &g->figs[i];
+		if (f->node == CARC_NONE || carc_feat_root(g, f->node) != root) continue;
+		str[f->seat] += strength(g, f, pennants);
+	}
+	int top = 0;
+	for (int s = 0; s < g->nseats; s++)
+		if (str[s] > top) top = str[s];
+	return top;
+}
+
+void carc_add_score(carc_game *g, int seat, int sc, int points, int node, int final, carc_sink *out)
+{
+	if (points <= 0) return;
+	g->score[seat] += points;
+	g->score_by[seat][sc] += points;
+	carc_event *e = carc_emit(out, CARC_EV_SCORED);
+	if (!e) return;
+	const carc_cell *c = &g->cells[g->nodes[node].cell];
+	e->seat = (int8_t)seat;
+	e->points = points;
+	e->fkind = (uint8_t)sc;
+	e->x = c->x;
+	e->y = c->y;
+	e->port = (uint8_t)carc_board_first_port(g, node);
+	e->final = (uint8_t)final;
+}
+
+static void pay_majority(carc_game *g, int root, int sc, int points, int pennants, int final, carc_sink *out)
+{
+	int str[CARC_MAX_SEATS];
+	int top = majority(g, root, pennants, str);
+	if (!top) return;
+	int where = carc_feat_first_node(g, root);
+	for (int s = 0; s < g->nseats; s++)
+		if (str[s] == top) carc_add_score(g, s, sc, points, where, final, out);
+}
+
+void carc_return_figures(carc_game *g, int root, carc_sink *out)
+{
+	for (int i = 0; i < CARC_MAX_FIGS; i++) {
+		carc_fig *f = &g->figs[i];
+		if (f->node == CARC_NONE || carc_feat_root(g, f->node) != root) continue;
+		f->node = CARC_NONE;
+		g->nodes[root].nfig--;
+		carc_event *e = carc_emit(out, CARC_EV_RETURNED);
+		if (e) {
+			e->seat = (int8_t)f->seat;
+			e->figure = (uint16_t)i;
+			e->kind = f->kind;
+			e->why = CARC_WHY_SCORED;
+		}
+	}
+}
+
+/* Scores one road, city or cloister, complete (during play) or not (at
+ * the end).  The caller returns the figures afterwards. */
+void carc_score_feature(carc_game *g, int root, int final, carc_sink *out)
+{
+	const carc_node *r = &g->nodes[root];
+	int pennants = 0, points = 0, sc;
+	int tiles = carc_feat_tiles(g, root, &pennants, NULL);
+	switch (r->kind) {
+	case CARC_F_ROAD:
+		sc = CARC_SC_ROAD;
+		points = tiles;
+		break;
+	case CARC_F_CITY:
+		sc = CARC_SC_CITY;
+		if (final) points = tiles + pennants;
+		else if (tiles == 2 && g->cfg.rules[CARC_R_TINY_CITY] == CARC_TINY_2_PER_TILE_1) points = tiles + pennants;
+		else points = 2 * tiles + 2 * pennants;
+		break;
+	case CARC_F_CLOISTER:
+		sc = CARC_SC_CLOISTER;
+		points = final ? 1 + g->cells[r->cell].nb : 9;
+		break;
+	default:
+		return;
+	}
+	pay_majority(g, root, sc, points, pennants, final, out);
+}
+
+/* ---- farms ---------------------------------------------------------------- */
+
+#define MAX_FARMS CARC_MAX_FIGS /* one farm per farmer at most */
+#define MAX_FARM_CITIES 128
+
+typedef struct farm {
+	int root;
+	int str[CARC_MAX_SEATS];
+	int ncities;
+	uint16_t cities[MAX_FARM_CITIES]; /* distinct completed city roots */
+} farm;
+
+/* The distinct completed cities a farm borders (RULES.md 4.1-4.2). */
+static void farm_cities(carc_game *g, farm *fm)
+{
+	fm->ncities = 0;
+	int n = fm->root;
+	do {
+		const carc_node *nd = &g->nodes[n];
+		const carc_cell *c = &g->cells[nd->cell];
+		unsigned b = carc_tiletypes[c->type].f[nd->feat].borders;
+		while (b) {
+			int i = __builtin_ctz(b);
+			b &= b - 1;
+			int city = carc_feat_root(g, c->node0 + i);
+			if (!g->nodes[city].done) continue;
+			int k;
+			for (k = 0; k < fm->ncities && fm->cities[k] != city; k++) {}
+			if (k == fm->ncities && fm->ncities < MAX_FARM_CITIES) fm->cities[fm->ncities++] = (uint16_t)city;
+		}
+		n = nd->next;
+	} while (n != fm->root);
+}
+
+static void score_farms(carc_game *g, carc_sink *out)
+{
+	static const int per_farm[] = { [CARC_FARM_PER_FARM_3] = 3, [CARC_FARM_PER_FARM_4] = 4 };
+	farm farms[MAX_FARMS];
+	int nfarms = 0;
+	for (int i = 0; i < CARC_MAX_FIGS; i++) {
+		const carc_fig *f = &g->figs[i];
+		if (f->node == CARC_NONE || g->nodes[f->node].kind != CARC_F_FIELD) continue;
+		int root = carc_feat_root(g, f->node), k;
+		for (k = 0; k < nfarms && farms[k].root != root; k++) {}
+		if (k == nfarms) {
+			farms[nfarms].root = root;
+			majority(g, root, 0, farms[nfarms].str);
+			farm_cities(g, &farms[nfarms]);
+			nfarms++;
+		}
+	}
+	int rule = g->cfg.rules[CARC_R_FARM_SCORING];
+	if (rule != CARC_FARM_PER_CITY_4) {
+		for (int k = 0; k < nfarms; k++) {
+			int top = 0;
+			for (int s = 0; s < g->nseats; s++)
+				if (farms[k].str[s] > top) top = farms[k].str[s];
+			int where = carc_feat_first_node(g, farms[k].root);
+			for (int s = 0; top && s < g->nseats; s++)
+				if (farms[k].str[s] == top)
+					carc_add_score(g, s, CARC_SC_FIELD, per_farm[rule] * farms[k].ncities, where, 1, out);
+		}
+		return;
+	}
+	/* First edition: each completed city once, 4 points to the majority of
+	 * the farmers in all the farms that touch it, summed per player.  Cities
+	 * are taken in the order the farms name them, so events are stable. */
+	uint16_t done[CARC_MAX_NODES / 4];
+	int ndone = 0;
+	for (int k = 0; k < nfarms; k++)
+		for (int j = 0; j < farms[k].ncities; j++) {
+			int city = farms[k].cities[j], m;
+			for (m = 0; m < ndone && done[m] != city; m++) {}
+			if (m < ndone) continue;
+			if (ndone < (int)(sizeof done / sizeof done[0])) done[ndone++] = (uint16_t)city;
+			int str[CARC_MAX_SEATS] = { 0 }, top = 0;
+			for (int q = k; q < nfarms; q++)
+				for (int z = 0; z < farms[q].ncities; z++)
+					if (farms[q].cities[z] == city)
+						for (int s = 0; s < g->nseats; s++) str[s] += farms[q].str[s];
+			for (int s = 0; s < g->nseats; s++)
+				if (str[s] > top) top = str[s];
+			int where = carc_feat_first_node(g, city);
+			for (int s = 0; top && s < g->nseats; s++)
+				if (str[s] == top) carc_add_score(g, s, CARC_SC_FIELD, 4, where, 1, out);
+		}
+}
+
+/* End of the game: every incomplete road, city and cloister that holds a
+ * follower, each once, then the farms. */
+void carc_score_final(carc_game *g, carc_sink *out)
+{
+	uint16_t seen[CARC_MAX_FIGS];
+	int nseen = 0;
+	for (int i = 0; i < CARC_MAX_FIGS; i++) {
+		const carc_fig *f = &g->figs[i];
+		if (f->node == CARC_NONE) continue;
+		int root = carc_feat_root(g, f->node), k;
+		if (g->nodes[root].done || g->nodes[root].kind == CARC_F_FIELD) continue;
+		for (k = 0; k < nseen && seen[k] != root; k++) {}
+		if (k < nseen) continue;
+		seen[nseen++] = (uint16_t)root;
+		carc_score_feature(g, root, 1, out);
+	}
+	if (g->cfg.rules[CARC_R_FARMERS]) score_farms(g, out);
+}

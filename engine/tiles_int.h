@@ -1,0 +1,99 @@
+/*
+ * tiles_int.h - the compiled tile manifest.
+ *
+ * engine/tiles/NAME.tiles are the project's own declarative manifests; the
+ * build turns them into tiles_data.c with tilegen (engine/tilegen.c), so the
+ * library carries constant tables and parses nothing at run time.
+ * Everything here is in the reference orientation (rotation 0).
+ */
+#ifndef CARC_TILES_INT_H
+#define CARC_TILES_INT_H
+
+#include <stdint.h>
+
+#define CARC_TILE_MAXF 12 /* features on one tile; the busiest in scope has 9 */
+#define CARC_NOF 0xff     /* "no feature" in the port tables */
+
+/* Edge kinds, for matching neighbours. */
+enum { CARC_EK_FIELD, CARC_EK_ROAD, CARC_EK_CITY, CARC_EK_RIVER, CARC_EK_COUNT };
+
+/* Feature attributes. */
+enum {
+	CARC_TF_INN = 1 << 0,
+	CARC_TF_CATHEDRAL = 1 << 1,
+	CARC_TF_BESIEGED = 1 << 2,
+	CARC_TF_PRINCESS = 1 << 3,
+	CARC_TF_SHRINE = 1 << 4,
+	CARC_TF_PIGHERD = 1 << 5
+};
+
+/* Symbols printed on a tile. */
+enum {
+	CARC_SYM_VOLCANO = 1 << 0,
+	CARC_SYM_DRAGON = 1 << 1,
+	CARC_SYM_PORTAL = 1 << 2,
+	CARC_SYM_HILL = 1 << 3,
+	CARC_SYM_VINEYARD = 1 << 4,
+	CARC_SYM_FAIR = 1 << 5,
+	CARC_SYM_GARDEN = 1 << 6
+};
+
+/* Trade goods on a city. */
+enum { CARC_GOODS_NONE, CARC_GOODS_WINE, CARC_GOODS_GRAIN, CARC_GOODS_CLOTH };
+
+typedef struct carc_tfeat {
+	uint8_t kind;      /* carc_fkind */
+	uint8_t edges;     /* bit d: edge d (N E S W) */
+	uint8_t halves;    /* bit h: half-edge h (NL NR EL ER SL SR WL WR) */
+	uint8_t other;     /* bit 0 I, bit 1 II (features that touch no edge) */
+	uint8_t pennants;
+	uint8_t goods;
+	uint8_t wagon;     /* wagon-move group letter, 0 for none */
+	uint8_t multi;     /* edges a city reaches without joining there */
+	uint16_t flags;    /* CARC_TF_* */
+	uint16_t borders;  /* fields: bit i = feature i (a city) touches it */
+} carc_tfeat;
+
+typedef struct carc_tiletype {
+	const char *id;
+	uint8_t nfeat;
+	uint8_t edge_feat[4];      /* feature on edge d, or CARC_NOF */
+	uint8_t half_feat[8];      /* field on half-edge h, or CARC_NOF */
+	uint8_t cloister;          /* the centre building, or CARC_NOF */
+	uint8_t tower;             /* the tower foundation, or CARC_NOF */
+	uint16_t symbols;          /* CARC_SYM_* */
+	uint32_t edge_code[4];     /* edge kinds packed 8 bits a side, per rotation */
+	carc_tfeat f[CARC_TILE_MAXF];
+} carc_tiletype;
+
+typedef struct carc_tileref {
+	uint16_t type;
+	uint8_t count;
+} carc_tileref;
+
+typedef struct carc_tileset {
+	const char *id;
+	const char *expansion;     /* expansion name the set belongs to */
+	uint16_t start;            /* standard start tile, or CARC_NONE */
+	int16_t start_x, start_y;
+	uint8_t start_rot;
+	uint16_t nref;
+	const carc_tileref *ref;
+} carc_tileset;
+
+extern const carc_tiletype carc_tiletypes[];
+extern const int carc_ntiletypes;
+extern const carc_tileset carc_tilesets[];
+extern const int carc_ntilesets;
+
+/* Rotation helpers: a port at board position p of a tile turned r quarter
+ * turns clockwise is port carc_port_unrot(p, r) of the unturned tile. */
+static inline int carc_port_rot(int p, int r)
+{
+	if (p < 4) return (p + r) & 3;
+	if (p < 12) return 4 + ((p - 4 + 2 * r) & 7);
+	return p;
+}
+static inline int carc_port_unrot(int p, int r) { return carc_port_rot(p, (4 - r) & 3); }
+
+#endif

@@ -1,0 +1,108 @@
+/*
+ * playouts - how fast libcarc plays whole random games.
+ *
+ * Plays N uniformly random full games (a random legal placement, then a
+ * random choice among every deploy and pass) on one thread, in several
+ * rounds, and prints the median rate.  Not a test: it asserts nothing and
+ * its figures depend on the machine.
+ *
+ *   playouts [--games N] [--rounds R] [--seats S] [--expansions LIST] [--seed X]
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "carc.h"
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof *v, cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: playouts [--games N] [--rounds R] [--seats S] [--expansions a,b] [--seed X]\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	long games = 20000, rounds = 5, seats = 2;
+	unsigned long long seed = 1;
+	carc_config cfg;
+	carc_config_init(&cfg);
+	for (int i = 1; i < argc; i++) {
+		if (i + 1 >= argc) usage();
+		if (!strcmp(argv[i], "--games")) games = atol(argv[++i]);
+		else if (!strcmp(argv[i], "--rounds")) rounds = atol(argv[++i]);
+		else if (!strcmp(argv[i], "--seats")) seats = atol(argv[++i]);
+		else if (!strcmp(argv[i], "--seed")) seed = strtoull(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--expansions")) {
+			cfg.expansions = 0;
+			char *list = argv[++i];
+			for (char *name = strtok(list, ","); name; name = strtok(NULL, ",")) {
+				int e = carc_expansion_find(name);
+				if (e < 0 || !carc_expansion(e)->available) {
+					fprintf(stderr, "playouts: unknown or unavailable expansion '%s'\n", name);
+					return 2;
+				}
+				cfg.expansions |= 1u << e;
+			}
+		} else usage();
+	}
+	if (games < 1 || rounds < 1 || seats < 1 || seats > CARC_MAX_SEATS) usage();
+	cfg.nseats = (uint8_t)seats;
+
+	carc_game *g = malloc(carc_game_size());
+	carc_move *moves = malloc(sizeof *moves * CARC_MAX_MOVES);
+	double *rate = malloc(sizeof *rate * (size_t)rounds), *gen = malloc(sizeof *gen * (size_t)rounds);
+	if (!g || !moves || !rate || !gen) return 1;
+	carc_rng pick;
+	carc_rng_seed(&pick, seed ^ 0x5eed);
+	long long checksum = 0;
+	for (long r = 0; r < rounds; r++) {
+		long long generations = 0;
+		double t0 = now();
+		for (long i = 0; i < games; i++) {
+			cfg.seed = seed + (unsigned long long)(r * games + i);
+			if (carc_game_init(g, &cfg, NULL) != CARC_OK) {
+				fprintf(stderr, "playouts: cannot set up a game\n");
+				return 1;
+			}
+			while (!carc_game_over(g)) {
+				int n = carc_legal_moves(g, moves, CARC_MAX_MOVES);
+				generations++;
+				carc_apply(g, &moves[carc_rng_below(&pick, (uint32_t)n)], NULL);
+			}
+			checksum += carc_game_score(g, 0);
+		}
+		double dt = now() - t0;
+		rate[r] = (double)games / dt;
+		gen[r] = (double)generations / dt;
+	}
+	printf("games: %ld x %ld rounds, seats: %ld\n", games, rounds, seats);
+	printf("games/s: %.0f\n", median(rate, (int)rounds));
+	printf("legal-move generations/s: %.0f\n", median(gen, (int)rounds));
+	printf("state bytes: %zu\n", carc_game_size());
+	printf("checksum: %lld\n", checksum);
+	free(g);
+	free(moves);
+	free(rate);
+	free(gen);
+	return 0;
+}
