@@ -13,8 +13,6 @@
 
 #include "game_int.h"
 
-static const int dx[4] = { 0, 1, 0, -1 }, dy[4] = { -1, 0, 1, 0 };
-
 static uint32_t cell_key(int x, int y)
 {
 	return ((uint32_t)(x + 0x4000) << 16) | (uint32_t)(y + 0x4000);
@@ -65,12 +63,9 @@ int carc_board_fits(const carc_game *g, int type, int x, int y, int rot, int *ba
 
 int carc_board_placeable(const carc_game *g, int type)
 {
-	const uint32_t *code = carc_tiletypes[type].edge_code;
-	for (int i = 0; i < g->nfront; i++) {
-		const carc_front *f = &g->front[i];
-		for (int r = 0; r < 4; r++)
-			if ((code[r] & f->mask) == f->want) return 1;
-	}
+	carc_v4u code = carc_codes(type);
+	for (int i = 0; i < g->nfront; i++)
+		if (carc_fit_mask(code, &g->front[i])) return 1;
 	return 0;
 }
 
@@ -119,9 +114,9 @@ static void front_remove(carc_game *g, int fi)
 }
 
 /* An empty neighbour learns which edge kind it must show toward the tile. */
-static void front_touch(carc_game *g, int x, int y, int side, uint32_t kind)
+static void front_touch(carc_game *g, int s, int x, int y, int side, uint32_t kind)
 {
-	int s = slot(g, cell_key(x, y)), fi;
+	int fi;
 	if (!g->hkey[s]) {
 		fi = g->nfront++;
 		g->hkey[s] = cell_key(x, y);
@@ -134,11 +129,17 @@ static void front_touch(carc_game *g, int x, int y, int side, uint32_t kind)
 	g->front[fi].mask |= 0xffu << (8 * side);
 }
 
+static int bits8(unsigned v)
+{
+	static const uint8_t nibble[16] = { 0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4 };
+	return nibble[v & 15] + nibble[v >> 4 & 15];
+}
+
 static int feat_open(const carc_tfeat *f)
 {
-	if (f->kind == CARC_F_FIELD) return __builtin_popcount(f->halves);
+	if (f->kind == CARC_F_FIELD) return bits8(f->halves);
 	if (f->kind == CARC_F_CLOISTER || f->kind == CARC_F_TOWER) return 0;
-	return __builtin_popcount(f->edges);
+	return bits8(f->edges);
 }
 
 /* Joins segment a to segment b across an edge: each loses one open end. */
@@ -148,8 +149,20 @@ static void connect(carc_game *g, int a, int b)
 	g->nodes[carc_feat_root(g, a)].open -= 2;
 }
 
+/* A cloister whose eighth neighbour just arrived is complete. */
+static void count_neighbour(carc_game *g, int c)
+{
+	if (++g->cells[c].nb < 8) return;
+	int cl = carc_cell_type(g, c)->cloister;
+	if (cl != CARC_NOF) carc_pending_add(g, g->cells[c].node0 + cl);
+}
+
+/* Places a tile: joins its features to the neighbours', teaches the empty
+ * neighbours what they must match, and queues the cloisters it completes
+ * (roads and cities are checked by the caller).  Returns the new cell. */
 int carc_board_place(carc_game *g, int type, int x, int y, int rot)
 {
+	static const int ring_x[8] = { 0, 1, 0, -1, 1, 1, -1, -1 }, ring_y[8] = { -1, 0, 1, 0, -1, 1, 1, -1 };
 	const carc_tiletype *t = &carc_tiletypes[type];
 	if (g->ncells >= CARC_MAX_TILES || g->nnodes + t->nfeat > CARC_MAX_NODES) return -1;
 	int s = slot(g, cell_key(x, y));
@@ -166,11 +179,18 @@ int carc_board_place(carc_game *g, int type, int x, int y, int rot)
 		                            (int16_t)feat_open(&t->f[i]), (uint8_t)i, t->f[i].kind, 0, 0 };
 	}
 	uint32_t code = t->edge_code[rot];
-	for (int d = 0; d < 4; d++) {
-		int nx = x + dx[d], ny = y + dy[d], o = (d + 2) & 3;
-		int nc = carc_board_lookup(g, nx, ny);
+	int nb = 0;
+	for (int d = 0; d < 8; d++) { /* N E S W, then the diagonals */
+		int nx = x + ring_x[d], ny = y + ring_y[d], o = (d + 2) & 3;
+		int ns = slot(g, cell_key(nx, ny));
+		int nc = g->hkey[ns] && g->hval[ns] >= 0 ? g->hval[ns] : -1;
+		if (nc >= 0) {
+			nb++;
+			count_neighbour(g, nc);
+		}
+		if (d >= 4) continue;
 		if (nc < 0) {
-			front_touch(g, nx, ny, o, code >> (8 * d) & 0xff);
+			front_touch(g, ns, nx, ny, o, code >> (8 * d) & 0xff);
 			continue;
 		}
 		int a = carc_board_feature_at(g, c, d), b = carc_board_feature_at(g, nc, o);
@@ -181,15 +201,8 @@ int carc_board_place(carc_game *g, int type, int x, int y, int rot)
 			if (a >= 0 && b >= 0) connect(g, a, b);
 		}
 	}
-	for (int ddy = -1; ddy <= 1; ddy++)
-		for (int ddx = -1; ddx <= 1; ddx++) {
-			if (!ddx && !ddy) continue;
-			int nc = carc_board_lookup(g, x + ddx, y + ddy);
-			if (nc >= 0) {
-				g->cells[nc].nb++;
-				g->cells[c].nb++;
-			}
-		}
+	g->cells[c].nb = (uint8_t)(nb - 1);
+	count_neighbour(g, c);
 	return c;
 }
 

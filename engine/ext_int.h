@@ -25,11 +25,23 @@ typedef struct carc_ext {
 	void (*final_scoring)(carc_game *g, carc_sink *out);
 } carc_ext;
 
-/* Active expansions with hooks, NULL-terminated. */
+enum {
+	CARC_HOOK_PLACEMENT = 1 << 0, CARC_HOOK_ACTION = 1 << 1, CARC_HOOK_PLACED = 1 << 2,
+	CARC_HOOK_SCORED = 1 << 3, CARC_HOOK_FINAL = 1 << 4
+};
+
+/* Expansions with hooks, NULL-terminated. */
 extern const carc_ext *const carc_exts[];
 
-#define CARC_EXT_EACH(g, e) \
-	for (const carc_ext *const *e##_p = carc_exts, *e; (e = *e##_p) != NULL; e##_p++) \
-		if ((g)->cfg.expansions & (1u << carc_expansion_find(e->name)))
+/* The hooks the game's expansions fill (CARC_HOOK_* bits), worked out
+ * once at set-up so that a game without them pays one test per hook. */
+unsigned carc_ext_hooks(const carc_config *cfg);
+int carc_ext_active(const carc_game *g, const carc_ext *e);
+
+/* Runs the statement for each active expansion, when one of them fills `hook`. */
+#define CARC_EXT_EACH(g, hook, e) \
+	if ((g)->hooks & (hook)) \
+		for (const carc_ext *const *e##_p = carc_exts, *e; (e = *e##_p) != NULL; e##_p++) \
+			if (carc_ext_active(g, e))
 
 #endif

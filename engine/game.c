@@ -7,6 +7,7 @@
  * completed, and the next seat's draw.  A decision whose only move would
  * be `pass` is skipped.  After the last tile, final scoring ends the game.
  */
+#include <stddef.h>
 #include <string.h>
 
 #include "ext_int.h"
@@ -25,12 +26,27 @@ size_t carc_game_size(void) { return sizeof(carc_game); }
 
 void carc_game_clone(carc_game *dst, const carc_game *src) { memcpy(dst, src, sizeof *dst); }
 
-/* 64-bit FNV-1a over the whole state: every byte is deterministic. */
+static uint64_t fnv(uint64_t h, const void *data, size_t len)
+{
+	const unsigned char *p = data;
+	for (size_t i = 0; i < len; i++) h = (h ^ p[i]) * 0x100000001b3ull;
+	return h;
+}
+
+/* 64-bit FNV-1a over the head of the state and the live parts of its
+ * arrays (the structs in them have no padding). */
 uint64_t carc_game_hash(const carc_game *g)
 {
-	const unsigned char *p = (const unsigned char *)g;
-	uint64_t h = 0xcbf29ce484222325ull;
-	for (size_t i = 0; i < sizeof *g; i++) h = (h ^ p[i]) * 0x100000001b3ull;
+	uint64_t h = fnv(0xcbf29ce484222325ull, g, offsetof(carc_game, cells));
+	h = fnv(h, g->cells, g->ncells * sizeof g->cells[0]);
+	h = fnv(h, g->nodes, g->nnodes * sizeof g->nodes[0]);
+	h = fnv(h, g->front, g->nfront * sizeof g->front[0]);
+	h = fnv(h, g->pending, g->npending * sizeof g->pending[0]);
+	for (int i = 0; i < CARC_HASH_SIZE; i++)
+		if (g->hkey[i]) {
+			h = fnv(h, &g->hkey[i], sizeof g->hkey[i]);
+			h = fnv(h, &g->hval[i], sizeof g->hval[i]);
+		}
 	return h;
 }
 
@@ -98,7 +114,7 @@ static carc_rc check_config(const carc_config *cfg)
 static void end_game(carc_game *g, carc_sink *out)
 {
 	carc_score_final(g, out);
-	CARC_EXT_EACH(g, e)
+	CARC_EXT_EACH(g, CARC_HOOK_FINAL, e)
 		if (e->final_scoring) e->final_scoring(g, out);
 	g->over = 1;
 	g->phase = CARC_PH_OVER;
@@ -150,14 +166,7 @@ static void begin_turn(carc_game *g, carc_sink *out)
 	draw(g, out);
 }
 
-static void add_pending(carc_game *g, int root)
-{
-	if (g->nodes[root].done || g->npending >= CARC_MAX_PENDING) return;
-	g->nodes[root].done = 1;
-	g->pending[g->npending++] = (uint16_t)root;
-}
-
-/* Roads and cities the placement closed, and cloisters it surrounded. */
+/* Roads and cities the placement closed (cloisters are queued by the board). */
 static void find_completed(carc_game *g, int cell)
 {
 	const carc_cell *c = &g->cells[cell];
@@ -166,15 +175,8 @@ static void find_completed(carc_game *g, int cell)
 		int k = t->f[i].kind;
 		if ((k != CARC_F_ROAD && k != CARC_F_CITY) || !t->f[i].edges) continue;
 		int root = carc_feat_root(g, c->node0 + i);
-		if (g->nodes[root].open == 0) add_pending(g, root);
+		if (g->nodes[root].open == 0) carc_pending_add(g, root);
 	}
-	for (int dy = -1; dy <= 1; dy++)
-		for (int dx = -1; dx <= 1; dx++) {
-			int n = carc_board_lookup(g, c->x + dx, c->y + dy);
-			if (n < 0 || g->cells[n].nb != 8) continue;
-			int cl = carc_cell_type(g, n)->cloister;
-			if (cl != CARC_NOF) add_pending(g, g->cells[n].node0 + cl);
-		}
 }
 
 static void score_pending(carc_game *g, carc_sink *out)
@@ -191,7 +193,7 @@ static void score_pending(carc_game *g, carc_sink *out)
 			e->ntiles = (uint16_t)carc_feat_tiles(g, root, NULL, NULL);
 		}
 		carc_score_feature(g, root, 0, out);
-		CARC_EXT_EACH(g, x)
+		CARC_EXT_EACH(g, CARC_HOOK_SCORED, x)
 			if (x->feature_scored) x->feature_scored(g, root, out);
 		carc_return_figures(g, root, out);
 	}
@@ -217,11 +219,8 @@ static int fig_slot_free(const carc_game *g, int seat, int kind)
 
 int carc_supply_count(const carc_game *g, int seat, int kind)
 {
-	int n = 0;
-	if (seat < 0 || seat >= g->nseats) return 0;
-	for (int i = seat * CARC_FIGS_PER_SEAT; i < (seat + 1) * CARC_FIGS_PER_SEAT; i++)
-		n += g->figs[i].used && g->figs[i].kind == kind && g->figs[i].node == CARC_NONE;
-	return n;
+	if (seat < 0 || seat >= g->nseats || kind < 0 || kind >= CARC_FIG_COUNT) return 0;
+	return g->in_supply[seat][kind];
 }
 
 static int may_stand(const carc_game *g, int figkind, int fkind)
@@ -241,43 +240,75 @@ static int push(carc_move *out, int n, int cap, const carc_move *m)
 
 static int placement_allowed(const carc_game *g, int type, int x, int y, int rot)
 {
-	CARC_EXT_EACH(g, e)
+	CARC_EXT_EACH(g, CARC_HOOK_PLACEMENT, e)
 		if (e->placement_allowed && !e->placement_allowed(g, type, x, y, rot)) return 0;
 	return 1;
 }
 
+/* A place_tile move as two machine words, so the hot loop below stores
+ * 12 bytes with two writes (the layout is checked at compile time). */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+_Static_assert(sizeof(carc_move) == 12 && offsetof(carc_move, rot) == 1 && offsetof(carc_move, x) == 4 &&
+               offsetof(carc_move, y) == 6 && offsetof(carc_move, tile) == 8 && offsetof(carc_move, figure) == 10,
+               "carc_move layout");
+static inline void put_placement(carc_move *dst, uint64_t lo, uint32_t hi)
+{
+	memcpy(dst, &lo, 8);
+	memcpy((char *)dst + 8, &hi, 4);
+}
+#define PLACEMENT_WORDS 1
+#endif
+
 static int tile_moves(const carc_game *g, carc_move *out, int cap)
 {
-	int n = 0;
-	const uint32_t *code = carc_tiletypes[g->drawn].edge_code;
+	int n = 0, hooked = g->hooks & CARC_HOOK_PLACEMENT;
+	carc_v4u code = carc_codes(g->drawn);
 	carc_move m = { .type = CARC_MV_PLACE_TILE, .tile = g->drawn, .figure = CARC_NONE };
 	for (int i = 0; i < g->nfront; i++) {
 		const carc_front *f = &g->front[i];
-		for (int r = 0; r < 4; r++) {
-			if ((code[r] & f->mask) != f->want || !placement_allowed(g, g->drawn, f->x, f->y, r)) continue;
-			m.x = f->x;
-			m.y = f->y;
+		unsigned fits = carc_fit_mask(code, f);
+		m.x = f->x;
+		m.y = f->y;
+#ifdef PLACEMENT_WORDS
+		if (!hooked && n + 4 <= cap) {
+			/* Write all four and keep those that fit: no branch to mispredict. */
+			uint64_t lo = CARC_MV_PLACE_TILE | (uint64_t)(uint16_t)f->x << 32 | (uint64_t)(uint16_t)f->y << 48;
+			uint32_t hi = g->drawn | (uint32_t)CARC_NONE << 16;
+			for (int r = 0; r < 4; r++) {
+				put_placement(&out[n], lo | (uint64_t)r << 8, hi);
+				n += fits >> r & 1;
+			}
+			continue;
+		}
+#endif
+		while (fits) {
+			int r = __builtin_ctz(fits);
+			fits &= fits - 1;
+			if (hooked && !placement_allowed(g, g->drawn, f->x, f->y, r)) continue;
 			m.rot = (uint8_t)r;
-			n = push(out, n, cap, &m);
+			if (n < cap) out[n] = m;
+			n++;
 		}
 	}
 	return n;
 }
 
-/* Deploys on the tile just placed; `pass` is added by the caller. */
+/* Deploys on the tile just placed; `pass` is added by the caller.  With
+ * no `out` it stops at the first one: "is there anything to deploy?" */
 static int deploy_moves(const carc_game *g, carc_move *out, int n, int cap)
 {
 	int cell = g->last;
 	const carc_cell *c = &g->cells[cell];
 	const carc_tiletype *t = carc_cell_type(g, cell);
 	for (int kind = 0; kind < CARC_FIG_COUNT; kind++) {
-		if (fig_slot_free(g, g->seat, kind) < 0) continue;
+		if (!g->in_supply[g->seat][kind]) continue;
 		for (int i = 0; i < t->nfeat; i++) {
 			int node = c->node0 + i;
 			if (!may_stand(g, kind, t->f[i].kind) || g->nodes[carc_feat_root_c(g, node)].nfig) continue;
 			carc_move m = { .type = CARC_MV_DEPLOY, .kind = (uint8_t)kind, .x = c->x, .y = c->y,
 			                .port = (uint8_t)carc_board_first_port(g, node), .tile = CARC_NONE, .figure = CARC_NONE };
 			n = push(out, n, cap, &m);
+			if (!out) return n;
 		}
 	}
 	return n;
@@ -286,7 +317,7 @@ static int deploy_moves(const carc_game *g, carc_move *out, int n, int cap)
 static int action_moves(const carc_game *g, carc_move *out, int cap)
 {
 	int n = deploy_moves(g, out, 0, cap);
-	CARC_EXT_EACH(g, e)
+	CARC_EXT_EACH(g, CARC_HOOK_ACTION, e)
 		if (e->action_moves) n = e->action_moves(g, out, n, cap);
 	if (n == 0) return 0;
 	carc_move pass = { .type = CARC_MV_PASS, .tile = CARC_NONE, .figure = CARC_NONE };
@@ -324,7 +355,7 @@ carc_rc carc_check_move(const carc_game *g, const carc_move *m, int *detail)
 		int node = carc_board_feature_at(g, g->last, m->port);
 		if (node < 0) return CARC_E_NO_FEATURE;
 		if (!may_stand(g, m->kind, g->nodes[node].kind)) return CARC_E_KIND;
-		if (fig_slot_free(g, g->seat, m->kind) < 0) return CARC_E_NO_FIGURE;
+		if (!g->in_supply[g->seat][m->kind]) return CARC_E_NO_FIGURE;
 		if (g->nodes[carc_feat_root_c(g, node)].nfig) return CARC_E_FEATURE_TAKEN;
 		return CARC_OK;
 	}
@@ -345,10 +376,11 @@ static void do_place(carc_game *g, const carc_move *m, carc_sink *out)
 	g->last = (uint16_t)cell;
 	g->drawn = CARC_NONE;
 	find_completed(g, cell);
-	CARC_EXT_EACH(g, x)
+	CARC_EXT_EACH(g, CARC_HOOK_PLACED, x)
 		if (x->tile_placed) x->tile_placed(g, cell, out);
 	g->phase = CARC_PH_ACTION;
-	if (action_moves(g, NULL, 0) == 0) finish_turn(g, out);
+	if (!deploy_moves(g, NULL, 0, 0) && !(g->hooks & CARC_HOOK_ACTION && action_moves(g, NULL, 0)))
+		finish_turn(g, out);
 }
 
 static void do_deploy(carc_game *g, const carc_move *m, carc_sink *out)
@@ -356,6 +388,7 @@ static void do_deploy(carc_game *g, const carc_move *m, carc_sink *out)
 	int node = carc_board_feature_at(g, g->last, m->port);
 	int slot = fig_slot_free(g, g->seat, m->kind);
 	g->figs[slot].node = (uint16_t)node;
+	g->in_supply[g->seat][m->kind]--;
 	g->nodes[carc_feat_root(g, node)].nfig++;
 	carc_event *e = carc_emit(out, CARC_EV_DEPLOYED);
 	if (e) {
@@ -411,15 +444,19 @@ carc_rc carc_game_init(carc_game *g, const carc_config *cfg, carc_sink *out)
 {
 	carc_rc rc = check_config(cfg);
 	if (rc != CARC_OK) return rc;
-	memset(g, 0, sizeof *g);
+	memset(g, 0, offsetof(carc_game, cells));
+	memset(g->hkey, 0, sizeof g->hkey);
 	g->cfg = *cfg;
 	g->nseats = cfg->nseats;
 	g->drawn = g->last = CARC_NONE;
 	carc_rng_seed(&g->rng, cfg->seed);
 	for (int i = 0; i < CARC_MAX_FIGS; i++) g->figs[i].node = CARC_NONE;
-	for (int s = 0; s < g->nseats; s++)
+	for (int s = 0; s < g->nseats; s++) {
 		for (int k = 0; k < followers_per_seat; k++)
 			g->figs[s * CARC_FIGS_PER_SEAT + k] = (carc_fig){ CARC_NONE, (uint8_t)s, CARC_FIG_FOLLOWER, (uint8_t)(k + 1), 1 };
+		g->in_supply[s][CARC_FIG_FOLLOWER] = (uint8_t)followers_per_seat;
+	}
+	g->hooks = (uint8_t)carc_ext_hooks(cfg);
 
 	/* The supply: the given order, or every tile of the chosen sets but the
 	 * standard start tile, shuffled (Fisher-Yates). */

@@ -2,9 +2,9 @@
  * game_int.h - the game state and the engine's internal interfaces.
  *
  * The state is one flat struct of fixed arrays and 16-bit indices, never
- * pointers, so a memcpy clones it and its bytes can be hashed.  Every
- * byte is written deterministically (the struct is zeroed at init), which
- * is what makes carc_game_hash() comparable between two replays.
+ * pointers, so a memcpy clones it.  carc_game_hash() reads the scalar head
+ * and the live part of each array, all written deterministically, so two
+ * replays of the same moves hash alike.
  */
 #ifndef CARC_GAME_INT_H
 #define CARC_GAME_INT_H
@@ -60,13 +60,19 @@ struct carc_game {
 	uint8_t turn_seat;    /* whose turn it is */
 	uint8_t nseats;
 	uint8_t over;
-	uint8_t reshuffled;   /* reshuffle rule: tiles already put back once */
+	uint8_t hooks;        /* CARC_HOOK_* bits: which hooks an active expansion fills */
 	uint16_t drawn;       /* tile type to place, CARC_NONE if none */
 	uint16_t last;        /* cell placed this turn, CARC_NONE if none */
 	uint32_t turn;
 	uint16_t nsupply, next; /* supply[next..nsupply) are still to draw */
 	uint16_t supply[CARC_MAX_TILES + 8];
 	uint16_t ncells, nnodes, nfront, npending;
+	carc_fig figs[CARC_MAX_FIGS];
+	uint8_t in_supply[CARC_MAX_SEATS][CARC_FIG_COUNT]; /* figures not on the board */
+	int32_t score[CARC_MAX_SEATS];
+	int32_t score_by[CARC_MAX_SEATS][CARC_SC_COUNT];
+	/* Below: arrays whose live part is given by the counts above.  Set-up
+	 * zeroes only what is above `cells` and the cell map's keys. */
 	carc_cell cells[CARC_MAX_TILES];
 	carc_node nodes[CARC_MAX_NODES];
 	carc_front front[CARC_MAX_FRONTIER];
@@ -74,10 +80,29 @@ struct carc_game {
 	/* open-addressed cell map: key (x,y) -> cell index or ~frontier index */
 	uint32_t hkey[CARC_HASH_SIZE];
 	int16_t hval[CARC_HASH_SIZE];
-	carc_fig figs[CARC_MAX_FIGS];
-	int32_t score[CARC_MAX_SEATS];
-	int32_t score_by[CARC_MAX_SEATS][CARC_SC_COUNT];
 };
+
+/* The four rotations of a tile tested against one frontier position at
+ * once: bit r of the result is set when rotation r matches every placed
+ * neighbour.  GCC and clang vector extensions; on x86 one movemask turns
+ * the comparison into the bits. */
+typedef uint32_t carc_v4u __attribute__((vector_size(16)));
+typedef float carc_v4f __attribute__((vector_size(16)));
+static inline unsigned carc_fit_mask(carc_v4u code, const carc_front *f)
+{
+	carc_v4u eq = (code & f->mask) == f->want;
+#if defined(__SSE__)
+	return (unsigned)__builtin_ia32_movmskps((carc_v4f)eq);
+#else
+	return (eq[0] & 1u) | (eq[1] & 2u) | (eq[2] & 4u) | (eq[3] & 8u);
+#endif
+}
+static inline carc_v4u carc_codes(int type)
+{
+	carc_v4u v;
+	__builtin_memcpy(&v, carc_tiletypes[type].edge_code, sizeof v);
+	return v;
+}
 
 /* ---- emitting events ---- */
 static inline carc_event *carc_emit(carc_sink *out, int type)
@@ -96,6 +121,14 @@ static inline carc_event *carc_emit(carc_sink *out, int type)
 static inline const carc_tiletype *carc_cell_type(const carc_game *g, int c)
 {
 	return &carc_tiletypes[g->cells[c].type];
+}
+
+/* Queues a feature the current placement completed, once. */
+static inline void carc_pending_add(carc_game *g, int root)
+{
+	if (g->nodes[root].done || g->npending >= CARC_MAX_PENDING) return;
+	g->nodes[root].done = 1;
+	g->pending[g->npending++] = (uint16_t)root;
 }
 
 /* board.c */

@@ -23,7 +23,7 @@ static int strength(const carc_game *g, const carc_fig *f, int pennants)
 static int majority(carc_game *g, int root, int pennants, int str[CARC_MAX_SEATS])
 {
 	memset(str, 0, sizeof(int) * CARC_MAX_SEATS);
-	for (int i = 0; i < CARC_MAX_FIGS; i++) {
+	for (int i = 0; i < g->nseats * CARC_FIGS_PER_SEAT; i++) {
 		const carc_fig *f = &g->figs[i];
 		if (f->node == CARC_NONE || carc_feat_root(g, f->node) != root) continue;
 		str[f->seat] += strength(g, f, pennants);
@@ -63,11 +63,12 @@ static void pay_majority(carc_game *g, int root, int sc, int points, int pennant
 
 void carc_return_figures(carc_game *g, int root, carc_sink *out)
 {
-	for (int i = 0; i < CARC_MAX_FIGS; i++) {
+	for (int i = 0; i < g->nseats * CARC_FIGS_PER_SEAT; i++) {
 		carc_fig *f = &g->figs[i];
 		if (f->node == CARC_NONE || carc_feat_root(g, f->node) != root) continue;
 		f->node = CARC_NONE;
 		g->nodes[root].nfig--;
+		g->in_supply[f->seat][f->kind]++;
 		carc_event *e = carc_emit(out, CARC_EV_RETURNED);
 		if (e) {
 			e->seat = (int8_t)f->seat;
