@@ -119,6 +119,10 @@ int carc_tile_count(void);               /* tile types known to the engine */
 const char *carc_tile_id(int type);
 int carc_tile_find(const char *id);      /* -1 when unknown */
 int carc_tile_expansion(int type);       /* the expansion a tile type belongs to */
+/* What a tile turned `rot` quarter turns shows at board edge `dir` (0 N,
+ * 1 E, 2 S, 3 W): "field", "road", "city" or "river".  For messages such
+ * as "the north edge ... does not match". */
+const char *carc_tile_edge(int type, int rot, int dir);
 
 /* ---- a game's configuration -------------------------------------------- */
 typedef struct carc_start_tile {

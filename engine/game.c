@@ -67,6 +67,13 @@ int carc_tile_expansion(int type)
 	return -1;
 }
 
+const char *carc_tile_edge(int type, int rot, int dir)
+{
+	static const char *const names[CARC_EK_COUNT] = { "field", "road", "city", "river" };
+	if (type < 0 || type >= carc_ntiletypes || rot < 0 || rot > 3 || dir < 0 || dir > 3) return "?";
+	return names[carc_tiletypes[type].edge_code[rot] >> (8 * dir) & 0xff];
+}
+
 static const carc_tileset *expansion_set(int e)
 {
 	const char *id = carc_expansion(e)->tileset;
@@ -123,6 +130,19 @@ static void end_game(carc_game *g, carc_sink *out)
 	carc_emit(out, CARC_EV_GAME_OVER);
 }
 
+static int placement_allowed(const carc_game *g, int type, int x, int y, int rot);
+
+/* Can this tile go anywhere, by the edges and by every expansion's rule? */
+static int fits_somewhere(const carc_game *g, int type)
+{
+	if (!(g->hooks & CARC_HOOK_PLACEMENT)) return carc_board_placeable(g, type);
+	carc_v4u code = carc_codes(type);
+	for (int i = 0; i < g->nfront; i++)
+		for (unsigned fits = carc_fit_mask(code, &g->front[i]); fits; fits &= fits - 1)
+			if (placement_allowed(g, type, g->front[i].x, g->front[i].y, __builtin_ctz(fits))) return 1;
+	return 0;
+}
+
 /* Draws for the seat on turn until a tile fits somewhere; ends the game
  * when the supply is empty. */
 static void draw(carc_game *g, carc_sink *out)
@@ -138,7 +158,7 @@ static void draw(carc_game *g, carc_sink *out)
 			e->seat = (int8_t)g->turn_seat;
 			e->tile = type;
 		}
-		if (carc_board_placeable(g, type)) {
+		if (fits_somewhere(g, type)) {
 			g->drawn = type;
 			g->phase = CARC_PH_TILE;
 			g->seat = g->turn_seat;
