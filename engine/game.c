@@ -69,7 +69,7 @@ int carc_tile_expansion(int type)
 
 const char *carc_tile_edge(int type, int rot, int dir)
 {
-	static const char *const names[CARC_EK_COUNT] = { "field", "road", "city", "river" };
+	static const char *const names[CARC_EK_COUNT] = { "field", "road", "city", "river", "inner" };
 	if (type < 0 || type >= carc_ntiletypes || rot < 0 || rot > 3 || dir < 0 || dir > 3) return "?";
 	return names[carc_tiletypes[type].edge_code[rot] >> (8 * dir) & 0xff];
 }
@@ -478,9 +478,12 @@ carc_rc carc_game_init(carc_game *g, const carc_config *cfg, carc_sink *out)
 	}
 	g->hooks = (uint8_t)carc_ext_hooks(cfg);
 
+	/* The standard start is the first chosen set's start tile. */
+	const carc_tileset *start_set = NULL;
+	for (int e = 0; e < carc_expansion_count() && !start_set; e++)
+		if (cfg->expansions >> e & 1 && expansion_set(e)->start != CARC_NONE) start_set = expansion_set(e);
 	/* The supply: the given order, or every tile of the chosen sets but the
 	 * standard start tile, shuffled (Fisher-Yates). */
-	const carc_tileset *start_set = NULL;
 	if (cfg->ntiles) {
 		memcpy(g->supply, cfg->tiles, cfg->ntiles * sizeof cfg->tiles[0]);
 		g->nsupply = cfg->ntiles;
@@ -488,7 +491,6 @@ carc_rc carc_game_init(carc_game *g, const carc_config *cfg, carc_sink *out)
 		for (int e = 0; e < carc_expansion_count(); e++) {
 			if (!(cfg->expansions >> e & 1)) continue;
 			const carc_tileset *s = expansion_set(e);
-			if (s->start != CARC_NONE && !start_set) start_set = s;
 			for (int j = 0; j < s->nref; j++)
 				for (int k = 0; k < s->ref[j].count; k++) {
 					if (g->nsupply >= CARC_MAX_TILES) return CARC_E_CAPACITY;
