@@ -4,7 +4,8 @@
  * A build tool, not part of libcarc: `tilegen FILE... > tiles_data.c`.
  * It checks what a person transcribing tiles gets wrong (an edge claimed
  * by two features, a field half-edge left out, a border naming an edge
- * with no city) and stops with file:line on the first error.
+ * with no city, a set named for no expansion of names.c) and stops with
+ * file:line on the first error.
  */
 #include <ctype.h>
 #include <stdarg.h>
@@ -18,6 +19,8 @@
 #define MAX_TYPES 512
 #define MAX_SETS 64
 #define MAX_REFS 128
+#define MAX_STARTS 16
+#define MAX_REMOVE 4
 
 typedef struct gtile {
 	char id[32];
@@ -25,15 +28,24 @@ typedef struct gtile {
 	carc_tfeat f[CARC_TILE_MAXF];
 	char border_src[CARC_TILE_MAXF][32]; /* borders=... text, resolved at the end */
 	unsigned symbols;
+	unsigned inner, quarters, max;
 	int line;
 	const char *file;
 } gtile;
 
 typedef struct gset {
-	char id[48], expansion[32], start_name[32];
-	int start, sx, sy, srot;
+	char id[48], expansion[32];
+	int start; /* the first start line's tile, or -1 */
+	int nstarts;
+	char start_name[MAX_STARTS][32];
+	int start_type[MAX_STARTS], sx[MAX_STARTS], sy[MAX_STARTS], srot[MAX_STARTS], start_line[MAX_STARTS];
+	int nremove;
+	char remove_name[MAX_REMOVE][32];
+	int remove_type[MAX_REMOVE], remove_line[MAX_REMOVE];
 	int nref;
 	int ref_type[MAX_REFS], ref_count[MAX_REFS];
+	int line;
+	const char *file;
 } gset;
 
 static gtile types[MAX_TYPES];
@@ -55,7 +67,9 @@ static void die(const char *fmt, ...)
 }
 
 static const char *const kinds[] = { "road", "city", "field", "cloister", "river", "tower", NULL };
-static const char *const symbols[] = { "volcano", "dragon", "portal", "hill", "vineyard", "fair", "garden", NULL };
+static const char *const symbols[] = { "volcano", "dragon", "portal", "hill", "vineyard", "fair", "garden",
+	                               "spring", "lake", NULL };
+static const char *const quarters[] = { "castle", "blacksmith", "cathedral", "market", NULL };
 static const char *const goods[] = { "", "wine", "grain", "cloth", NULL };
 static const struct { const char *name; unsigned flag; } flags[] = {
 	{ "inn", CARC_TF_INN }, { "cathedral", CARC_TF_CATHEDRAL }, { "besieged", CARC_TF_BESIEGED },
@@ -96,17 +110,29 @@ static void parse_feature(gtile *t, char **tok, int ntok)
 		char *a = tok[i], *eq = strchr(a, '=');
 		if (eq) {
 			*eq++ = 0;
-			if (!strcmp(a, "pennants")) f->pennants = (uint8_t)atoi(eq);
-			else if (!strcmp(a, "goods")) {
+			if (!strcmp(a, "pennants")) {
+				int n = atoi(eq);
+				if (k != CARC_F_CITY || n < 1 || n > 9) die("pennants=%s: 1 to 9, on a city", eq);
+				f->pennants = (uint8_t)n;
+			} else if (!strcmp(a, "goods")) {
 				int g = lookup(goods, eq);
 				if (g <= 0) die("unknown goods '%s'", eq);
 				f->goods = (uint8_t)g;
 			} else if (!strcmp(a, "borders")) {
 				if (k != CARC_F_FIELD) die("borders= is for fields");
 				snprintf(t->border_src[fi], sizeof t->border_src[fi], "%s", eq);
-			} else if (!strcmp(a, "wagon")) f->wagon = (uint8_t)eq[0];
-			else if (!strcmp(a, "multi")) f->multi |= (uint8_t)(1u << edge_of(eq));
-			else die("unknown attribute '%s'", a);
+			} else if (!strcmp(a, "wagon")) {
+				/* wagon=a or wagon=a,b,...: the groups this feature is in */
+				for (const char *g = eq; *g; g += g[1] ? 2 : 1) {
+					if (*g < 'a' || *g > 'h' || (g[1] && g[1] != ','))
+						die("wagon=%s: groups are letters a to h, separated by commas", eq);
+					f->wagon |= (uint8_t)(1u << (*g - 'a'));
+				}
+				if (!f->wagon) die("wagon= names no group");
+			} else if (!strcmp(a, "multi")) {
+				if (k != CARC_F_CITY) die("multi= is for cities");
+				f->multi |= (uint8_t)(1u << edge_of(eq));
+			} else die("unknown attribute '%s'", a);
 			continue;
 		}
 		if (!strcmp(a, "pennant")) { f->pennants = 1; continue; }
@@ -135,6 +161,9 @@ static void finish_tile(const gtile *t, carc_tiletype *o)
 	o->id = t->id;
 	o->nfeat = (uint8_t)t->nfeat;
 	o->symbols = (uint16_t)t->symbols;
+	o->inner = (uint8_t)t->inner;
+	o->quarters = (uint8_t)t->quarters;
+	o->max = (uint8_t)t->max;
 	memset(o->edge_feat, CARC_NOF, sizeof o->edge_feat);
 	memset(o->half_feat, CARC_NOF, sizeof o->half_feat);
 	o->cloister = o->tower = CARC_NOF;
@@ -173,16 +202,34 @@ static void finish_tile(const gtile *t, carc_tiletype *o)
 			}
 		}
 	}
+	/* A side with an inner half-edge (inside the City of Carcassonne) is
+	 * an inner side: no road, city or river crosses it, and each of its
+	 * halves is either inner or in a field. */
+	for (int d = 0; d < 4; d++) {
+		if (!(t->inner >> (2 * d) & 3)) continue;
+		if (o->edge_feat[d] != CARC_NOF) die("%s: inner side %s is claimed by a feature", t->id, carc_port_name(d));
+		ek[d] = CARC_EK_INNER;
+	}
 	/* A half-edge is field unless a road or river runs along it or a city
 	 * covers that edge; every field half-edge must belong to a field. */
 	for (int h = 0; h < 8; h++) {
 		int d = h / 2;
-		if (ek[d] == CARC_EK_CITY) {
+		if (t->inner >> h & 1) {
+			if (o->half_feat[h] != CARC_NOF) die("%s: inner half-edge %s is in a field", t->id, carc_port_name(CARC_NL + h));
+		} else if (ek[d] == CARC_EK_CITY) {
 			if (o->half_feat[h] != CARC_NOF) die("%s: field half-edge %s on a city edge", t->id, carc_port_name(CARC_NL + h));
 		} else if (o->half_feat[h] == CARC_NOF) {
 			die("%s: half-edge %s belongs to no field", t->id, carc_port_name(CARC_NL + h));
 		}
 	}
+	/* multi=D: the city also reaches side D, which another city holds. */
+	for (int i = 0; i < t->nfeat; i++)
+		for (int d = 0; d < 4; d++) {
+			if (!(t->f[i].multi >> d & 1)) continue;
+			int c = o->edge_feat[d];
+			if (c == CARC_NOF || c == i || t->f[c].kind != CARC_F_CITY)
+				die("%s: multi=%s names no other city's side", t->id, carc_port_name(d));
+		}
 	for (int r = 0; r < 4; r++) {
 		uint32_t code = 0;
 		for (int d = 0; d < 4; d++) code |= (uint32_t)ek[(d - r + 4) & 3] << (8 * d);
@@ -216,27 +263,62 @@ static void parse_file(const char *path)
 					if (sy < 0) die("unknown symbol '%s'", tok[i]);
 					t->symbols |= 1u << sy;
 				}
+			} else if (!strcmp(tok[0], "inner")) {
+				for (int i = 1; i < ntok; i++) {
+					int p = carc_port_parse(tok[i]);
+					if (p >= 0 && p <= CARC_W) t->inner |= 3u << (2 * p);
+					else if (p >= CARC_NL && p <= CARC_WR) t->inner |= 1u << (p - CARC_NL);
+					else die("inner: '%s' is not an edge or half-edge", tok[i]);
+				}
+			} else if (!strcmp(tok[0], "quarters")) {
+				for (int i = 1; i < ntok; i++) {
+					int q = lookup(quarters, tok[i]);
+					if (q < 0) die("unknown quarter '%s'", tok[i]);
+					t->quarters |= 1u << q;
+				}
+			} else if (!strcmp(tok[0], "max") && ntok == 2) {
+				int n = atoi(tok[1]);
+				if (n < 1 || n > 255) die("max must be 1 to 255");
+				t->max = (unsigned)n;
 			} else parse_feature(t, tok, ntok);
 			continue;
 		}
 		t = NULL;
 		if (!strcmp(tok[0], "set") && ntok == 3) {
 			if (nsets >= MAX_SETS) die("too many sets");
+			for (int i = 0; i < nsets; i++)
+				if (!strcmp(sets[i].id, tok[1])) die("set %s twice", tok[1]);
+			if (carc_expansion_find(tok[2]) < 0) die("'%s' is no expansion of names.c", tok[2]);
 			s = &sets[nsets++];
 			memset(s, 0, sizeof *s);
 			snprintf(s->id, sizeof s->id, "%s", tok[1]);
 			snprintf(s->expansion, sizeof s->expansion, "%s", tok[2]);
 			s->start = -1;
+			s->line = cur_line;
+			s->file = path;
 		} else if (!strcmp(tok[0], "start") && ntok == 5) {
 			if (!s) die("start before set");
-			snprintf(s->start_name, sizeof s->start_name, "%s", tok[1]);
-			s->sx = atoi(tok[2]);
-			s->sy = atoi(tok[3]);
-			s->srot = atoi(tok[4]);
+			if (s->nstarts >= MAX_STARTS) die("too many start tiles");
+			int k = s->nstarts++;
+			snprintf(s->start_name[k], sizeof s->start_name[k], "%s", tok[1]);
+			s->sx[k] = atoi(tok[2]);
+			s->sy[k] = atoi(tok[3]);
+			s->srot[k] = atoi(tok[4]);
+			s->start_line[k] = cur_line;
+			if (s->srot[k] < 0 || s->srot[k] > 3) die("rotation must be 0 to 3");
+			for (int j = 0; j < k; j++)
+				if (s->sx[j] == s->sx[k] && s->sy[j] == s->sy[k]) die("two start tiles at %d,%d", s->sx[k], s->sy[k]);
+		} else if (!strcmp(tok[0], "remove") && ntok == 2) {
+			if (!s) die("remove before set");
+			if (s->nremove >= MAX_REMOVE) die("too many removed tiles");
+			s->remove_line[s->nremove] = cur_line;
+			snprintf(s->remove_name[s->nremove++], sizeof s->remove_name[0], "%s", tok[1]);
 		} else if (!strcmp(tok[0], "tile") && ntok == 3) {
 			if (!s) die("tile before set");
 			if (s->nref >= MAX_REFS) die("too many tiles in set");
 			int ti = find_type(tok[1]);
+			for (int j = 0; ti >= 0 && j < s->nref; j++)
+				if (s->ref_type[j] == ti) die("%s twice in set %s", tok[1], s->id);
 			if (ti < 0) {
 				if (ntypes >= MAX_TYPES) die("too many tile types");
 				ti = ntypes++;
@@ -248,7 +330,7 @@ static void parse_file(const char *path)
 			}
 			s->ref_type[s->nref] = ti;
 			s->ref_count[s->nref++] = atoi(tok[2]);
-			if (atoi(tok[2]) <= 0) die("tile count must be positive");
+			if (atoi(tok[2]) <= 0 || atoi(tok[2]) > 255) die("tile count must be 1 to 255");
 		} else die("cannot read '%s'", tok[0]);
 	}
 	fclose(fp);
@@ -257,23 +339,55 @@ static void parse_file(const char *path)
 int main(int argc, char **argv)
 {
 	for (int i = 1; i < argc; i++) parse_file(argv[i]);
-	/* A `start` line may name a tile described further down its file. */
+	/* A `start` line may name a tile described further down its file; a
+	 * start tile is one of the set's own tiles.  A `remove` line names a
+	 * tile of another set. */
 	for (int i = 0; i < nsets; i++) {
-		if (!sets[i].start_name[0]) continue;
-		sets[i].start = find_type(sets[i].start_name);
-		cur_file = "start";
-		if (sets[i].start < 0) die("start tile %s of %s is described nowhere", sets[i].start_name, sets[i].id);
+		gset *s = &sets[i];
+		cur_file = s->file;
+		cur_line = s->line;
+		if (!s->nref) die("set %s has no tiles", s->id);
+		for (int k = 0; k < s->nstarts; k++) {
+			cur_line = s->start_line[k];
+			int ti = s->start_type[k] = find_type(s->start_name[k]);
+			if (ti < 0) die("start tile %s of %s is described nowhere", s->start_name[k], s->id);
+			int in_set = 0;
+			for (int j = 0; j < s->nref; j++) in_set |= s->ref_type[j] == ti;
+			if (!in_set) die("start tile %s is not a tile of set %s", s->start_name[k], s->id);
+		}
+		if (s->nstarts) s->start = s->start_type[0];
+		for (int k = 0; k < s->nremove; k++) {
+			cur_line = s->remove_line[k];
+			int ti = s->remove_type[k] = find_type(s->remove_name[k]);
+			if (ti < 0) die("removed tile %s is described nowhere", s->remove_name[k]);
+			for (int j = 0; j < s->nref; j++)
+				if (s->ref_type[j] == ti) die("set %s removes its own tile %s", s->id, s->remove_name[k]);
+		}
+	}
+	/* Each expansion with sets has its reference set (names.c) among them. */
+	for (int e = 0; e < carc_expansion_count(); e++) {
+		const carc_expansion_desc *x = carc_expansion(e);
+		int named = -1, main_set = 0;
+		for (int i = 0; i < nsets; i++)
+			if (!strcmp(sets[i].expansion, x->name)) {
+				named = i;
+				main_set |= !strcmp(sets[i].id, x->tileset);
+			}
+		cur_file = named >= 0 ? sets[named].file : "tilegen";
+		cur_line = named >= 0 ? sets[named].line : 0;
+		if (named >= 0 && !main_set) die("expansion %s has no set %s", x->name, x->tileset);
 	}
 	printf("/* Generated by tilegen from engine/tiles/NAME.tiles: do not edit. */\n");
-	printf("#include \"carc.h\"\n#include \"tiles_int.h\"\n\n");
+	printf("#include <stddef.h>\n\n#include \"carc.h\"\n#include \"tiles_int.h\"\n\n");
 	printf("const carc_tiletype carc_tiletypes[] = {\n");
 	for (int i = 0; i < ntypes; i++) {
 		carc_tiletype o;
 		finish_tile(&types[i], &o);
-		printf("  { \"%s\", %u, {%u,%u,%u,%u}, {%u,%u,%u,%u,%u,%u,%u,%u}, %u, %u, %u,\n",
+		printf("  { \"%s\", %u, {%u,%u,%u,%u}, {%u,%u,%u,%u,%u,%u,%u,%u}, %u, %u, 0x%x, 0x%x, %u, 0x%x,\n",
 		       o.id, o.nfeat, o.edge_feat[0], o.edge_feat[1], o.edge_feat[2], o.edge_feat[3],
 		       o.half_feat[0], o.half_feat[1], o.half_feat[2], o.half_feat[3], o.half_feat[4],
-		       o.half_feat[5], o.half_feat[6], o.half_feat[7], o.cloister, o.tower, o.symbols);
+		       o.half_feat[5], o.half_feat[6], o.half_feat[7], o.cloister, o.tower, o.inner, o.quarters, o.max,
+		       o.symbols);
 		printf("    {0x%08xu,0x%08xu,0x%08xu,0x%08xu}, {\n", (unsigned)o.edge_code[0], (unsigned)o.edge_code[1],
 		       (unsigned)o.edge_code[2], (unsigned)o.edge_code[3]);
 		for (int j = 0; j < o.nfeat; j++) {
@@ -285,15 +399,31 @@ int main(int argc, char **argv)
 	}
 	printf("};\nconst int carc_ntiletypes = %d;\n\n", ntypes);
 	for (int i = 0; i < nsets; i++) {
+		const gset *s = &sets[i];
 		printf("static const carc_tileref set%d_refs[] = {", i);
-		for (int j = 0; j < sets[i].nref; j++) printf(" {%d, %d},", sets[i].ref_type[j], sets[i].ref_count[j]);
+		for (int j = 0; j < s->nref; j++) printf(" {%d, %d},", s->ref_type[j], s->ref_count[j]);
 		printf(" };\n");
+		if (s->nstarts) {
+			printf("static const carc_tilestart set%d_starts[] = {", i);
+			for (int k = 0; k < s->nstarts; k++)
+				printf(" {%d, %d, %d, %d},", s->start_type[k], s->sx[k], s->sy[k], s->srot[k]);
+			printf(" };\n");
+		}
+		if (s->nremove) {
+			printf("static const uint16_t set%d_remove[] = {", i);
+			for (int k = 0; k < s->nremove; k++) printf(" %d,", s->remove_type[k]);
+			printf(" };\n");
+		}
 	}
 	printf("const carc_tileset carc_tilesets[] = {\n");
 	for (int i = 0; i < nsets; i++) {
 		const gset *s = &sets[i];
-		printf("  { \"%s\", \"%s\", %u, %d, %d, %d, %d, set%d_refs },\n", s->id, s->expansion,
-		       s->start < 0 ? 0xffffu : (unsigned)s->start, s->sx, s->sy, s->srot, s->nref, i);
+		char starts[32] = "NULL", remove[32] = "NULL";
+		if (s->nstarts) snprintf(starts, sizeof starts, "set%d_starts", i);
+		if (s->nremove) snprintf(remove, sizeof remove, "set%d_remove", i);
+		printf("  { \"%s\", \"%s\", %u, %d, %d, %d, %d, set%d_refs, %d, %s, %d, %s },\n", s->id, s->expansion,
+		       s->start < 0 ? 0xffffu : (unsigned)s->start, s->nstarts ? s->sx[0] : 0, s->nstarts ? s->sy[0] : 0,
+		       s->nstarts ? s->srot[0] : 0, s->nref, i, s->nstarts, starts, s->nremove, remove);
 	}
 	printf("};\nconst int carc_ntilesets = %d;\n", nsets);
 	return 0;

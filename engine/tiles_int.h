@@ -14,8 +14,10 @@
 #define CARC_TILE_MAXF 12 /* features on one tile; the busiest in scope has 9 */
 #define CARC_NOF 0xff     /* "no feature" in the port tables */
 
-/* Edge kinds, for matching neighbours. */
-enum { CARC_EK_FIELD, CARC_EK_ROAD, CARC_EK_CITY, CARC_EK_RIVER, CARC_EK_COUNT };
+/* Edge kinds, for matching neighbours.  CARC_EK_INNER is a side inside the
+ * City of Carcassonne block (a side with a half-edge listed by `inner`): it
+ * only ever faces another tile of the block, never a supply tile. */
+enum { CARC_EK_FIELD, CARC_EK_ROAD, CARC_EK_CITY, CARC_EK_RIVER, CARC_EK_INNER, CARC_EK_COUNT };
 
 /* Feature attributes. */
 enum {
@@ -35,7 +37,17 @@ enum {
 	CARC_SYM_HILL = 1 << 3,
 	CARC_SYM_VINEYARD = 1 << 4,
 	CARC_SYM_FAIR = 1 << 5,
-	CARC_SYM_GARDEN = 1 << 6
+	CARC_SYM_GARDEN = 1 << 6,
+	CARC_SYM_SPRING = 1 << 7, /* a river spring (the river start tile) */
+	CARC_SYM_LAKE = 1 << 8    /* a river lake: the river tile placed last */
+};
+
+/* Quarters of the City of Carcassonne (Count), bound to one tile of the block. */
+enum {
+	CARC_Q_CASTLE = 1 << 0,     /* followers go to cities */
+	CARC_Q_BLACKSMITH = 1 << 1, /* to roads */
+	CARC_Q_CATHEDRAL = 1 << 2,  /* to cloisters */
+	CARC_Q_MARKET = 1 << 3      /* to farms */
 };
 
 /* Trade goods on a city. */
@@ -48,7 +60,7 @@ typedef struct carc_tfeat {
 	uint8_t other;     /* bit 0 I, bit 1 II (features that touch no edge) */
 	uint8_t pennants;
 	uint8_t goods;
-	uint8_t wagon;     /* wagon-move group letter, 0 for none */
+	uint8_t wagon;     /* wagon-move groups: bit g = group 'a' + g; 0 for none */
 	uint8_t multi;     /* edges a city reaches without joining there */
 	uint16_t flags;    /* CARC_TF_* */
 	uint16_t borders;  /* fields: bit i = feature i (a city) touches it */
@@ -61,6 +73,11 @@ typedef struct carc_tiletype {
 	uint8_t half_feat[8];      /* field on half-edge h, or CARC_NOF */
 	uint8_t cloister;          /* the centre building, or CARC_NOF */
 	uint8_t tower;             /* the tower foundation, or CARC_NOF */
+	uint8_t inner;             /* bit h: half-edge h lies inside the City of
+	                              Carcassonne and belongs to no feature */
+	uint8_t quarters;          /* CARC_Q_* quarters bound to this tile */
+	uint8_t max;               /* copies in one game at most, whatever sets
+	                              share the tile; 0 for no limit */
 	uint16_t symbols;          /* CARC_SYM_* */
 	uint32_t edge_code[4];     /* edge kinds packed 8 bits a side, per rotation */
 	carc_tfeat f[CARC_TILE_MAXF];
@@ -71,14 +88,25 @@ typedef struct carc_tileref {
 	uint8_t count;
 } carc_tileref;
 
+typedef struct carc_tilestart {
+	uint16_t type;
+	int16_t x, y;
+	uint8_t rot;
+} carc_tilestart;
+
 typedef struct carc_tileset {
 	const char *id;
 	const char *expansion;     /* expansion name the set belongs to */
-	uint16_t start;            /* standard start tile, or CARC_NONE */
+	uint16_t start;            /* standard start tile (the first `start`
+	                              line), or CARC_NONE */
 	int16_t start_x, start_y;
 	uint8_t start_rot;
 	uint16_t nref;
 	const carc_tileref *ref;
+	uint16_t nstarts;          /* every `start` line, in order: one tile */
+	const carc_tilestart *starts; /* for most sets, 12 for the City block */
+	uint16_t nremove;          /* tiles of other sets left out of a game */
+	const uint16_t *remove;    /* that has this set (River II's lake rule) */
 } carc_tileset;
 
 extern const carc_tiletype carc_tiletypes[];
