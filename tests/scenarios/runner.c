@@ -1,0 +1,840 @@
+/*
+ * runner.c - plays the rule scenarios (the .scn files in tests/scenarios)
+ * against libcarc and checks every score, discard and illegal move they expect.
+ * Each scenario file is one Check test case named after the file.
+ *
+ * Usage: runner [FILE.scn ...]
+ *   Without arguments it runs every *.scn in $SCENARIO_DIR, else in
+ *   $srcdir/tests/scenarios, else in the source directory compiled in.
+ *   CK_RUN_CASE=NAME.scn runs one scenario; CK_FORK=no runs them in one
+ *   process (for valgrind); CK_VERBOSITY picks Check's output (default:
+ *   one line per scenario).
+ *
+ * ---- The scenario format ----------------------------------------------------
+ *
+ * One statement a line; blank lines and everything from a `#` are ignored.
+ * Rotations are degrees clockwise (0 90 180 270), tiles are ids such as
+ * BA/RCr, seats count from 0 (seat 0 begins), ports are
+ * N E S W NL NR EL ER SL SR WL WR cloister tower I II in board orientation.
+ *
+ * Setup (before the first move):
+ *   name TEXT...              a title (optional)
+ *   seats N                   1..6 (default 2)
+ *   rule KEY VALUE            a RULES.md section 6 option, e.g.
+ *                             `rule farm_scoring per-farm-3`, `rule farmers false`
+ *   seed N                    RNG seed (irrelevant with a fixed tile order)
+ *   start TILE X Y ROT        a custom start tile; repeatable.  Without any,
+ *                             the standard start BA/RCr 0 0 0 is used.
+ *   tiles TILE...             the draw order; repeatable (appends).  The
+ *                             game ends after the last tile.
+ *
+ * Moves, played in order by whichever seat must decide:
+ *   place TILE X Y ROT        place the drawn tile (it must be TILE)
+ *   deploy PORT [X Y]         a follower on the feature at PORT of the tile
+ *                             just placed (X Y default to that tile)
+ *   pass                      deploy nothing
+ * A decision whose only move would be `pass` is skipped by the engine, so
+ * the script does not write it.  Every move must also be in
+ * carc_legal_moves().
+ *
+ * Expectations about the events of the latest call (the latest move, or
+ * the game's set-up before the first move).  They are compared exactly:
+ * an expected event that did not happen and an event that was not
+ * expected both fail the scenario.  Order within one call does not matter.
+ *   score SEAT POINTS KIND [final] [at X Y [PORT]]
+ *                             a `scored` event; KIND is road, city, cloister
+ *                             or field; `final` marks end-of-game scoring
+ *                             (without it the event must be a during-play
+ *                             one); `at` also compares the event's x, y
+ *                             (and port)
+ *   discard TILE [unplaceable|reshuffled]
+ *                             a `tile_discarded` event (and its reason)
+ * Checks of the state, made where they stand:
+ *   expect-illegal MOVE CODE  MOVE (written as above) must be refused with
+ *                             CODE, must not change the game and must not be
+ *                             in carc_legal_moves().  CODEs: arg over phase
+ *                             tile occupied not-adjacent edge rule
+ *                             not-tile-just-placed no-feature feature-taken
+ *                             no-figure kind capacity
+ *   turn SEAT                 SEAT must decide now
+ *   followers SEAT N          followers SEAT has in supply now
+ *   total SEAT POINTS         SEAT's score now
+ *
+ * At the end of the file the game must be over, and every seat must have a
+ * `total` line after the last move.  Each `total` must also equal the sum
+ * of that seat's `score` lines so far (this catches slips in the
+ * scenario's own arithmetic; it is reported as a scenario error).
+ */
+#include <check.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "carc.h"
+
+#ifndef SCENARIO_DIR
+#define SCENARIO_DIR "tests/scenarios"
+#endif
+
+#define MAX_TOKENS 24
+#define MAX_EXPECT 256
+#define REPORT_SIZE 16384
+
+/* ---- names ---------------------------------------------------------------- */
+
+static const char *const port_names[CARC_PORT_COUNT] = {
+	"N", "E", "S", "W", "NL", "NR", "EL", "ER", "SL", "SR", "WL", "WR", "cloister", "tower", "I", "II"
+};
+
+static const struct { const char *name; int sc; } score_kinds[] = {
+	{ "road", CARC_SC_ROAD }, { "city", CARC_SC_CITY }, { "cloister", CARC_SC_CLOISTER }, { "field", CARC_SC_FIELD },
+};
+
+static const struct { const char *name; carc_rc rc; } rc_names[] = {
+	{ "ok", CARC_OK },
+	{ "arg", CARC_E_ARG },
+	{ "over", CARC_E_OVER },
+	{ "phase", CARC_E_PHASE },
+	{ "tile", CARC_E_TILE },
+	{ "occupied", CARC_E_OCCUPIED },
+	{ "not-adjacent", CARC_E_NOT_ADJACENT },
+	{ "edge", CARC_E_EDGE },
+	{ "rule", CARC_E_RULE },
+	{ "not-tile-just-placed", CARC_E_NOT_TILE_JUST_PLACED },
+	{ "no-feature", CARC_E_NO_FEATURE },
+	{ "feature-taken", CARC_E_FEATURE_TAKEN },
+	{ "no-figure", CARC_E_NO_FIGURE },
+	{ "kind", CARC_E_KIND },
+	{ "capacity", CARC_E_CAPACITY },
+};
+
+#define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+static int find_port(const char *s)
+{
+	for (int i = 0; i < CARC_PORT_COUNT; i++)
+		if (!strcmp(port_names[i], s)) return i;
+	return -1;
+}
+
+static int find_score_kind(const char *s)
+{
+	for (int i = 0; i < COUNT(score_kinds); i++)
+		if (!strcmp(score_kinds[i].name, s)) return score_kinds[i].sc;
+	return -1;
+}
+
+static const char *score_kind_name(int sc)
+{
+	for (int i = 0; i < COUNT(score_kinds); i++)
+		if (score_kinds[i].sc == sc) return score_kinds[i].name;
+	return "?";
+}
+
+static int find_rc(const char *s)
+{
+	for (int i = 0; i < COUNT(rc_names); i++)
+		if (!strcmp(rc_names[i].name, s)) return (int)rc_names[i].rc;
+	return -1;
+}
+
+static const char *rc_name(int rc)
+{
+	for (int i = 0; i < COUNT(rc_names); i++)
+		if ((int)rc_names[i].rc == rc) return rc_names[i].name;
+	return "?";
+}
+
+static const char *why_name(int why)
+{
+	switch (why) {
+	case CARC_WHY_UNPLACEABLE: return "unplaceable";
+	case CARC_WHY_RESHUFFLED: return "reshuffled";
+	default: return "?";
+	}
+}
+
+/* ---- one scenario's run ----------------------------------------------------- */
+
+typedef struct expect {
+	int line;
+	int is_score;             /* 1 score, 0 discard */
+	int seat, points, sc, final;
+	int has_at, x, y, port;   /* port -1: any */
+	int tile, why;            /* discard; why -1: any */
+	int matched;
+} expect;
+
+typedef struct run {
+	const char *path;
+	char *report;             /* REPORT_SIZE bytes */
+	size_t used;
+	int failures;             /* engine disagreed with the scenario */
+	int errors;               /* the scenario file itself is wrong */
+	int line;
+
+	carc_config cfg;
+	int nstart_given;
+	carc_game *g;
+	int started;
+	carc_event *ev;           /* events of the latest call */
+	carc_sink sink;
+	char call[160];           /* the latest call, for messages */
+	int call_line;
+
+	expect exp[MAX_EXPECT];   /* expectations about the latest call */
+	int nexp;
+
+	int last_x, last_y, have_last;
+	int exp_sum[CARC_MAX_SEATS];
+	int total_after_last_move[CARC_MAX_SEATS];
+} run;
+
+static void say(run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(run *r, const char *fmt, ...)
+{
+	if (r->used >= REPORT_SIZE - 1) return;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(r->report + r->used, REPORT_SIZE - r->used, fmt, ap);
+	va_end(ap);
+	if (n > 0) r->used += (size_t)n;
+	if (r->used > REPORT_SIZE - 1) r->used = REPORT_SIZE - 1;
+}
+
+/* The engine did something the scenario says it must not. */
+#define FAIL(r, ...) do { (r)->failures++; say((r), "%s:%d: ", (r)->path, (r)->line); say((r), __VA_ARGS__); say((r), "\n"); } while (0)
+/* The scenario file is malformed or inconsistent. */
+#define ERR(r, ...) do { (r)->errors++; say((r), "%s:%d: scenario error: ", (r)->path, (r)->line); say((r), __VA_ARGS__); say((r), "\n"); } while (0)
+
+static int parse_int(const char *s, int *out)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < -100000 || v > 100000) return 0;
+	*out = (int)v;
+	return 1;
+}
+
+static int parse_rot(const char *s, int *out)
+{
+	int deg;
+	if (!parse_int(s, &deg) || deg < 0 || deg % 90 || deg >= 360) return 0;
+	*out = deg / 90;
+	return 1;
+}
+
+static int parse_tile(run *r, const char *s, int *out)
+{
+	int t = carc_tile_find(s);
+	if (t < 0) {
+		ERR(r, "unknown tile id '%s'", s);
+		return 0;
+	}
+	*out = t;
+	return 1;
+}
+
+static void describe_event(char *buf, size_t n, const carc_event *e)
+{
+	if (e->type == CARC_EV_SCORED)
+		snprintf(buf, n, "score %d %d %s%s at %d %d %s", e->seat, (int)e->points, score_kind_name(e->fkind),
+		         e->final ? " final" : "", e->x, e->y, e->port < CARC_PORT_COUNT ? port_names[e->port] : "?");
+	else
+		snprintf(buf, n, "discard %s %s", carc_tile_id(e->tile) ? carc_tile_id(e->tile) : "?", why_name(e->why));
+}
+
+static void describe_expect(char *buf, size_t n, const expect *x)
+{
+	if (x->is_score) {
+		char at[64] = "";
+		if (x->has_at)
+			snprintf(at, sizeof at, " at %d %d%s%s", x->x, x->y, x->port >= 0 ? " " : "",
+			         x->port >= 0 ? port_names[x->port] : "");
+		snprintf(buf, n, "score %d %d %s%s%s", x->seat, x->points, score_kind_name(x->sc), x->final ? " final" : "", at);
+	} else {
+		snprintf(buf, n, "discard %s%s%s", carc_tile_id(x->tile), x->why >= 0 ? " " : "", x->why >= 0 ? why_name(x->why) : "");
+	}
+}
+
+static int expect_matches(const expect *x, const carc_event *e)
+{
+	if (x->is_score) {
+		if (e->type != CARC_EV_SCORED) return 0;
+		if (e->seat != x->seat || e->points != x->points || e->fkind != x->sc || !!e->final != x->final) return 0;
+		if (x->has_at && (e->x != x->x || e->y != x->y)) return 0;
+		if (x->has_at && x->port >= 0 && e->port != x->port) return 0;
+		return 1;
+	}
+	if (e->type != CARC_EV_TILE_DISCARDED) return 0;
+	return e->tile == x->tile && (x->why < 0 || e->why == x->why);
+}
+
+/* Compares the latest call's scored and discarded events with the
+ * expectations written after it, exactly, then forgets both. */
+static void flush(run *r)
+{
+	int nev = r->sink.n < r->sink.cap ? r->sink.n : r->sink.cap, line = r->line;
+	if (r->sink.n > r->sink.cap) FAIL(r, "%s (line %d) emitted %d events, more than %d", r->call, r->call_line, r->sink.n, r->sink.cap);
+	int used[CARC_MAX_EVENTS] = { 0 };
+	/* the most specific expectations first, so a loose one cannot take
+	 * the event a precise one needs */
+	for (int pass = 0; pass < 3; pass++)
+		for (int i = 0; i < r->nexp; i++) {
+			expect *x = &r->exp[i];
+			int spec = x->is_score ? (x->has_at ? (x->port >= 0 ? 0 : 1) : 2) : (x->why >= 0 ? 0 : 2);
+			if (spec != pass || x->matched) continue;
+			for (int k = 0; k < nev; k++)
+				if (!used[k] && expect_matches(x, &r->ev[k])) {
+					used[k] = 1;
+					x->matched = 1;
+					break;
+				}
+		}
+	char buf[160];
+	for (int i = 0; i < r->nexp; i++)
+		if (!r->exp[i].matched) {
+			describe_expect(buf, sizeof buf, &r->exp[i]);
+			r->line = r->exp[i].line;
+			FAIL(r, "expected `%s` after `%s` (line %d), but it did not happen", buf, r->call, r->call_line);
+		}
+	for (int k = 0; k < nev; k++) {
+		const carc_event *e = &r->ev[k];
+		if (used[k] || (e->type != CARC_EV_SCORED && e->type != CARC_EV_TILE_DISCARDED)) continue;
+		describe_event(buf, sizeof buf, e);
+		r->line = r->call_line;
+		FAIL(r, "`%s` caused unexpected `%s`", r->call, buf);
+	}
+	r->nexp = 0;
+	r->sink.n = 0;
+	r->line = line;
+}
+
+static void start_game(run *r)
+{
+	r->started = 1;
+	r->g = malloc(carc_game_size());
+	if (!r->g) {
+		ERR(r, "out of memory");
+		return;
+	}
+	snprintf(r->call, sizeof r->call, "the game set-up");
+	r->call_line = r->line;
+	carc_rc rc = carc_game_init(r->g, &r->cfg, &r->sink);
+	if (rc != CARC_OK) {
+		FAIL(r, "carc_game_init refused the set-up: %s (%s)", rc_name(rc), carc_strerror(rc));
+		free(r->g);
+		r->g = NULL;
+	}
+}
+
+/* Parses a move written as in the format (tokens t[0..n-1]); returns 1. */
+static int parse_move(run *r, char **t, int n, carc_move *m)
+{
+	memset(m, 0, sizeof *m);
+	m->tile = CARC_NONE;
+	m->figure = CARC_NONE;
+	if (n == 5 && !strcmp(t[0], "place")) {
+		int tile, x, y, rot;
+		if (!parse_tile(r, t[1], &tile)) return 0;
+		if (!parse_int(t[2], &x) || !parse_int(t[3], &y) || !parse_rot(t[4], &rot)) {
+			ERR(r, "place wants TILE X Y ROT (ROT one of 0 90 180 270)");
+			return 0;
+		}
+		m->type = CARC_MV_PLACE_TILE;
+		m->tile = (uint16_t)tile;
+		m->x = (int16_t)x;
+		m->y = (int16_t)y;
+		m->rot = (uint8_t)rot;
+		return 1;
+	}
+	if ((n == 2 || n == 4) && !strcmp(t[0], "deploy")) {
+		int port = find_port(t[1]), x = r->last_x, y = r->last_y;
+		if (port < 0) {
+			ERR(r, "unknown port '%s'", t[1]);
+			return 0;
+		}
+		if (n == 4 && (!parse_int(t[2], &x) || !parse_int(t[3], &y))) {
+			ERR(r, "deploy wants PORT [X Y]");
+			return 0;
+		}
+		if (n == 2 && !r->have_last) {
+			ERR(r, "deploy without X Y before any place");
+			return 0;
+		}
+		m->type = CARC_MV_DEPLOY;
+		m->kind = CARC_FIG_FOLLOWER;
+		m->port = (uint8_t)port;
+		m->x = (int16_t)x;
+		m->y = (int16_t)y;
+		return 1;
+	}
+	if (n == 1 && !strcmp(t[0], "pass")) {
+		m->type = CARC_MV_PASS;
+		return 1;
+	}
+	ERR(r, "not a move: expected `place TILE X Y ROT`, `deploy PORT [X Y]` or `pass`");
+	return 0;
+}
+
+/* The feature index on the placed tile at (x, y) that touches `port`, or -1. */
+static int feature_of(const carc_game *g, int x, int y, int port)
+{
+	uint16_t ports[32];
+	int nf = carc_tile_features(g, x, y, ports, NULL, 32);
+	for (int i = 0; i < nf && i < 32; i++)
+		if (ports[i] >> port & 1) return i;
+	return -1;
+}
+
+static int same_move(const carc_game *g, const carc_move *a, const carc_move *b)
+{
+	if (a->type != b->type) return 0;
+	switch (a->type) {
+	case CARC_MV_PLACE_TILE:
+		return a->tile == b->tile && a->x == b->x && a->y == b->y && a->rot == b->rot;
+	case CARC_MV_DEPLOY: {
+		if (a->kind != b->kind || a->x != b->x || a->y != b->y) return 0;
+		int fa = feature_of(g, a->x, a->y, a->port);
+		return fa >= 0 && fa == feature_of(g, b->x, b->y, b->port);
+	}
+	default:
+		return 1;
+	}
+}
+
+static int is_listed(const carc_game *g, const carc_move *m)
+{
+	static carc_move moves[CARC_MAX_MOVES];
+	int n = carc_legal_moves(g, moves, CARC_MAX_MOVES);
+	if (n > CARC_MAX_MOVES) n = CARC_MAX_MOVES;
+	for (int i = 0; i < n; i++)
+		if (same_move(g, m, &moves[i])) return 1;
+	return 0;
+}
+
+static void join_tokens(char *buf, size_t n, char **t, int nt)
+{
+	buf[0] = 0;
+	size_t used = 0;
+	for (int i = 0; i < nt && used < n; i++) {
+		int k = snprintf(buf + used, n - used, "%s%s", i ? " " : "", t[i]);
+		if (k > 0) used += (size_t)k;
+	}
+}
+
+static void do_move(run *r, char **t, int nt)
+{
+	carc_move m;
+	if (!parse_move(r, t, nt, &m) || !r->g) return;
+	flush(r);
+	join_tokens(r->call, sizeof r->call, t, nt);
+	r->call_line = r->line;
+	int seat = carc_game_seat(r->g);
+	if (!is_listed(r->g, &m))
+		FAIL(r, "`%s` (seat %d, phase %s) is not among carc_legal_moves()", r->call, seat,
+		     carc_phase_name(carc_game_phase(r->g)));
+	carc_rc rc = carc_apply(r->g, &m, &r->sink);
+	if (rc != CARC_OK) {
+		int drawn = carc_game_drawn(r->g);
+		FAIL(r, "`%s` refused: %s (%s); seat %d, phase %s, drawn tile %s", r->call, rc_name(rc), carc_strerror(rc),
+		     seat, carc_phase_name(carc_game_phase(r->g)), drawn >= 0 ? carc_tile_id(drawn) : "none");
+		return;
+	}
+	if (m.type == CARC_MV_PLACE_TILE) {
+		r->last_x = m.x;
+		r->last_y = m.y;
+		r->have_last = 1;
+	}
+	for (int s = 0; s < CARC_MAX_SEATS; s++) r->total_after_last_move[s] = 0;
+}
+
+static void do_illegal(run *r, char **t, int nt)
+{
+	carc_move m;
+	if (nt < 3) {
+		ERR(r, "expect-illegal wants MOVE CODE");
+		return;
+	}
+	int want = find_rc(t[nt - 1]);
+	if (want < 0 || want == CARC_OK) {
+		ERR(r, "unknown error code '%s'", t[nt - 1]);
+		return;
+	}
+	if (!parse_move(r, t + 1, nt - 2, &m) || !r->g) return;
+	flush(r);
+	char text[160];
+	join_tokens(text, sizeof text, t + 1, nt - 2);
+	uint64_t before = carc_game_hash(r->g);
+	carc_rc got = carc_check_move(r->g, &m, NULL);
+	if ((int)got != want)
+		FAIL(r, "carc_check_move(`%s`) gave %s (%s), expected %s", text, rc_name(got), carc_strerror(got), t[nt - 1]);
+	if (is_listed(r->g, &m)) FAIL(r, "`%s` is listed by carc_legal_moves() but should be illegal", text);
+	carc_rc applied = carc_apply(r->g, &m, &r->sink);
+	if ((int)applied != want)
+		FAIL(r, "carc_apply(`%s`) gave %s, expected %s", text, rc_name(applied), t[nt - 1]);
+	if (applied == CARC_OK) {
+		FAIL(r, "the illegal move was played; the rest of the scenario is meaningless");
+		r->errors++;
+		return;
+	}
+	if (carc_game_hash(r->g) != before) FAIL(r, "the refused move `%s` changed the game", text);
+	if (r->sink.n) FAIL(r, "the refused move `%s` emitted %d events", text, r->sink.n);
+	r->sink.n = 0;
+}
+
+static void do_expect(run *r, char **t, int nt)
+{
+	if (r->nexp >= MAX_EXPECT) {
+		ERR(r, "too many expectations after one move");
+		return;
+	}
+	expect x = { .line = r->line, .port = -1, .why = -1 };
+	if (!strcmp(t[0], "score")) {
+		int i = 4;
+		x.is_score = 1;
+		if (nt < 4 || !parse_int(t[1], &x.seat) || !parse_int(t[2], &x.points) || (x.sc = find_score_kind(t[3])) < 0) {
+			ERR(r, "score wants SEAT POINTS KIND [final] [at X Y [PORT]]");
+			return;
+		}
+		if (x.seat < 0 || x.seat >= r->cfg.nseats) {
+			ERR(r, "no seat %d", x.seat);
+			return;
+		}
+		if (i < nt && !strcmp(t[i], "final")) {
+			x.final = 1;
+			i++;
+		}
+		if (i < nt && !strcmp(t[i], "at")) {
+			if (i + 2 >= nt || !parse_int(t[i + 1], &x.x) || !parse_int(t[i + 2], &x.y)) {
+				ERR(r, "`at` wants X Y [PORT]");
+				return;
+			}
+			x.has_at = 1;
+			i += 3;
+			if (i < nt) {
+				if ((x.port = find_port(t[i])) < 0) {
+					ERR(r, "unknown port '%s'", t[i]);
+					return;
+				}
+				i++;
+			}
+		}
+		if (i != nt) {
+			ERR(r, "unexpected '%s' in score", t[i]);
+			return;
+		}
+		r->exp_sum[x.seat] += x.points;
+	} else {
+		if (nt < 2 || nt > 3 || !parse_tile(r, t[1], &x.tile)) {
+			if (nt < 2 || nt > 3) ERR(r, "discard wants TILE [unplaceable|reshuffled]");
+			return;
+		}
+		if (nt == 3) {
+			if (!strcmp(t[2], "unplaceable")) x.why = CARC_WHY_UNPLACEABLE;
+			else if (!strcmp(t[2], "reshuffled")) x.why = CARC_WHY_RESHUFFLED;
+			else {
+				ERR(r, "discard reason is unplaceable or reshuffled, not '%s'", t[2]);
+				return;
+			}
+		}
+	}
+	r->exp[r->nexp++] = x;
+}
+
+static void do_turn(run *r, char **t, int nt)
+{
+	int seat;
+	if (nt != 2 || !parse_int(t[1], &seat)) {
+		ERR(r, "turn wants SEAT");
+		return;
+	}
+	int got = carc_game_seat(r->g);
+	if (got != seat) FAIL(r, "seat %d must decide now (phase %s), expected seat %d", got, carc_phase_name(carc_game_phase(r->g)), seat);
+}
+
+static void do_state(run *r, char **t, int nt)
+{
+	int seat, n;
+	if (nt != 3 || !parse_int(t[1], &seat) || !parse_int(t[2], &n)) {
+		ERR(r, "%s wants SEAT N", t[0]);
+		return;
+	}
+	if (seat < 0 || seat >= r->cfg.nseats) {
+		ERR(r, "no seat %d", seat);
+		return;
+	}
+	if (!r->g) return;
+	if (!strcmp(t[0], "followers")) {
+		int got = carc_supply_count(r->g, seat, CARC_FIG_FOLLOWER);
+		if (got != n) FAIL(r, "seat %d has %d followers in supply, expected %d", seat, got, n);
+		return;
+	}
+	/* total: the scenario's own sum first, then the engine */
+	if (r->exp_sum[seat] != n)
+		ERR(r, "total %d for seat %d, but its score lines so far add up to %d", n, seat, r->exp_sum[seat]);
+	int got = carc_game_score(r->g, seat);
+	if (got != n) FAIL(r, "seat %d has %d points, expected %d", seat, got, n);
+	r->total_after_last_move[seat] = 1;
+}
+
+static void do_setup(run *r, char **t, int nt)
+{
+	const char *k = t[0];
+	if (!strcmp(k, "name")) return;
+	if (!strcmp(k, "seats")) {
+		int n;
+		if (nt != 2 || !parse_int(t[1], &n) || n < 1 || n > CARC_MAX_SEATS) ERR(r, "seats wants 1..%d", CARC_MAX_SEATS);
+		else r->cfg.nseats = (uint8_t)n;
+		return;
+	}
+	if (!strcmp(k, "seed")) {
+		int n;
+		if (nt != 2 || !parse_int(t[1], &n)) ERR(r, "seed wants a number");
+		else r->cfg.seed = (uint64_t)n;
+		return;
+	}
+	if (!strcmp(k, "rule")) {
+		if (nt != 3) {
+			ERR(r, "rule wants KEY VALUE");
+			return;
+		}
+		int i = carc_rule_find(t[1]);
+		if (i < 0) {
+			ERR(r, "unknown rule '%s'", t[1]);
+			return;
+		}
+		const carc_rule_desc *d = carc_rule(i);
+		int v = -1;
+		if (d->type == 0) v = carc_rule_value(i, t[2]);
+		else if (d->type == 1) v = !strcmp(t[2], "true") ? 1 : !strcmp(t[2], "false") ? 0 : -1;
+		else if (!parse_int(t[2], &v)) v = -1;
+		if (v < 0) ERR(r, "bad value '%s' for rule %s", t[2], t[1]);
+		else r->cfg.rules[i] = v;
+		return;
+	}
+	if (!strcmp(k, "start")) {
+		int tile, x, y, rot;
+		if (nt != 5) {
+			ERR(r, "start wants TILE X Y ROT");
+			return;
+		}
+		if (!parse_tile(r, t[1], &tile)) return;
+		if (!parse_int(t[2], &x) || !parse_int(t[3], &y) || !parse_rot(t[4], &rot)) {
+			ERR(r, "start wants TILE X Y ROT (ROT one of 0 90 180 270)");
+			return;
+		}
+		if (r->cfg.nstart >= CARC_MAX_START) {
+			ERR(r, "more than %d start tiles", CARC_MAX_START);
+			return;
+		}
+		r->cfg.start[r->cfg.nstart++] = (carc_start_tile){ (uint16_t)tile, (int16_t)x, (int16_t)y, (uint8_t)rot };
+		return;
+	}
+	if (!strcmp(k, "tiles")) {
+		for (int i = 1; i < nt; i++) {
+			int tile;
+			if (!parse_tile(r, t[i], &tile)) continue;
+			if (r->cfg.ntiles >= CARC_MAX_TILES) {
+				ERR(r, "more than %d tiles", CARC_MAX_TILES);
+				return;
+			}
+			r->cfg.tiles[r->cfg.ntiles++] = (uint16_t)tile;
+		}
+		return;
+	}
+}
+
+static int is_setup(const char *k)
+{
+	return !strcmp(k, "name") || !strcmp(k, "seats") || !strcmp(k, "seed") || !strcmp(k, "rule") ||
+	       !strcmp(k, "start") || !strcmp(k, "tiles");
+}
+
+static void statement(run *r, char **t, int nt)
+{
+	const char *k = t[0];
+	if (is_setup(k)) {
+		if (r->started) ERR(r, "`%s` after the game has started", k);
+		else do_setup(r, t, nt);
+		return;
+	}
+	int known = !strcmp(k, "place") || !strcmp(k, "deploy") || !strcmp(k, "pass") || !strcmp(k, "expect-illegal") ||
+	            !strcmp(k, "score") || !strcmp(k, "discard") || !strcmp(k, "followers") || !strcmp(k, "total") || !strcmp(k, "turn");
+	if (!known) {
+		ERR(r, "unknown statement '%s'", k);
+		return;
+	}
+	if (!r->started) {
+		if (!r->cfg.ntiles) ERR(r, "no `tiles` before the first move");
+		start_game(r);
+	}
+	if (!r->g) return;
+	if (!strcmp(k, "place") || !strcmp(k, "deploy") || !strcmp(k, "pass")) do_move(r, t, nt);
+	else if (!strcmp(k, "expect-illegal")) do_illegal(r, t, nt);
+	else if (!strcmp(k, "score") || !strcmp(k, "discard")) do_expect(r, t, nt);
+	else if (!strcmp(k, "turn")) do_turn(r, t, nt);
+	else do_state(r, t, nt);
+}
+
+/* Plays one scenario file; returns 1 when everything matched.  The
+ * report (failures, one a line) goes to `report`. */
+static int run_scenario(const char *path, char *report)
+{
+	run *r = calloc(1, sizeof *r);
+	if (!r) {
+		snprintf(report, REPORT_SIZE, "%s: out of memory\n", path);
+		return 0;
+	}
+	r->path = path;
+	r->report = report;
+	report[0] = 0;
+	carc_config_init(&r->cfg);
+	r->ev = calloc(CARC_MAX_EVENTS, sizeof *r->ev);
+	r->sink = (carc_sink){ r->ev, 0, CARC_MAX_EVENTS };
+
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		say(r, "%s: cannot open: %s\n", path, strerror(errno));
+		r->errors++;
+	}
+	char line[1024];
+	while (f && r->ev && fgets(line, sizeof line, f)) {
+		r->line++;
+		char *hash = strchr(line, '#');
+		if (hash) *hash = 0;
+		char *t[MAX_TOKENS];
+		int nt = 0;
+		for (char *save = NULL, *p = strtok_r(line, " \t\r\n", &save); p; p = strtok_r(NULL, " \t\r\n", &save)) {
+			if (nt == MAX_TOKENS) {
+				ERR(r, "too many words on one line");
+				break;
+			}
+			t[nt++] = p;
+		}
+		if (nt) statement(r, t, nt);
+		if (r->errors > 20) break;
+	}
+	if (f) fclose(f);
+	if (f && r->errors <= 20) {
+		r->line++;
+		if (!r->started) {
+			if (!r->cfg.ntiles) ERR(r, "no `tiles`");
+			start_game(r);
+		}
+		if (r->g) {
+			flush(r);
+			if (!carc_game_over(r->g))
+				FAIL(r, "end of file but the game is not over (seat %d to decide in phase %s, %d tiles left)",
+				     carc_game_seat(r->g), carc_phase_name(carc_game_phase(r->g)), carc_game_tiles_left(r->g));
+			for (int s = 0; s < r->cfg.nseats; s++)
+				if (!r->total_after_last_move[s]) ERR(r, "no `total %d ...` after the last move", s);
+		}
+	}
+	int ok = !r->failures && !r->errors;
+	free(r->g);
+	free(r->ev);
+	free(r);
+	return ok;
+}
+
+/* ---- the Check suite: one test case per file ---------------------------------- */
+
+static char **files;
+static int nfiles;
+
+START_TEST(scenario)
+{
+	static char report[REPORT_SIZE];
+	int ok = run_scenario(files[_i], report);
+	ck_assert_msg(ok, "%s", report);
+}
+END_TEST
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int add_file(const char *path)
+{
+	char **n = realloc(files, (size_t)(nfiles + 1) * sizeof *files);
+	if (!n) return 0;
+	files = n;
+	files[nfiles] = strdup(path);
+	return files[nfiles++] != NULL;
+}
+
+static int scan_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (!d) {
+		fprintf(stderr, "runner: cannot read %s: %s\n", dir, strerror(errno));
+		return 0;
+	}
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		size_t n = strlen(e->d_name);
+		if (n < 5 || strcmp(e->d_name + n - 4, ".scn")) continue;
+		size_t len = strlen(dir) + n + 2;
+		char *path = malloc(len);
+		int ok = path != NULL;
+		if (ok) snprintf(path, len, "%s/%s", dir, e->d_name);
+		ok = ok && add_file(path);
+		free(path);
+		if (!ok) {
+			closedir(d);
+			return 0;
+		}
+	}
+	closedir(d);
+	qsort(files, (size_t)nfiles, sizeof *files, by_name);
+	return 1;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1) {
+		for (int i = 1; i < argc; i++)
+			if (!add_file(argv[i])) return EXIT_FAILURE;
+	} else {
+		char dir[4096];
+		const char *env = getenv("SCENARIO_DIR"), *srcdir = getenv("srcdir");
+		if (env) snprintf(dir, sizeof dir, "%s", env);
+		else if (srcdir) snprintf(dir, sizeof dir, "%s/tests/scenarios", srcdir);
+		else snprintf(dir, sizeof dir, "%s", SCENARIO_DIR);
+		if (!scan_dir(dir)) return EXIT_FAILURE;
+	}
+	if (!nfiles) {
+		fprintf(stderr, "runner: no scenario files found\n");
+		return EXIT_FAILURE;
+	}
+	Suite *s = suite_create("scenarios");
+	char **names = calloc((size_t)nfiles, sizeof *names);
+	if (!names) return EXIT_FAILURE;
+	for (int i = 0; i < nfiles; i++) {
+		const char *slash = strrchr(files[i], '/');
+		names[i] = strdup(slash ? slash + 1 : files[i]);
+		TCase *tc = tcase_create(names[i]);
+		tcase_set_timeout(tc, 30);
+		tcase_add_loop_test(tc, scenario, i, i + 1);
+		suite_add_tcase(s, tc);
+	}
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, getenv("CK_VERBOSITY") ? CK_ENV : CK_VERBOSE);
+	int failed = srunner_ntests_failed(sr);
+	int total = srunner_ntests_run(sr);
+	srunner_free(sr);
+	printf("scenarios: %d run, %d passed, %d failed\n", total, total - failed, failed);
+	for (int i = 0; i < nfiles; i++) {
+		free(files[i]);
+		free(names[i]);
+	}
+	free(files);
+	free(names);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
