@@ -211,7 +211,8 @@ typedef struct carc_game carc_game;
 
 size_t carc_game_size(void);
 /* Sets up a game in `g` (carc_game_size() bytes): shuffles the supply with
- * cfg->seed, places the start tiles and draws the first tile. */
+ * cfg->seed, places the start tiles and draws the first tile.  Custom start
+ * tiles that touch must match.  On an error `g` holds no game. */
 carc_rc carc_game_init(carc_game *g, const carc_config *cfg, carc_sink *out);
 void carc_game_clone(carc_game *dst, const carc_game *src);
 uint64_t carc_game_hash(const carc_game *g);
@@ -236,8 +237,9 @@ int carc_legal_moves(const carc_game *g, carc_move *out, int cap);
 carc_rc carc_check_move(const carc_game *g, const carc_move *m, int *detail);
 /* Plays `m` for the seat that must decide; on error nothing changes. */
 carc_rc carc_apply(carc_game *g, const carc_move *m, carc_sink *out);
-/* Scores every incomplete feature and farm as if the game ended now and
- * ends it.  Used on a clone for "if it ended now" figures. */
+/* Ends the game now, as if the seat due passed and the supply were empty:
+ * what this turn's placement completed scores as completed, every other
+ * feature and farm as at the end.  Used on a clone for "if it ended now". */
 void carc_end_now(carc_game *g, carc_sink *out);
 
 /* ---- the board, for renderers and the wire -------------------------------- */

@@ -180,6 +180,10 @@ static void draw(carc_game *g, carc_sink *out)
 
 static void begin_turn(carc_game *g, carc_sink *out)
 {
+	if (g->next >= g->nsupply) { /* no turn begins: the game is over */
+		end_game(g, out);
+		return;
+	}
 	g->turn++;
 	carc_event *e = carc_emit(out, CARC_EV_TURN);
 	if (e) e->seat = (int8_t)g->turn_seat;
@@ -441,9 +445,13 @@ carc_rc carc_apply(carc_game *g, const carc_move *m, carc_sink *out)
 	return CARC_OK;
 }
 
+/* As if the seat due passed and the supply were empty: what this turn's
+ * placement completed scores as completed, the rest as at the end. */
 void carc_end_now(carc_game *g, carc_sink *out)
 {
-	if (!g->over) end_game(g, out);
+	if (g->over) return;
+	score_pending(g, out);
+	end_game(g, out);
 }
 
 /* ---- setting up ------------------------------------------------------------------ */
@@ -518,8 +526,12 @@ carc_rc carc_game_init(carc_game *g, const carc_config *cfg, carc_sink *out)
 	if (!nstart) return CARC_E_ARG;
 
 	if (cfg->nstart)
-		for (int i = 0; i < cfg->nstart; i++)
-			place_start(g, cfg->start[i].tile, cfg->start[i].x, cfg->start[i].y, cfg->start[i].rot, out);
+		for (int i = 0; i < cfg->nstart; i++) {
+			const carc_start_tile *st = &cfg->start[i];
+			/* start tiles that touch must match like any placement */
+			if (i > 0 && carc_board_fits(g, st->tile, st->x, st->y, st->rot, NULL) == CARC_E_EDGE) return CARC_E_ARG;
+			place_start(g, st->tile, st->x, st->y, st->rot, out);
+		}
 	else
 		place_start(g, start_set->start, start_set->start_x, start_set->start_y, start_set->start_rot, out);
 	g->turn_seat = 0;
