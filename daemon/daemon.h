@@ -1,0 +1,151 @@
+/*
+ * daemon.h - the pieces of carcd and how they meet.
+ *
+ *   log.c      log_      levelled lines on stderr
+ *   games.c    games_    the registry: games, seat tokens, the seed
+ *                        commitment, compact move history, subscribers
+ *   methods.c  methods_  the method table of PROTOCOL.md section 4 and the
+ *                        dispatcher both encodings reach
+ *   conn.c     conn_     connections on libevent: buffering, framing,
+ *                        limits, notifications out
+ *   main.c               options, listeners, signals, the loop
+ *
+ * Everything runs on one event loop, so nothing here locks.  games.c and
+ * methods.c know nothing of libevent: they can be driven from a buffer
+ * (the fuzzer does), and reach connections only through server hooks.
+ */
+#ifndef CARCD_DAEMON_H
+#define CARCD_DAEMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "carc.h"
+#include "proto.h"
+
+#define CARCD_NAME "carcd"
+
+/* ---- defaults of the options (PROTOCOL.md section 7) ------------------ */
+#define CARCD_MAX_CONNECTIONS 1024
+#define CARCD_MAX_GAMES 100000
+#define CARCD_IDLE_TIMEOUT 600          /* seconds */
+#define CARCD_MAX_OUTPUT (8u << 20)     /* unsent bytes before a slow reader is cut off */
+#define CARCD_MAX_SUBSCRIPTIONS 1024    /* games one connection may watch */
+
+/* ---- logging -------------------------------------------------------------- */
+enum log_level { LOG_LEVEL_ERROR, LOG_LEVEL_WARN, LOG_LEVEL_INFO, LOG_LEVEL_DEBUG };
+extern int log_level;
+int log_level_parse(const char *s); /* -1 when unknown */
+void log_msg(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#define log_error(...) log_msg(LOG_LEVEL_ERROR, __VA_ARGS__)
+#define log_warn(...) log_msg(LOG_LEVEL_WARN, __VA_ARGS__)
+#define log_info(...) log_msg(LOG_LEVEL_INFO, __VA_ARGS__)
+#define log_debug(...) do { if (log_level >= LOG_LEVEL_DEBUG) log_msg(LOG_LEVEL_DEBUG, __VA_ARGS__); } while (0)
+
+/* ---- games ------------------------------------------------------------------ */
+#define GAMES_TOKEN 16 /* bytes of a seat or admin token: 128 bits */
+
+/* One applied move in 6 bytes: the tile of a placement is always the one
+ * drawn, so a replay knows it. */
+typedef struct games_move {
+	int16_t x, y;
+	uint8_t type;  /* carc_mtype */
+	uint8_t arg;   /* place_tile: rot; deploy: kind << 4 | port */
+} games_move;
+
+typedef struct games_game {
+	int64_t id;
+	carc_game *g;                      /* carc_game_size() bytes */
+	int nseats;
+	int auth;
+	char *names[CARC_MAX_SEATS];
+	uint8_t token[CARC_MAX_SEATS][GAMES_TOKEN];
+	uint8_t admin[GAMES_TOKEN];
+	uint64_t seed;
+	char salt[33];
+	char seed_sha256[65];
+	uint32_t seq;                      /* moves applied */
+	games_move *moves;
+	uint32_t movecap;
+	void **subs;                       /* subscribed connections, in order */
+	int nsubs, subcap;
+	double created;
+} games_game;
+
+typedef struct games {
+	games_game **v;                    /* sorted by id: ids only grow */
+	size_t n, cap, max;
+	int64_t next_id;
+	uint64_t created_total, evicted_total;
+	size_t bytes;                      /* memory held by games */
+} games;
+
+/* The games a connection watches, so closing it need not scan them all. */
+typedef struct games_subs {
+	int64_t *ids;
+	int n, cap;
+} games_subs;
+
+void games_init(games *r, size_t max);
+void games_free_all(games *r);
+games_game *games_find(games *r, int64_t id);
+/* Makes a game; NULL with *rc set when the config is refused or the
+ * registry is full of games still being played. */
+games_game *games_create(games *r, const carc_config *cfg, const char *const *names, int auth,
+                         carc_sink *out, carc_rc *rc, int *full);
+void games_close(games *r, games_game *gm);
+size_t games_index_after(const games *r, int64_t after); /* first index with id > after */
+/* Records an applied move (seq grows). */
+void games_record(games *r, games_game *gm, const carc_move *m);
+/* The move recorded as number `i` (0-based), for a replay of `g`. */
+void games_move_get(const games_game *gm, uint32_t i, const carc_game *g, carc_move *m);
+int games_subscribe(games_game *gm, void *conn, games_subs *cs);   /* -1: too many */
+void games_unsubscribe(games_game *gm, const void *conn, games_subs *cs);
+void games_unsubscribe_all(games *r, const void *conn, games_subs *cs);
+/* Which seat a hex token belongs to: -1 none.  Constant time in the token. */
+int games_token_seat(const games_game *gm, const char *hex);
+int games_token_admin(const games_game *gm, const char *hex);
+void games_random(void *buf, size_t n); /* getrandom(2); aborts if the kernel cannot */
+double games_now(void);                 /* monotonic seconds */
+
+/* ---- the server: what the methods see ------------------------------------------ */
+typedef struct server {
+	games games;
+	proto_arena arena;              /* per request, reset after each */
+	proto_buf wbuf;                 /* one encoded response */
+	carc_game *scratch;             /* clones and replays */
+	carc_event *events;             /* CARC_MAX_EVENTS */
+	carc_move *moves;               /* CARC_MAX_MOVES */
+	double started;
+	/* limits */
+	size_t max_request, max_line, max_output;
+	int max_connections, idle_timeout;
+	/* statistics */
+	uint64_t requests, errors[PROTO_E_COUNT], conns_total, conns_refused;
+	int conns;
+	/* how the methods reach connections (conn.c, or the fuzzer's stubs) */
+	proto_enc (*conn_enc)(void *conn);
+	void (*deliver)(void *conn, const uint8_t *p, size_t n);
+} server;
+
+void methods_init(server *s);
+void methods_free(server *s);
+/* Answers one decoded request: the response, then any notification the
+ * request caused, go out through s->deliver. */
+void methods_handle(server *s, void *conn, games_subs *subs, const proto_request *rq);
+/* Answers a request that could not be decoded (rq may have no msgid). */
+void methods_reply_error(server *s, void *conn, const proto_request *rq, proto_err code, const char *why);
+/* Ends every subscription of a closing connection. */
+void methods_conn_gone(server *s, void *conn, games_subs *subs);
+
+/* ---- connections (conn.c) ----------------------------------------------------------- */
+struct event_base;
+void conn_setup(server *s, struct event_base *base);
+/* Takes over an accepted socket (or closes it at once when over the limit). */
+void conn_accept(int fd);
+/* Stops reading everywhere, answers what was already read, closes each
+ * connection once its replies are out, then calls `done`. */
+void conn_shutdown(void (*done)(void));
+void conn_free_all(void);
+
+#endif

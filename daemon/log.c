@@ -1,0 +1,47 @@
+/*
+ * log.c - levelled log lines on stderr.  Under systemd (JOURNAL_STREAM
+ * set) the journal stamps the time, so we do not.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <time.h>
+
+#include "daemon.h"
+
+int log_level = LOG_LEVEL_INFO;
+
+static const char *const level_names[] = { "error", "warn", "info", "debug" };
+
+int log_level_parse(const char *s)
+{
+	for (int i = 0; i <= LOG_LEVEL_DEBUG; i++)
+		if (!strcmp(s, level_names[i])) return i;
+	return -1;
+}
+
+void log_msg(int level, const char *fmt, ...)
+{
+	static int journal = -1;
+	if (level > log_level) return;
+	if (journal < 0) journal = getenv("JOURNAL_STREAM") != NULL;
+	char line[1024];
+	size_t n = 0;
+	if (!journal) {
+		struct timeval tv;
+		struct tm tm;
+		gettimeofday(&tv, NULL);
+		localtime_r(&tv.tv_sec, &tm);
+		n = strftime(line, sizeof line, "%Y-%m-%d %H:%M:%S", &tm);
+		n += (size_t)snprintf(line + n, sizeof line - n, ".%03d ", (int)(tv.tv_usec / 1000));
+	}
+	n += (size_t)snprintf(line + n, sizeof line - n, "%s: ", level_names[level]);
+	va_list ap;
+	va_start(ap, fmt);
+	/* the prefix is a few dozen bytes: there is always room after it */
+	vsnprintf(line + n, sizeof line - n, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "%s\n", line);
+}

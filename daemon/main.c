@@ -1,0 +1,342 @@
+/*
+ * main.c - carcd: options, listeners (TCP, Unix, systemd socket
+ * activation), signals, and the one event loop everything runs on.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <netdb.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+#include <event2/listener.h>
+
+#include "daemon.h"
+
+#define MAX_LISTENERS 32
+#define DEFAULT_LISTEN "tcp:127.0.0.1:7878"
+#define SD_LISTEN_FDS_START 3 /* sd_listen_fds(3): passed sockets start here */
+/* After accept() fails for want of descriptors, the listener rests this
+ * long instead of waking the loop on every pending connection. */
+#define ACCEPT_PAUSE_MS 500
+/* How long SIGTERM waits for replies to drain before it gives up. */
+#define SHUTDOWN_GRACE 10
+
+typedef struct listener {
+	struct evconnlistener *lev;
+	struct event *resume;
+	char name[128];
+	char unix_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+} listener;
+
+static server srv;
+static struct event_base *base;
+static listener listeners[MAX_LISTENERS];
+static int nlisteners;
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+	        "usage: carcd [options]\n"
+	        "The Carcassonne rules daemon: MessagePack-RPC and JSON lines on one socket.\n\n"
+	        "  -l, --listen ADDR         tcp:HOST:PORT or unix:PATH; repeatable (default " DEFAULT_LISTEN ",\n"
+	        "                            or the sockets systemd passes in LISTEN_FDS)\n"
+	        "      --max-connections N   connections served at once (default %d)\n"
+	        "      --max-games N         games held at once (default %d)\n"
+	        "      --idle-timeout S      close connections quiet for S seconds (default %d)\n"
+	        "      --max-request BYTES   largest MessagePack request (default %u)\n"
+	        "      --max-line BYTES      longest JSON line (default %u)\n"
+	        "      --max-output BYTES    unread output that cuts a slow reader off (default %u)\n"
+	        "      --log-level LEVEL     error, warn, info or debug (default info)\n"
+	        "  -h, --help                this text\n"
+	        "  -V, --version             the version\n",
+	        CARCD_MAX_CONNECTIONS, CARCD_MAX_GAMES, CARCD_IDLE_TIMEOUT, PROTO_MAX_REQUEST, PROTO_MAX_LINE,
+	        CARCD_MAX_OUTPUT);
+}
+
+static void die(const char *fmt, const char *arg)
+{
+	log_error(fmt, arg);
+	exit(1);
+}
+
+static long number(const char *opt, const char *s, long min, long max)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (errno || *end || end == s || v < min || v > max) {
+		fprintf(stderr, "carcd: --%s wants an integer from %ld to %ld, not `%s`\n", opt, min, max, s);
+		exit(2);
+	}
+	return v;
+}
+
+/* ---- listeners -------------------------------------------------------------------- */
+
+static void accept_cb(struct evconnlistener *lev, evutil_socket_t fd, struct sockaddr *sa, int len, void *arg)
+{
+	(void)lev, (void)sa, (void)len, (void)arg;
+	conn_accept(fd);
+}
+
+static void resume_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd, (void)what;
+	listener *l = arg;
+	evconnlistener_enable(l->lev);
+}
+
+/* Without this a listener out of descriptors (EMFILE) is woken again and
+ * again by the connection it cannot accept: the loop would spin. */
+static void accept_error_cb(struct evconnlistener *lev, void *arg)
+{
+	listener *l = arg;
+	int err = EVUTIL_SOCKET_ERROR();
+	log_warn("%s: accept: %s; pausing %d ms", l->name, evutil_socket_error_to_string(err), ACCEPT_PAUSE_MS);
+	evconnlistener_disable(lev);
+	struct timeval tv = { 0, ACCEPT_PAUSE_MS * 1000 };
+	evtimer_add(l->resume, &tv);
+}
+
+static listener *add_listener(struct evconnlistener *lev, const char *name)
+{
+	if (!lev) die("cannot listen on %s", name);
+	if (nlisteners == MAX_LISTENERS) die("too many listeners (%s)", name);
+	listener *l = &listeners[nlisteners++];
+	l->lev = lev;
+	l->resume = evtimer_new(base, resume_cb, l);
+	snprintf(l->name, sizeof l->name, "%s", name);
+	evconnlistener_set_error_cb(lev, accept_error_cb);
+	/* the error callback reaches the listener through the arg */
+	evconnlistener_set_cb(lev, accept_cb, l);
+	return l;
+}
+
+static const unsigned listen_flags = LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC | LEV_OPT_REUSEABLE;
+
+static void listen_tcp(const char *spec)
+{
+	char host[256];
+	const char *colon = strrchr(spec, ':');
+	if (!colon || colon == spec || (size_t)(colon - spec) >= sizeof host) die("bad address `tcp:%s` (want tcp:HOST:PORT)", spec);
+	memcpy(host, spec, (size_t)(colon - spec));
+	host[colon - spec] = 0;
+	if (host[0] == '[' && host[strlen(host) - 1] == ']') { /* [::1]:7878 */
+		memmove(host, host + 1, strlen(host));
+		host[strlen(host) - 1] = 0;
+	}
+	struct addrinfo hints = { .ai_flags = AI_PASSIVE, .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM }, *ai;
+	int rc = getaddrinfo(host, colon + 1, &hints, &ai);
+	if (rc) {
+		log_error("tcp:%s: %s", spec, gai_strerror(rc));
+		exit(1);
+	}
+	struct evconnlistener *lev = evconnlistener_new_bind(base, accept_cb, NULL, listen_flags, 511, ai->ai_addr, (int)ai->ai_addrlen);
+	if (!lev) {
+		log_error("cannot listen on tcp:%s: %s", spec, strerror(errno));
+		exit(1);
+	}
+	freeaddrinfo(ai);
+	/* name it by what was bound: port 0 picks a free port, and tests read it here */
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof ss;
+	char name[128], addr[64] = "?";
+	int port = 0;
+	getsockname(evconnlistener_get_fd(lev), (struct sockaddr *)&ss, &len);
+	if (ss.ss_family == AF_INET6) {
+		evutil_inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr, addr, sizeof addr);
+		port = ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+		snprintf(name, sizeof name, "tcp:[%s]:%d", addr, port);
+	} else {
+		evutil_inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, addr, sizeof addr);
+		port = ntohs(((struct sockaddr_in *)&ss)->sin_port);
+		snprintf(name, sizeof name, "tcp:%s:%d", addr, port);
+	}
+	add_listener(lev, name);
+	log_info("listening on %s", name);
+}
+
+static void listen_unix(const char *path)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	if (strlen(path) >= sizeof sun.sun_path) die("unix socket path too long: %s", path);
+	strcpy(sun.sun_path, path);
+	struct stat st;
+	/* a socket left by an earlier run would make bind fail */
+	if (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode)) unlink(path);
+	struct evconnlistener *lev = evconnlistener_new_bind(base, accept_cb, NULL, LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC,
+	                                                     511, (struct sockaddr *)&sun, (int)sizeof sun);
+	if (!lev) {
+		log_error("cannot listen on unix:%s: %s", path, strerror(errno));
+		exit(1);
+	}
+	char name[160];
+	snprintf(name, sizeof name, "unix:%s", path);
+	listener *l = add_listener(lev, name);
+	snprintf(l->unix_path, sizeof l->unix_path, "%s", path);
+	log_info("listening on %s", name);
+}
+
+static void listen_on(const char *spec)
+{
+	if (!strncmp(spec, "tcp:", 4)) listen_tcp(spec + 4);
+	else if (!strncmp(spec, "unix:", 5)) listen_unix(spec + 5);
+	else die("bad address `%s` (want tcp:HOST:PORT or unix:PATH)", spec);
+}
+
+/* sd_listen_fds(3) without libsystemd: the sockets are ours when
+ * LISTEN_PID names us; the variables are dropped so children do not
+ * take them for theirs. */
+static int listen_systemd(void)
+{
+	const char *pid = getenv("LISTEN_PID"), *fds = getenv("LISTEN_FDS");
+	if (!pid || !fds || atol(pid) != (long)getpid()) return 0;
+	int n = atoi(fds);
+	unsetenv("LISTEN_PID");
+	unsetenv("LISTEN_FDS");
+	unsetenv("LISTEN_FDNAMES");
+	for (int fd = SD_LISTEN_FDS_START; fd < SD_LISTEN_FDS_START + n; fd++) {
+		fcntl(fd, F_SETFD, FD_CLOEXEC);
+		evutil_make_socket_nonblocking(fd);
+		char name[64];
+		snprintf(name, sizeof name, "systemd fd %d", fd);
+		/* backlog 0: the socket is already listening */
+		add_listener(evconnlistener_new(base, accept_cb, NULL, LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, 0, fd), name);
+		log_info("listening on %s", name);
+	}
+	return n;
+}
+
+static void close_listeners(void)
+{
+	for (int i = 0; i < nlisteners; i++) {
+		if (!listeners[i].lev) continue;
+		evconnlistener_free(listeners[i].lev);
+		event_free(listeners[i].resume);
+		listeners[i].lev = NULL;
+		if (listeners[i].unix_path[0]) unlink(listeners[i].unix_path);
+	}
+}
+
+/* The usual soft limit of 1024 descriptors is below --max-connections
+ * plus listeners and stdio: take what the hard limit allows. */
+static void raise_fd_limit(int want)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur >= (rlim_t)want) return;
+	rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= (rlim_t)want ? (rlim_t)want : rl.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &rl) < 0) log_warn("cannot raise the descriptor limit: %s", strerror(errno));
+	if (rl.rlim_cur < (rlim_t)want)
+		log_warn("%lu file descriptors for %d connections: some will be refused", (unsigned long)rl.rlim_cur, want - 64);
+}
+
+/* ---- signals -------------------------------------------------------------------------- */
+
+static void all_closed(void) { event_base_loopexit(base, NULL); }
+
+static void grace_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd, (void)what, (void)arg;
+	log_warn("replies not drained after %d s; exiting", SHUTDOWN_GRACE);
+	event_base_loopexit(base, NULL);
+}
+
+static void signal_cb(evutil_socket_t sig, short what, void *arg)
+{
+	(void)what, (void)arg;
+	static int once;
+	if (once++) return;
+	log_info("%s: no new connections; finishing replies", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+	close_listeners();
+	struct timeval tv = { SHUTDOWN_GRACE, 0 };
+	event_base_once(base, -1, EV_TIMEOUT, grace_cb, NULL, &tv);
+	conn_shutdown(all_closed);
+}
+
+static void libevent_log(int severity, const char *msg)
+{
+	int level = severity == EVENT_LOG_ERR ? LOG_LEVEL_ERROR : severity == EVENT_LOG_WARN ? LOG_LEVEL_WARN : LOG_LEVEL_DEBUG;
+	log_msg(level, "libevent: %s", msg);
+}
+
+int main(int argc, char **argv)
+{
+	enum { O_MAX_CONN = 256, O_MAX_GAMES, O_IDLE, O_MAX_REQUEST, O_MAX_LINE, O_MAX_OUTPUT, O_LOG_LEVEL };
+	static const struct option opts[] = {
+		{ "listen", required_argument, NULL, 'l' },
+		{ "max-connections", required_argument, NULL, O_MAX_CONN },
+		{ "max-games", required_argument, NULL, O_MAX_GAMES },
+		{ "idle-timeout", required_argument, NULL, O_IDLE },
+		{ "max-request", required_argument, NULL, O_MAX_REQUEST },
+		{ "max-line", required_argument, NULL, O_MAX_LINE },
+		{ "max-output", required_argument, NULL, O_MAX_OUTPUT },
+		{ "log-level", required_argument, NULL, O_LOG_LEVEL },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *specs[MAX_LISTENERS];
+	int nspecs = 0, c;
+	methods_init(&srv);
+	while ((c = getopt_long(argc, argv, "l:hV", opts, NULL)) != -1) {
+		switch (c) {
+		case 'l':
+			if (nspecs == MAX_LISTENERS) die("at most %s --listen options", "32");
+			specs[nspecs++] = optarg;
+			break;
+		case O_MAX_CONN: srv.max_connections = (int)number("max-connections", optarg, 1, 1 << 20); break;
+		case O_MAX_GAMES: srv.games.max = (size_t)number("max-games", optarg, 1, 100000000); break;
+		case O_IDLE: srv.idle_timeout = (int)number("idle-timeout", optarg, 1, 1 << 30); break;
+		case O_MAX_REQUEST: srv.max_request = (size_t)number("max-request", optarg, 64, 1 << 30); break;
+		case O_MAX_LINE: srv.max_line = (size_t)number("max-line", optarg, 64, 1 << 30); break;
+		case O_MAX_OUTPUT: srv.max_output = (size_t)number("max-output", optarg, 4096, 1l << 40); break;
+		case O_LOG_LEVEL:
+			if ((log_level = log_level_parse(optarg)) < 0) {
+				fprintf(stderr, "carcd: --log-level is error, warn, info or debug\n");
+				return 2;
+			}
+			break;
+		case 'h': usage(stdout); return 0;
+		case 'V': printf("carcd %s (protocol %d)\n", CARC_VERSION, PROTO_VERSION); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind < argc) {
+		usage(stderr);
+		return 2;
+	}
+	raise_fd_limit(srv.max_connections + 64);
+	/* a peer that hangs up must cost an EPIPE, not the process */
+	signal(SIGPIPE, SIG_IGN);
+	event_set_log_callback(libevent_log);
+	base = event_base_new();
+	if (!base) die("%s", "cannot make an event base");
+	conn_setup(&srv, base);
+	int activated = listen_systemd();
+	for (int i = 0; i < nspecs; i++) listen_on(specs[i]);
+	if (!activated && !nspecs) listen_on(DEFAULT_LISTEN);
+	struct event *term = evsignal_new(base, SIGTERM, signal_cb, NULL);
+	struct event *intr = evsignal_new(base, SIGINT, signal_cb, NULL);
+	evsignal_add(term, NULL);
+	evsignal_add(intr, NULL);
+	log_info("carcd %s ready (protocol %d, %d connections, %zu games at most)", CARC_VERSION, PROTO_VERSION,
+	         srv.max_connections, srv.games.max);
+	event_base_dispatch(base);
+	close_listeners();
+	conn_free_all();
+	event_free(term);
+	event_free(intr);
+	event_base_free(base);
+	methods_free(&srv);
+	log_info("stopped");
+	return 0;
+}

@@ -1,0 +1,835 @@
+/*
+ * methods.c - the methods of PROTOCOL.md section 4: one table, with each
+ * method's name, parameter list and handler, reached by both encodings.
+ * Parameter types and ranges are checked from the table before a handler
+ * runs, so handlers only check what depends on the game.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon.h"
+
+/* One request in flight. */
+typedef struct method_call {
+	server *s;
+	proto_arena *a;
+	void *conn;
+	games_subs *subs;
+	const proto_val *params;
+	/* set by handlers: what to send the game's watchers after the response */
+	games_game *notify_game;
+	proto_val *notify;
+	games_game *closed;     /* free after the watchers heard of it */
+} method_call;
+
+typedef proto_err method_exec(method_call *c, proto_val **result, const char **why);
+
+typedef struct method {
+	const char *name;
+	const proto_param *params;
+	method_exec *exec;
+} method;
+
+/* Components of PROTOCOL.md 4.1; the base game has none of them. */
+static const char *const components[] = {
+	"large", "wagon", "mayor", "builder", "pig", "barn", "shepherd", "abbey", "tower", "king",
+	"robber", "goods", "fairy", "dragon", "count", "catapult", NULL
+};
+
+#define MAX_SEED ((1ll << 53) - 1) /* JSON-safe integers */
+#define MAX_RULE_INT 1000          /* integer rule options are points: keep them sane */
+#define GAME_ID { .name = "game", .type = PROTO_P_INT, .required = 1, .min = 1, .max = INT64_MAX }
+#define END { .name = NULL }
+
+/* ---- helpers ---------------------------------------------------------------- */
+
+static proto_err get_game(method_call *c, games_game **gm, const char **why)
+{
+	int64_t id = 0;
+	pv_to_int(pv_get(c->params, "game"), &id);
+	*gm = games_find(&c->s->games, id);
+	if (*gm) return PROTO_OK;
+	*why = proto_arena_printf(c->a, "there is no game %lld", (long long)id);
+	return PROTO_E_NO_SUCH_GAME;
+}
+
+static proto_game_meta meta_of(const games_game *gm)
+{
+	proto_game_meta m = { gm->id, gm->seq, (const char *const *)gm->names, gm->seed_sha256,
+		              carc_game_over(gm->g), gm->seed, gm->salt };
+	return m;
+}
+
+static const char *hex_token(proto_arena *a, const uint8_t *t)
+{
+	char *s = proto_arena_alloc(a, 2 * GAMES_TOKEN + 1);
+	proto_hex(t, GAMES_TOKEN, s);
+	return s;
+}
+
+static proto_val *rule_value(proto_arena *a, int rule, int value)
+{
+	const carc_rule_desc *r = carc_rule(rule);
+	if (r->type == 0) return pv_str(a, r->values[value]);
+	if (r->type == 1) return pv_bool(a, value);
+	return pv_int(a, value);
+}
+
+/* Sends a finished message to one connection in its encoding. */
+static void send_to(server *s, void *conn, const proto_val *msg)
+{
+	proto_buf_reset(&s->wbuf);
+	proto_encode(msg, s->conn_enc(conn), &s->wbuf);
+	s->deliver(conn, s->wbuf.p, s->wbuf.len);
+}
+
+/* A notification is encoded once per encoding, whatever the number of
+ * watchers. */
+static void publish(server *s, games_game *gm, const proto_val *msg)
+{
+	proto_buf enc[PROTO_ENC_COUNT] = { { 0 } };
+	for (int i = 0; i < gm->nsubs; i++) {
+		proto_enc e = s->conn_enc(gm->subs[i]);
+		if (!enc[e].len) proto_encode(msg, e, &enc[e]);
+		s->deliver(gm->subs[i], enc[e].p, enc[e].len);
+	}
+	for (int e = 0; e < PROTO_ENC_COUNT; e++) proto_buf_free(&enc[e]);
+}
+
+/* ---- hello, ping, stats, games ------------------------------------------------- */
+
+static const method methods[];
+
+static proto_err m_hello(method_call *c, proto_val **result, const char **why)
+{
+	(void)why;
+	proto_arena *a = c->a;
+	proto_val *r = pv_map(a), *ex = pv_array(a), *co = pv_array(a), *ru = pv_array(a), *me = pv_array(a);
+	pv_set_str(a, r, "server", CARCD_NAME);
+	pv_set_str(a, r, "version", CARC_VERSION);
+	pv_set_int(a, r, "protocol", PROTO_VERSION);
+	for (int i = 0; i < carc_expansion_count(); i++) {
+		const carc_expansion_desc *d = carc_expansion(i);
+		proto_val *e = pv_map(a);
+		pv_set_str(a, e, "name", d->name);
+		pv_set_str(a, e, "tileset", d->tileset);
+		pv_set_bool(a, e, "available", d->available);
+		pv_push(ex, e);
+	}
+	for (int i = 0; components[i]; i++) {
+		proto_val *e = pv_map(a);
+		pv_set_str(a, e, "name", components[i]);
+		pv_set_bool(a, e, "available", 0);
+		pv_push(co, e);
+	}
+	static const char *const rule_types[] = { "enum", "boolean", "integer" };
+	for (int i = 0; i < CARC_R_COUNT; i++) {
+		const carc_rule_desc *d = carc_rule(i);
+		proto_val *e = pv_map(a);
+		pv_set_str(a, e, "key", d->key);
+		pv_set_str(a, e, "type", rule_types[d->type]);
+		proto_val *vs = pv_array(a);
+		if (d->type == 0) {
+			for (int j = 0; d->values[j]; j++) pv_push(vs, pv_str(a, d->values[j]));
+		} else if (d->type == 1) {
+			pv_push(vs, pv_bool(a, 0));
+			pv_push(vs, pv_bool(a, 1));
+		} else {
+			pv_set_int(a, e, "min", 0);
+			pv_set_int(a, e, "max", MAX_RULE_INT);
+		}
+		if (d->type != 2) pv_set(e, "values", vs);
+		pv_set(e, "default", rule_value(a, i, d->def));
+		pv_set_bool(a, e, "implemented", d->implemented);
+		pv_push(ru, e);
+	}
+	for (const method *m = methods; m->name; m++) pv_push(me, pv_str(a, m->name));
+	pv_set(r, "expansions", ex);
+	pv_set(r, "components", co);
+	pv_set(r, "rules", ru);
+	pv_set(r, "methods", me);
+	proto_val *lim = pv_map(a);
+	pv_set_int(a, lim, "max_request", (int64_t)c->s->max_request);
+	pv_set_int(a, lim, "max_line", (int64_t)c->s->max_line);
+	pv_set_int(a, lim, "max_depth", PROTO_MAX_DEPTH);
+	pv_set_int(a, lim, "max_games", (int64_t)c->s->games.max);
+	pv_set(r, "limits", lim);
+	*result = r;
+	return PROTO_OK;
+}
+
+static proto_err m_ping(method_call *c, proto_val **result, const char **why)
+{
+	(void)why;
+	*result = pv_map(c->a);
+	return PROTO_OK;
+}
+
+/* Resident memory from /proc, 0 where there is none. */
+static int64_t rss_bytes(void)
+{
+	long pages = 0, rss = 0;
+	FILE *f = fopen("/proc/self/statm", "r");
+	if (!f) return 0;
+	if (fscanf(f, "%ld %ld", &pages, &rss) != 2) rss = 0;
+	fclose(f);
+	return (int64_t)rss * 4096;
+}
+
+static proto_err m_stats(method_call *c, proto_val **result, const char **why)
+{
+	(void)why;
+	proto_arena *a = c->a;
+	server *s = c->s;
+	proto_val *r = pv_map(a), *errs = pv_map(a), *mem = pv_map(a);
+	pv_set(r, "uptime", pv_float(a, games_now() - s->started));
+	pv_set_int(a, r, "connections", s->conns);
+	pv_set_int(a, r, "connections_total", (int64_t)s->conns_total);
+	pv_set_int(a, r, "connections_refused", (int64_t)s->conns_refused);
+	pv_set_int(a, r, "games", (int64_t)s->games.n);
+	pv_set_int(a, r, "games_total", (int64_t)s->games.created_total);
+	pv_set_int(a, r, "games_evicted", (int64_t)s->games.evicted_total);
+	pv_set_int(a, r, "requests", (int64_t)s->requests);
+	for (int e = 1; e < PROTO_E_COUNT; e++) pv_set_int(a, errs, proto_strerror((proto_err)e), (int64_t)s->errors[e]);
+	pv_set(r, "errors", errs);
+	pv_set_int(a, mem, "rss", rss_bytes());
+	pv_set_int(a, mem, "games", (int64_t)s->games.bytes);
+	pv_set_int(a, mem, "per_game", s->games.n ? (int64_t)(s->games.bytes / s->games.n) : 0);
+	pv_set(r, "memory", mem);
+	*result = r;
+	return PROTO_OK;
+}
+
+static proto_val *summary(proto_arena *a, const games_game *gm)
+{
+	proto_val *v = pv_map(a), *names = pv_array(a);
+	pv_set_int(a, v, "game", gm->id);
+	for (int i = 0; i < gm->nseats; i++) pv_push(names, pv_str(a, gm->names[i]));
+	pv_set(v, "players", names);
+	pv_set_int(a, v, "seq", gm->seq);
+	pv_set_str(a, v, "phase", carc_phase_name(carc_game_phase(gm->g)));
+	int seat = carc_game_seat(gm->g);
+	pv_set(v, "seat", seat < 0 ? pv_nil(a) : pv_int(a, seat));
+	pv_set_bool(a, v, "over", carc_game_over(gm->g));
+	pv_set_bool(a, v, "auth", gm->auth);
+	pv_set_int(a, v, "watchers", gm->nsubs);
+	return v;
+}
+
+static proto_err m_games(method_call *c, proto_val **result, const char **why)
+{
+	(void)why;
+	int64_t after = 0, limit = 1000;
+	pv_to_int(pv_opt(c->params, "after"), &after);
+	pv_to_int(pv_opt(c->params, "limit"), &limit);
+	games *r = &c->s->games;
+	proto_val *res = pv_map(c->a), *list = pv_array(c->a);
+	size_t i = games_index_after(r, after);
+	for (; i < r->n && (int64_t)list->n < limit; i++) pv_push(list, summary(c->a, r->v[i]));
+	pv_set(res, "games", list);
+	pv_set_bool(c->a, res, "more", i < r->n);
+	*result = res;
+	return PROTO_OK;
+}
+
+/* ---- new_game ---------------------------------------------------------------------- */
+
+static int valid_name(const proto_val *v)
+{
+	if (v->type != PV_STR || v->n == 0 || v->n > PROTO_MAX_NAME) return 0;
+	const uint8_t *p = (const uint8_t *)v->u.s;
+	for (uint32_t i = 0; i < v->n;) {
+		uint8_t b = p[i];
+		int len = b < 0x80 ? 1 : (b & 0xe0) == 0xc0 ? 2 : (b & 0xf0) == 0xe0 ? 3 : (b & 0xf8) == 0xf0 ? 4 : 0;
+		if (!len || i + (uint32_t)len > v->n || b < 0x20 || b == 0x7f || b == 0xc0 || b == 0xc1) return 0;
+		for (int k = 1; k < len; k++)
+			if ((p[i + k] & 0xc0) != 0x80) return 0;
+		i += (uint32_t)len;
+	}
+	return 1;
+}
+
+#define INVALID(...) (*why = proto_arena_printf(a, __VA_ARGS__), PROTO_E_INVALID_PARAMS)
+
+static proto_err parse_players(proto_arena *a, const proto_val *v, carc_config *cfg, const char **names, const char **why)
+{
+	if (v->n < 1 || v->n > CARC_MAX_SEATS) return INVALID("`players` lists 1 to %d names", CARC_MAX_SEATS);
+	int i = 0;
+	for (const proto_val *p = v->u.c.first; p; p = p->next, i++) {
+		if (!valid_name(p))
+			return INVALID("player %d: a name is a string of 1 to %d bytes of UTF-8 without control characters", i,
+			               PROTO_MAX_NAME);
+		names[i] = p->u.s;
+	}
+	cfg->nseats = (uint8_t)v->n;
+	return PROTO_OK;
+}
+
+static proto_err parse_expansions(proto_arena *a, const proto_val *v, carc_config *cfg, const char **why)
+{
+	if (!v) return PROTO_OK;
+	if (v->n == 0) return INVALID("`expansions` names at least one, e.g. [\"base\"]");
+	cfg->expansions = 0;
+	for (const proto_val *e = v->u.c.first; e; e = e->next) {
+		if (e->type != PV_STR) return INVALID("`expansions` is a list of names");
+		int i = carc_expansion_find(e->u.s);
+		if (i < 0) return INVALID("unknown expansion `%s`", e->u.s);
+		if (!carc_expansion(i)->available) return INVALID("expansion `%s` is not available yet", e->u.s);
+		cfg->expansions |= 1u << i;
+	}
+	return PROTO_OK;
+}
+
+static proto_err parse_components(proto_arena *a, const proto_val *v, const char **why)
+{
+	for (const proto_val *m = v ? v->u.c.first : NULL; m; m = m->next) {
+		int known = 0;
+		for (int i = 0; components[i]; i++) known |= m->klen == strlen(components[i]) && !memcmp(m->key, components[i], m->klen);
+		if (!known) return INVALID("unknown component `%s`", m->key);
+		if (m->type != PV_BOOL) return INVALID("component `%s` must be true or false", m->key);
+		/* none of them exists without its expansion yet */
+		if (m->u.b) return INVALID("component `%s` is not available yet", m->key);
+	}
+	return PROTO_OK;
+}
+
+static proto_err parse_rules(proto_arena *a, const proto_val *v, carc_config *cfg, const char **why)
+{
+	for (const proto_val *m = v ? v->u.c.first : NULL; m; m = m->next) {
+		int r = carc_rule_find(m->key);
+		if (r < 0) return INVALID("unknown rule option `%s`", m->key);
+		const carc_rule_desc *d = carc_rule(r);
+		int64_t i;
+		if (d->type == 0) {
+			int value = m->type == PV_STR ? carc_rule_value(r, m->u.s) : -1;
+			if (value < 0) {
+				char list[256] = "";
+				for (int j = 0; d->values[j]; j++)
+					snprintf(list + strlen(list), sizeof list - strlen(list), "%s\"%s\"", j ? ", " : "", d->values[j]);
+				return INVALID("rule `%s` is one of %s", m->key, list);
+			}
+			cfg->rules[r] = value;
+		} else if (d->type == 1) {
+			if (m->type != PV_BOOL) return INVALID("rule `%s` is true or false", m->key);
+			cfg->rules[r] = m->u.b;
+		} else {
+			if (!pv_to_int(m, &i) || i < 0 || i > MAX_RULE_INT)
+				return INVALID("rule `%s` is an integer from 0 to %d", m->key, MAX_RULE_INT);
+			cfg->rules[r] = (int32_t)i;
+		}
+	}
+	return PROTO_OK;
+}
+
+static proto_err tile_of(proto_arena *a, const proto_val *v, const carc_config *cfg, const char *what, uint16_t *out,
+                         const char **why)
+{
+	if (!v || v->type != PV_STR) return INVALID("%s: a tile id such as \"BA/RCr\"", what);
+	int t = carc_tile_find(v->u.s);
+	if (t < 0) return INVALID("%s: there is no tile `%s`", what, v->u.s);
+	int e = carc_tile_expansion(t);
+	if (e < 0 || !(cfg->expansions >> e & 1))
+		return INVALID("%s: tile `%s` belongs to `%s`, which this game does not have", what, v->u.s,
+		               e < 0 ? "?" : carc_expansion(e)->name);
+	*out = (uint16_t)t;
+	return PROTO_OK;
+}
+
+static proto_err parse_tiles(proto_arena *a, const proto_val *v, carc_config *cfg, const char **why)
+{
+	if (!v) return PROTO_OK;
+	if (v->n == 0 || v->n > CARC_MAX_TILES) return INVALID("`tiles` lists 1 to %d tile ids", CARC_MAX_TILES);
+	int i = 0;
+	for (const proto_val *t = v->u.c.first; t; t = t->next, i++) {
+		proto_err rc = tile_of(a, t, cfg, proto_arena_printf(a, "tiles[%d]", i), &cfg->tiles[i], why);
+		if (rc) return rc;
+	}
+	cfg->ntiles = (uint16_t)v->n;
+	return PROTO_OK;
+}
+
+static proto_err parse_start(proto_arena *a, const proto_val *v, carc_config *cfg, const char **why)
+{
+	if (!v) return PROTO_OK;
+	if (v->n == 0 || v->n > CARC_MAX_START) return INVALID("`start` lists 1 to %d tiles", CARC_MAX_START);
+	int i = 0;
+	for (const proto_val *s = v->u.c.first; s; s = s->next, i++) {
+		const char *what = proto_arena_printf(a, "start[%d]", i);
+		if (s->type != PV_MAP) return INVALID("%s: a map {tile, x, y, rot}", what);
+		carc_start_tile *st = &cfg->start[i];
+		proto_err rc = tile_of(a, pv_get(s, "tile"), cfg, what, &st->tile, why);
+		if (rc) return rc;
+		int64_t x, y, rot;
+		if (!pv_to_int(pv_get(s, "x"), &x) || !pv_to_int(pv_get(s, "y"), &y) || x < -1000 || x > 1000 || y < -1000 ||
+		    y > 1000)
+			return INVALID("%s: x and y are integers from -1000 to 1000", what);
+		if (!pv_to_int(pv_get(s, "rot"), &rot) || rot < 0 || rot > 270 || rot % 90)
+			return INVALID("%s: rot is 0, 90, 180 or 270", what);
+		for (int j = 0; j < i; j++)
+			if (cfg->start[j].x == x && cfg->start[j].y == y) return INVALID("%s: two start tiles at (%d,%d)", what, (int)x, (int)y);
+		st->x = (int16_t)x;
+		st->y = (int16_t)y;
+		st->rot = (uint8_t)(rot / 90);
+	}
+	cfg->nstart = (uint8_t)v->n;
+	return PROTO_OK;
+}
+
+static proto_err m_new_game(method_call *c, proto_val **result, const char **why)
+{
+	proto_arena *a = c->a;
+	const proto_val *p = c->params;
+	carc_config cfg;
+	carc_config_init(&cfg);
+	const char *names[CARC_MAX_SEATS];
+	proto_err rc;
+	/* expansions first: the tiles and start tiles are judged against them */
+	if ((rc = parse_players(a, pv_get(p, "players"), &cfg, names, why)) ||
+	    (rc = parse_expansions(a, pv_opt(p, "expansions"), &cfg, why)) ||
+	    (rc = parse_components(a, pv_opt(p, "components"), why)) ||
+	    (rc = parse_rules(a, pv_opt(p, "rules"), &cfg, why)) || (rc = parse_tiles(a, pv_opt(p, "tiles"), &cfg, why)) ||
+	    (rc = parse_start(a, pv_opt(p, "start"), &cfg, why)))
+		return rc;
+	if (pv_opt(p, "bag")) return INVALID("`bag` is for Hills & Sheep, which is not available yet");
+	int64_t seed;
+	if (pv_to_int(pv_opt(p, "seed"), &seed)) {
+		cfg.seed = (uint64_t)seed;
+	} else {
+		games_random(&cfg.seed, sizeof cfg.seed);
+		cfg.seed &= (uint64_t)MAX_SEED;
+	}
+	const proto_val *auth = pv_opt(p, "auth");
+	carc_rc crc;
+	int full;
+	games_game *gm = games_create(&c->s->games, &cfg, names, !auth || auth->u.b, NULL, &crc, &full);
+	if (full) {
+		*why = proto_arena_printf(a, "the server holds %zu games, its limit, and none of them is over", c->s->games.max);
+		return PROTO_E_LIMIT;
+	}
+	if (!gm) return INVALID("the engine refused this game: %s", carc_strerror(crc));
+	proto_val *r = pv_map(a), *seats = pv_array(a);
+	pv_set_int(a, r, "game", gm->id);
+	for (int i = 0; i < gm->nseats; i++) {
+		proto_val *s = pv_map(a);
+		pv_set_int(a, s, "seat", i);
+		pv_set_str(a, s, "name", gm->names[i]);
+		pv_set_str(a, s, "token", hex_token(a, gm->token[i]));
+		pv_push(seats, s);
+	}
+	pv_set(r, "seats", seats);
+	pv_set_str(a, r, "admin_token", hex_token(a, gm->admin));
+	proto_game_meta m = meta_of(gm);
+	pv_set(r, "state", proto_state(a, gm->g, &m));
+	log_debug("game %lld: new, %d seats", (long long)gm->id, gm->nseats);
+	*result = r;
+	return PROTO_OK;
+}
+
+/* ---- state, legal_moves, apply_move, score --------------------------------------------- */
+
+static proto_err m_state(method_call *c, proto_val **result, const char **why)
+{
+	games_game *gm;
+	proto_err rc = get_game(c, &gm, why);
+	if (rc) return rc;
+	proto_game_meta m = meta_of(gm);
+	*result = proto_state(c->a, gm->g, &m);
+	return PROTO_OK;
+}
+
+static proto_err m_legal_moves(method_call *c, proto_val **result, const char **why)
+{
+	proto_arena *a = c->a;
+	games_game *gm;
+	proto_err rc = get_game(c, &gm, why);
+	if (rc) return rc;
+	int64_t seat = -1;
+	if (pv_to_int(pv_opt(c->params, "seat"), &seat) && seat >= gm->nseats)
+		return INVALID("game %lld has seats 0 to %d", (long long)gm->id, gm->nseats - 1);
+	int due = carc_game_seat(gm->g), n = 0;
+	if (seat < 0 || seat == due) {
+		n = carc_legal_moves(gm->g, c->s->moves, CARC_MAX_MOVES);
+		if (n > CARC_MAX_MOVES) {
+			log_error("game %lld: %d legal moves, more than the engine's limit", (long long)gm->id, n);
+			n = CARC_MAX_MOVES;
+		}
+	}
+	proto_val *r = pv_map(a);
+	pv_set_int(a, r, "game", gm->id);
+	pv_set_int(a, r, "seq", gm->seq);
+	pv_set_str(a, r, "phase", carc_phase_name(carc_game_phase(gm->g)));
+	pv_set(r, "seat", due < 0 ? pv_nil(a) : pv_int(a, due));
+	pv_set(r, "moves", proto_moves(a, c->s->moves, n));
+	*result = r;
+	return PROTO_OK;
+}
+
+static proto_err check_token(method_call *c, const games_game *gm, const char **why)
+{
+	proto_arena *a = c->a;
+	if (!gm->auth) return PROTO_OK;
+	const proto_val *t = pv_opt(c->params, "token");
+	if (!t) {
+		*why = "this game needs `token`, the token of the seat that must decide";
+		return PROTO_E_FORBIDDEN;
+	}
+	int seat = games_token_seat(gm, t->u.s), due = carc_game_seat(gm->g);
+	if (seat < 0) {
+		*why = proto_arena_printf(a, "that token belongs to no seat of game %lld", (long long)gm->id);
+		return PROTO_E_FORBIDDEN;
+	}
+	if (seat != due) {
+		*why = proto_arena_printf(a, "it is the turn of seat %d (%s), not of seat %d (%s)", due, gm->names[due], seat,
+		                          gm->names[seat]);
+		return PROTO_E_NOT_YOUR_TURN;
+	}
+	return PROTO_OK;
+}
+
+static proto_err m_apply_move(method_call *c, proto_val **result, const char **why)
+{
+	proto_arena *a = c->a;
+	server *s = c->s;
+	games_game *gm;
+	proto_err rc = get_game(c, &gm, why);
+	if (rc) return rc;
+	if (carc_game_over(gm->g)) {
+		*why = proto_arena_printf(a, "game %lld is over", (long long)gm->id);
+		return PROTO_E_GAME_OVER;
+	}
+	if ((rc = check_token(c, gm, why))) return rc;
+	int64_t seq;
+	if (pv_to_int(pv_opt(c->params, "seq"), &seq) && seq != gm->seq) {
+		*why = proto_arena_printf(a, "seq %lld is not current: game %lld is at seq %u", (long long)seq, (long long)gm->id,
+		                          gm->seq);
+		return PROTO_E_CONFLICT;
+	}
+	carc_move m;
+	if ((rc = proto_move_parse(a, pv_get(c->params, "move"), &m, why))) return rc;
+	int detail = -1;
+	carc_rc crc = carc_check_move(gm->g, &m, &detail);
+	if (crc != CARC_OK) {
+		*why = proto_move_explain(a, gm->g, &m, crc, detail);
+		return PROTO_E_ILLEGAL_MOVE;
+	}
+	carc_sink sink = { s->events, 0, CARC_MAX_EVENTS };
+	crc = carc_apply(gm->g, &m, &sink);
+	if (crc != CARC_OK) { /* carc_check_move said yes a moment ago */
+		log_error("game %lld: a checked move failed: %s", (long long)gm->id, carc_strerror(crc));
+		*why = "the engine refused a move it had accepted";
+		return PROTO_E_INTERNAL;
+	}
+	if (sink.n > sink.cap) {
+		log_error("game %lld: %d events, more than the engine's limit", (long long)gm->id, sink.n);
+		sink.n = sink.cap;
+	}
+	games_record(&s->games, gm, &m);
+	int due = carc_game_seat(gm->g);
+	proto_val *r = pv_map(a);
+	pv_set_int(a, r, "seq", gm->seq);
+	pv_set(r, "events", proto_events(a, gm->g, sink.ev, sink.n));
+	pv_set_str(a, r, "phase", carc_phase_name(carc_game_phase(gm->g)));
+	pv_set(r, "seat", due < 0 ? pv_nil(a) : pv_int(a, due));
+	pv_set_bool(a, r, "over", carc_game_over(gm->g));
+	*result = r;
+	if (gm->nsubs) {
+		/* a value sits in one container only: the watchers get their own */
+		c->notify_game = gm;
+		c->notify = proto_notification(a, gm->id, gm->seq, proto_events(a, gm->g, sink.ev, sink.n));
+	}
+	if (carc_game_over(gm->g)) log_debug("game %lld: over after %u moves", (long long)gm->id, gm->seq);
+	return PROTO_OK;
+}
+
+static proto_err m_score(method_call *c, proto_val **result, const char **why)
+{
+	proto_arena *a = c->a;
+	games_game *gm;
+	proto_err rc = get_game(c, &gm, why);
+	if (rc) return rc;
+	proto_val *r = pv_map(a), *by = pv_array(a);
+	pv_set(r, "scores", proto_scores(a, gm->g));
+	pv_set_bool(a, r, "final", carc_game_over(gm->g));
+	for (int s = 0; s < gm->nseats; s++) {
+		proto_val *e = pv_map(a), *parts = pv_map(a);
+		pv_set_int(a, e, "seat", s);
+		for (int k = 0; k < CARC_SC_COUNT; k++) pv_set_int(a, parts, carc_sc_name(k), carc_game_score_by(gm->g, s, k));
+		pv_set(e, "by", parts);
+		pv_push(by, e);
+	}
+	pv_set(r, "breakdown", by);
+	carc_game_clone(c->s->scratch, gm->g);
+	carc_end_now(c->s->scratch, NULL);
+	pv_set(r, "if_ended_now", proto_scores(a, c->s->scratch));
+	*result = r;
+	return PROTO_OK;
+}
+
+/* ---- history ------------------------------------------------------------------------------- */
+
+static proto_val *setup_of(proto_arena *a, const games_game *gm, const carc_config *cfg)
+{
+	proto_val *s = pv_map(a), *players = pv_array(a), *ex = pv_array(a), *rules = pv_map(a);
+	for (int i = 0; i < gm->nseats; i++) pv_push(players, pv_str(a, gm->names[i]));
+	pv_set(s, "players", players);
+	for (int e = 0; e < carc_expansion_count(); e++)
+		if (cfg->expansions >> e & 1) pv_push(ex, pv_str(a, carc_expansion(e)->name));
+	pv_set(s, "expansions", ex);
+	pv_set(s, "components", pv_map(a));
+	for (int r = 0; r < CARC_R_COUNT; r++) pv_set(rules, carc_rule(r)->key, rule_value(a, r, cfg->rules[r]));
+	pv_set(s, "rules", rules);
+	pv_set_bool(a, s, "auth", gm->auth);
+	/* the supply order is secret until the end, even when it was given */
+	if (cfg->ntiles && carc_game_over(gm->g)) {
+		proto_val *t = pv_array(a);
+		for (int i = 0; i < cfg->ntiles; i++) pv_push(t, pv_str(a, carc_tile_id(cfg->tiles[i])));
+		pv_set(s, "tiles", t);
+	}
+	if (cfg->nstart) {
+		proto_val *t = pv_array(a);
+		for (int i = 0; i < cfg->nstart; i++) {
+			proto_val *e = pv_map(a);
+			pv_set_str(a, e, "tile", carc_tile_id(cfg->start[i].tile));
+			pv_set_int(a, e, "x", cfg->start[i].x);
+			pv_set_int(a, e, "y", cfg->start[i].y);
+			pv_set_int(a, e, "rot", cfg->start[i].rot * 90);
+			pv_push(t, e);
+		}
+		pv_set(s, "start", t);
+	}
+	return s;
+}
+
+/* Events of one step of the replay, each marked with the seq it led to;
+ * drawn tiles are collected for the tile order. */
+static void replay_events(proto_arena *a, const carc_game *g, const carc_sink *sink, uint32_t seq, proto_val *out,
+                          proto_val *drawn, int *reshuffled)
+{
+	int n = sink->n < sink->cap ? sink->n : sink->cap;
+	for (int i = 0; i < n; i++) {
+		const carc_event *e = &sink->ev[i];
+		proto_val *v = proto_event(a, g, e);
+		pv_set_int(a, v, "seq", seq);
+		pv_push(out, v);
+		if (e->type == CARC_EV_TILE_DRAWN) pv_push(drawn, pv_str(a, carc_tile_id(e->tile)));
+		if (e->type == CARC_EV_TILE_DISCARDED && e->why == CARC_WHY_RESHUFFLED) (*reshuffled)++;
+	}
+}
+
+static proto_err m_history(method_call *c, proto_val **result, const char **why)
+{
+	proto_arena *a = c->a;
+	server *s = c->s;
+	games_game *gm;
+	proto_err rc = get_game(c, &gm, why);
+	if (rc) return rc;
+	/* the game's own copy of its config is what it was made with */
+	carc_config cfg = *carc_game_config(gm->g);
+	carc_game *g = s->scratch;
+	carc_sink sink = { s->events, 0, CARC_MAX_EVENTS };
+	proto_val *r = pv_map(a), *moves = pv_array(a), *events = pv_array(a), *drawn = pv_array(a);
+	int reshuffled = 0;
+	if (carc_game_init(g, &cfg, &sink) != CARC_OK) goto broken;
+	replay_events(a, g, &sink, 0, events, drawn, &reshuffled);
+	for (uint32_t i = 0; i < gm->seq; i++) {
+		carc_move m;
+		games_move_get(gm, i, g, &m);
+		int seat = carc_game_seat(g);
+		sink.n = 0;
+		if (carc_apply(g, &m, &sink) != CARC_OK) goto broken;
+		proto_val *e = pv_map(a);
+		pv_set_int(a, e, "seq", i + 1);
+		pv_set_int(a, e, "seat", seat);
+		pv_set(e, "move", proto_move(a, &m));
+		pv_push(moves, e);
+		replay_events(a, g, &sink, i + 1, events, drawn, &reshuffled);
+	}
+	if (carc_game_hash(g) != carc_game_hash(gm->g)) goto broken;
+	pv_set_int(a, r, "game", gm->id);
+	pv_set(r, "setup", setup_of(a, gm, &cfg));
+	pv_set(r, "moves", moves);
+	pv_set(r, "events", events);
+	if (carc_game_over(gm->g)) {
+		pv_set_int(a, r, "seed", (int64_t)gm->seed);
+		pv_set_str(a, r, "salt", gm->salt);
+		/* a tile put back under the supply is drawn twice; the order is
+		 * the supply as shuffled, so its second draw is not part of it */
+		proto_val *order = pv_array(a);
+		int keep = (int)drawn->n - reshuffled, i = 0;
+		for (proto_val *t = drawn->u.c.first, *next; t && i < keep; t = next, i++) {
+			next = t->next;
+			pv_push(order, t);
+		}
+		pv_set(r, "tiles", order);
+	}
+	*result = r;
+	return PROTO_OK;
+broken:
+	log_error("game %lld: its replay differs from the game", (long long)gm->id);
+	*why = "the game's history does not replay";
+	return PROTO_E_INTERNAL;
+}
+
+/* ---- close_game, subscribe, unsubscribe ---------------------------------------------------- */
+
+static proto_err m_close_game(method_call *c, proto_val **result, const char **why)
+{
+	games_game *gm;
+	proto_err rc = get_game(c, &gm, why);
+	if (rc) return rc;
+	if (!games_token_admin(gm, pv_get(c->params, "admin_token")->u.s)) {
+		*why = "that is not the admin token of this game";
+		return PROTO_E_FORBIDDEN;
+	}
+	if (gm->nsubs) {
+		proto_val *ev = pv_array(c->a), *e = pv_map(c->a);
+		pv_set_str(c->a, e, "type", "game_closed");
+		pv_push(ev, e);
+		c->notify_game = gm;
+		c->notify = proto_notification(c->a, gm->id, gm->seq, ev);
+	}
+	c->closed = gm;
+	log_debug("game %lld: closed", (long long)gm->id);
+	*result = pv_map(c->a);
+	return PROTO_OK;
+}
+
+static proto_err seq_result(method_call *c, const games_game *gm, proto_val **result)
+{
+	*result = pv_map(c->a);
+	pv_set_int(c->a, *result, "seq", gm->seq);
+	return PROTO_OK;
+}
+
+static proto_err m_subscribe(method_call *c, proto_val **result, const char **why)
+{
+	games_game *gm;
+	proto_err rc = get_game(c, &gm, why);
+	if (rc) return rc;
+	if (games_subscribe(gm, c->conn, c->subs) < 0) {
+		*why = proto_arena_printf(c->a, "a connection may watch at most %d games", CARCD_MAX_SUBSCRIPTIONS);
+		return PROTO_E_LIMIT;
+	}
+	return seq_result(c, gm, result);
+}
+
+static proto_err m_unsubscribe(method_call *c, proto_val **result, const char **why)
+{
+	games_game *gm;
+	proto_err rc = get_game(c, &gm, why);
+	if (rc) return rc;
+	games_unsubscribe(gm, c->conn, c->subs);
+	return seq_result(c, gm, result);
+}
+
+/* ---- the table ------------------------------------------------------------------------------ */
+
+static const proto_param p_none[] = { END };
+static const proto_param p_hello[] = { { .name = "client", .type = PROTO_P_STR }, END };
+static const proto_param p_game[] = { GAME_ID, END };
+static const proto_param p_new_game[] = {
+	{ .name = "players", .type = PROTO_P_ARRAY, .required = 1 },
+	{ .name = "expansions", .type = PROTO_P_ARRAY },
+	{ .name = "components", .type = PROTO_P_MAP },
+	{ .name = "rules", .type = PROTO_P_MAP },
+	{ .name = "seed", .type = PROTO_P_INT, .min = 0, .max = MAX_SEED },
+	{ .name = "tiles", .type = PROTO_P_ARRAY },
+	{ .name = "start", .type = PROTO_P_ARRAY },
+	{ .name = "bag", .type = PROTO_P_ARRAY },
+	{ .name = "auth", .type = PROTO_P_BOOL },
+	END
+};
+static const proto_param p_legal_moves[] = {
+	GAME_ID, { .name = "seat", .type = PROTO_P_INT, .min = 0, .max = CARC_MAX_SEATS - 1 }, END
+};
+static const proto_param p_apply_move[] = {
+	GAME_ID,
+	{ .name = "token", .type = PROTO_P_STR },
+	{ .name = "move", .type = PROTO_P_MAP, .required = 1 },
+	{ .name = "seq", .type = PROTO_P_INT }, /* any other number than the current one is a conflict */
+	END
+};
+static const proto_param p_games[] = {
+	{ .name = "after", .type = PROTO_P_INT, .min = 0, .max = INT64_MAX },
+	{ .name = "limit", .type = PROTO_P_INT, .min = 1, .max = 10000 },
+	END
+};
+static const proto_param p_close_game[] = { GAME_ID, { .name = "admin_token", .type = PROTO_P_STR, .required = 1 }, END };
+
+static const method methods[] = {
+	{ .name = "hello", .params = p_hello, .exec = m_hello },
+	{ .name = "new_game", .params = p_new_game, .exec = m_new_game },
+	{ .name = "state", .params = p_game, .exec = m_state },
+	{ .name = "legal_moves", .params = p_legal_moves, .exec = m_legal_moves },
+	{ .name = "apply_move", .params = p_apply_move, .exec = m_apply_move },
+	{ .name = "score", .params = p_game, .exec = m_score },
+	{ .name = "history", .params = p_game, .exec = m_history },
+	{ .name = "games", .params = p_games, .exec = m_games },
+	{ .name = "close_game", .params = p_close_game, .exec = m_close_game },
+	{ .name = "subscribe", .params = p_game, .exec = m_subscribe },
+	{ .name = "unsubscribe", .params = p_game, .exec = m_unsubscribe },
+	{ .name = "stats", .params = p_none, .exec = m_stats },
+	{ .name = "ping", .params = p_none, .exec = m_ping },
+	{ .name = NULL }
+};
+
+/* ---- dispatch ------------------------------------------------------------------------------------ */
+
+void methods_init(server *s)
+{
+	games_init(&s->games, CARCD_MAX_GAMES);
+	proto_arena_init(&s->arena);
+	s->scratch = proto_xmalloc(carc_game_size());
+	s->events = proto_xcalloc(CARC_MAX_EVENTS, sizeof *s->events);
+	s->moves = proto_xcalloc(CARC_MAX_MOVES, sizeof *s->moves);
+	s->started = games_now();
+	s->max_request = PROTO_MAX_REQUEST;
+	s->max_line = PROTO_MAX_LINE;
+	s->max_output = CARCD_MAX_OUTPUT;
+	s->max_connections = CARCD_MAX_CONNECTIONS;
+	s->idle_timeout = CARCD_IDLE_TIMEOUT;
+}
+
+void methods_free(server *s)
+{
+	games_free_all(&s->games);
+	proto_arena_free(&s->arena);
+	proto_buf_free(&s->wbuf);
+	free(s->scratch);
+	free(s->events);
+	free(s->moves);
+}
+
+void methods_reply_error(server *s, void *conn, const proto_request *rq, proto_err code, const char *why)
+{
+	s->errors[code < PROTO_E_COUNT ? code : PROTO_E_INTERNAL]++;
+	send_to(s, conn, proto_error(&s->arena, rq, code, why));
+}
+
+void methods_handle(server *s, void *conn, games_subs *subs, const proto_request *rq)
+{
+	s->requests++;
+	const method *m = methods;
+	while (m->name && strcmp(m->name, rq->method)) m++;
+	if (!m->name) {
+		methods_reply_error(s, conn, rq, PROTO_E_UNKNOWN_METHOD,
+		                    proto_arena_printf(&s->arena, "there is no method `%s`", rq->method));
+		return;
+	}
+	method_call c = { s, &s->arena, conn, subs, rq->params, NULL, NULL, NULL };
+	const char *why = NULL;
+	proto_val *result = NULL;
+	proto_err rc = proto_params_check(c.a, m->params, rq->params, &why);
+	if (rc == PROTO_OK) rc = m->exec(&c, &result, &why);
+	if (rc != PROTO_OK) {
+		methods_reply_error(s, conn, rq, rc, why);
+		return;
+	}
+	/* the mover hears its response before the notification of its move */
+	send_to(s, conn, proto_response(c.a, rq, result));
+	if (c.notify) publish(s, c.notify_game, c.notify);
+	if (c.closed) games_close(&s->games, c.closed);
+}
+
+void methods_conn_gone(server *s, void *conn, games_subs *subs) { games_unsubscribe_all(&s->games, conn, subs); }

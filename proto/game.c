@@ -1,0 +1,376 @@
+/*
+ * game.c - a game on the wire: the public state (PROTOCOL.md 4.2), moves
+ * (section 5), events (section 6) and scores as values; moves read back
+ * from values; and why a move is illegal, in words a player understands.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "proto.h"
+
+static const int dx[4] = { 0, 1, 0, -1 }, dy[4] = { -1, 0, 1, 0 };
+static const char *const side_names[4] = { "north", "east", "south", "west" };
+
+/* Move types of PROTOCOL.md section 5 that expansions bring; the engine
+ * does not play them yet, so they are illegal rather than malformed. */
+static const char *const later_moves[] = {
+	"draw", "place_abbey", "ransom", "tower_piece", "move_fairy", "remove_knight", "capture",
+	"exchange", "move_dragon", "leave_city", "move_wagon", "flock", "enter_city", "move_count",
+	"escape", "catapult", "catapult_result", NULL
+};
+
+static char *figure_id(proto_arena *a, const carc_figure_info *f)
+{
+	return proto_arena_printf(a, "%d.%s.%d", f->seat, carc_figkind_name(f->kind), f->n);
+}
+
+static proto_val *figure_id_val(proto_arena *a, const carc_game *g, int slot)
+{
+	carc_figure_info f;
+	if (slot == CARC_NONE || !carc_figure_get(g, slot, &f)) return pv_nil(a);
+	return pv_str(a, figure_id(a, &f));
+}
+
+static proto_val *seat_val(proto_arena *a, int seat) { return seat < 0 ? pv_nil(a) : pv_int(a, seat); }
+
+static void set_seat_figure(proto_arena *a, proto_val *v, const carc_game *g, const carc_event *e)
+{
+	pv_set(v, "seat", seat_val(a, e->seat));
+	pv_set(v, "figure", figure_id_val(a, g, e->figure));
+}
+
+static proto_val *tile_val(proto_arena *a, int type)
+{
+	const char *id = carc_tile_id(type);
+	return id ? pv_str(a, id) : pv_nil(a);
+}
+
+/* Members shared by moves, events and the board: a tile where it lies,
+ * and a point of a feature. */
+static void set_tile_at(proto_arena *a, proto_val *v, int tile, int x, int y, int rot)
+{
+	pv_set(v, "tile", tile_val(a, tile));
+	pv_set_int(a, v, "x", x);
+	pv_set_int(a, v, "y", y);
+	pv_set_int(a, v, "rot", rot * 90);
+}
+
+static void set_port_at(proto_arena *a, proto_val *v, int x, int y, int port)
+{
+	pv_set_int(a, v, "x", x);
+	pv_set_int(a, v, "y", y);
+	pv_set_str(a, v, "at", carc_port_name(port));
+}
+
+proto_val *proto_scores(proto_arena *a, const carc_game *g)
+{
+	proto_val *s = pv_array(a);
+	for (int i = 0; i < carc_game_nseats(g); i++) pv_push(s, pv_int(a, carc_game_score(g, i)));
+	return s;
+}
+
+/* ---- state -------------------------------------------------------------------- */
+
+static proto_val *seat_state(proto_arena *a, const carc_game *g, int seat, const char *name)
+{
+	proto_val *s = pv_map(a), *supply = pv_map(a);
+	pv_set_int(a, s, "seat", seat);
+	pv_set_str(a, s, "name", name);
+	pv_set_int(a, s, "score", carc_game_score(g, seat));
+	/* every kind the seat has in this game, even when all are out */
+	int has[CARC_FIG_COUNT] = { 0 };
+	carc_figure_info f;
+	for (int i = 0; i < carc_figure_count(g); i++)
+		if (carc_figure_get(g, i, &f) && f.seat == seat) has[f.kind] = 1;
+	for (int k = 0; k < CARC_FIG_COUNT; k++)
+		if (has[k]) pv_set_int(a, supply, carc_figkind_name(k), carc_supply_count(g, seat, k));
+	pv_set(s, "supply", supply);
+	pv_set(s, "tokens", pv_map(a));
+	pv_set(s, "prisoners", pv_array(a));
+	return s;
+}
+
+proto_val *proto_state(proto_arena *a, const carc_game *g, const proto_game_meta *m)
+{
+	proto_val *st = pv_map(a);
+	int over = carc_game_over(g);
+	pv_set_int(a, st, "game", m->id);
+	pv_set_int(a, st, "seq", m->seq);
+	pv_set_str(a, st, "phase", carc_phase_name(carc_game_phase(g)));
+	pv_set(st, "seat", seat_val(a, carc_game_seat(g)));
+	pv_set_bool(a, st, "over", over);
+	pv_set_str(a, st, "seed_sha256", m->seed_sha256);
+	if (m->reveal) {
+		pv_set_int(a, st, "seed", (int64_t)m->seed);
+		pv_set_str(a, st, "salt", m->salt);
+	}
+	int drawn = carc_game_drawn(g);
+	if (drawn >= 0) {
+		proto_val *t = pv_map(a);
+		pv_set(t, "id", tile_val(a, drawn));
+		pv_set(t, "drawn_by", seat_val(a, carc_game_seat(g)));
+		pv_set(st, "tile", t);
+	} else {
+		pv_set_nil(a, st, "tile");
+	}
+	pv_set_int(a, st, "tiles_left", carc_game_tiles_left(g));
+	proto_val *seats = pv_array(a);
+	for (int s = 0; s < carc_game_nseats(g); s++) pv_push(seats, seat_state(a, g, s, m->names[s]));
+	pv_set(st, "seats", seats);
+
+	/* figures on the board, gathered once, then handed to their tiles */
+	int nfig = carc_figure_count(g), non = 0;
+	carc_figure_info *on = proto_arena_alloc(a, sizeof *on * (size_t)(nfig ? nfig : 1));
+	for (int i = 0; i < nfig; i++)
+		if (carc_figure_get(g, i, &on[non]) && on[non].on_board) non++;
+	proto_val *board = pv_array(a);
+	for (int i = 0; i < carc_board_count(g); i++) {
+		carc_placed_info p;
+		carc_board_get(g, i, &p);
+		proto_val *t = pv_map(a), *figs = pv_array(a);
+		set_tile_at(a, t, p.tile, p.x, p.y, p.rot);
+		for (int j = 0; j < non; j++) {
+			if (on[j].x != p.x || on[j].y != p.y) continue;
+			proto_val *f = pv_map(a);
+			pv_set_str(a, f, "id", figure_id(a, &on[j]));
+			pv_set_str(a, f, "kind", carc_figkind_name(on[j].kind));
+			pv_set_str(a, f, "at", carc_port_name(on[j].port));
+			pv_set_str(a, f, "feature", carc_fkind_name(on[j].fkind));
+			pv_push(figs, f);
+		}
+		pv_set(t, "figures", figs);
+		pv_push(board, t);
+	}
+	pv_set(st, "board", board);
+	proto_val *neutral = pv_map(a);
+	pv_set_nil(a, neutral, "dragon");
+	pv_set_nil(a, neutral, "fairy");
+	pv_set_nil(a, neutral, "count");
+	pv_set(st, "neutral", neutral);
+	return st;
+}
+
+/* ---- moves ------------------------------------------------------------------------ */
+
+proto_val *proto_move(proto_arena *a, const carc_move *m)
+{
+	proto_val *v = pv_map(a);
+	pv_set_str(a, v, "type", carc_mtype_name(m->type));
+	switch (m->type) {
+	case CARC_MV_PLACE_TILE: set_tile_at(a, v, m->tile, m->x, m->y, m->rot); break;
+	case CARC_MV_DEPLOY:
+		pv_set_str(a, v, "kind", carc_figkind_name(m->kind));
+		set_port_at(a, v, m->x, m->y, m->port);
+		break;
+	default: break;
+	}
+	return v;
+}
+
+proto_val *proto_moves(proto_arena *a, const carc_move *m, int n)
+{
+	proto_val *v = pv_array(a);
+	for (int i = 0; i < n; i++) pv_push(v, proto_move(a, &m[i]));
+	return v;
+}
+
+static proto_err bad_move(proto_arena *a, const char **why, const char *fmt, const char *arg)
+{
+	*why = proto_arena_printf(a, fmt, arg);
+	return PROTO_E_INVALID_PARAMS;
+}
+
+/* An integer member of a move within int16, the engine's coordinates. */
+static proto_err coord(proto_arena *a, const proto_val *v, const char *key, int16_t *out, const char **why)
+{
+	int64_t i;
+	const proto_val *m = pv_opt(v, key);
+	if (!m) return bad_move(a, why, "the move needs `%s`", key);
+	if (!pv_to_int(m, &i) || i < -32768 || i > 32767) return bad_move(a, why, "`%s` of the move must be an integer", key);
+	*out = (int16_t)i;
+	return PROTO_OK;
+}
+
+static const char *str_member(const proto_val *v, const char *key)
+{
+	const proto_val *m = pv_opt(v, key);
+	return m && m->type == PV_STR ? m->u.s : NULL;
+}
+
+proto_err proto_move_parse(proto_arena *a, const proto_val *v, carc_move *m, const char **why)
+{
+	memset(m, 0, sizeof *m);
+	m->tile = CARC_NONE;
+	m->figure = CARC_NONE;
+	if (!v || v->type != PV_MAP) return bad_move(a, why, "%s", "the move must be a map with a `type`");
+	const char *type = str_member(v, "type");
+	if (!type) return bad_move(a, why, "%s", "the move needs a `type` string");
+	proto_err rc;
+	if (!strcmp(type, "pass")) {
+		m->type = CARC_MV_PASS;
+	} else if (!strcmp(type, "place_tile")) {
+		m->type = CARC_MV_PLACE_TILE;
+		const char *tile = str_member(v, "tile");
+		if (!tile) return bad_move(a, why, "%s", "place_tile needs `tile`, a tile id");
+		int t = carc_tile_find(tile);
+		if (t < 0) return bad_move(a, why, "there is no tile `%s`", tile);
+		m->tile = (uint16_t)t;
+		if ((rc = coord(a, v, "x", &m->x, why)) || (rc = coord(a, v, "y", &m->y, why))) return rc;
+		int64_t rot;
+		if (!pv_to_int(pv_opt(v, "rot"), &rot) || rot < 0 || rot > 270 || rot % 90)
+			return bad_move(a, why, "%s", "`rot` must be 0, 90, 180 or 270");
+		m->rot = (uint8_t)(rot / 90);
+	} else if (!strcmp(type, "deploy")) {
+		m->type = CARC_MV_DEPLOY;
+		const char *kind = str_member(v, "kind"), *at = str_member(v, "at");
+		int k = kind ? carc_figkind_parse(kind) : -1, p = at ? carc_port_parse(at) : -1;
+		if (k < 0) return bad_move(a, why, "%s", "deploy needs `kind`, a figure kind such as \"follower\"");
+		if (p < 0) return bad_move(a, why, "%s", "deploy needs `at`, a port such as \"N\", \"NL\" or \"cloister\"");
+		m->kind = (uint8_t)k;
+		m->port = (uint8_t)p;
+		if ((rc = coord(a, v, "x", &m->x, why)) || (rc = coord(a, v, "y", &m->y, why))) return rc;
+	} else {
+		for (int i = 0; later_moves[i]; i++)
+			if (!strcmp(type, later_moves[i])) {
+				*why = proto_arena_printf(a, "%s moves belong to an expansion this game does not have", type);
+				return PROTO_E_ILLEGAL_MOVE;
+			}
+		return bad_move(a, why, "unknown move type `%s`", type);
+	}
+	return PROTO_OK;
+}
+
+/* ---- why a move is illegal ------------------------------------------------------------ */
+
+/* The feature kind at board port `port` of the tile at (x, y), -1 if none. */
+static int kind_at(const carc_game *g, int x, int y, int port)
+{
+	uint16_t ports[32];
+	uint8_t kinds[32];
+	int n = carc_tile_features(g, x, y, ports, kinds, 32);
+	for (int i = 0; i < n && i < 32; i++)
+		if (ports[i] >> port & 1) return kinds[i];
+	return -1;
+}
+
+static const char *explain_edge(proto_arena *a, const carc_game *g, const carc_move *m, int side)
+{
+	if (side < 0 || side > 3) return carc_strerror(CARC_E_EDGE);
+	int nx = m->x + dx[side], ny = m->y + dy[side];
+	int b = carc_board_find(g, nx, ny);
+	if (b < 0) return carc_strerror(CARC_E_EDGE);
+	carc_placed_info p;
+	carc_board_get(g, b, &p);
+	const char *turned = m->rot ? proto_arena_printf(a, " turned %d°", m->rot * 90) : "";
+	return proto_arena_printf(a, "the %s edge of %s%s (%s) does not match the %s of the tile to the %s (%s at %d,%d)",
+	                          side_names[side], carc_tile_id(m->tile), turned, carc_tile_edge(m->tile, m->rot, side),
+	                          carc_tile_edge(p.tile, p.rot, (side + 2) & 3), side_names[side], carc_tile_id(p.tile),
+	                          nx, ny);
+}
+
+const char *proto_move_explain(proto_arena *a, const carc_game *g, const carc_move *m, carc_rc rc, int detail)
+{
+	int drawn = carc_game_drawn(g);
+	carc_placed_info last = { 0, 0, 0, 0 };
+	if (carc_board_count(g) > 0) carc_board_get(g, carc_board_count(g) - 1, &last);
+	switch (rc) {
+	case CARC_E_PHASE:
+		if (carc_game_phase(g) == CARC_PH_TILE)
+			return proto_arena_printf(a, "first place the tile you drew (%s) with a place_tile move",
+			                          drawn >= 0 ? carc_tile_id(drawn) : "?");
+		return proto_arena_printf(a, "the tile is already placed: deploy a figure on it or pass");
+	case CARC_E_TILE:
+		return proto_arena_printf(a, "you drew %s, not %s", drawn >= 0 ? carc_tile_id(drawn) : "no tile",
+		                          carc_tile_id(m->tile));
+	case CARC_E_OCCUPIED: {
+		carc_placed_info p = { 0, 0, 0, 0 };
+		int b = carc_board_find(g, m->x, m->y);
+		if (b >= 0) carc_board_get(g, b, &p);
+		return proto_arena_printf(a, "there is already a tile at (%d,%d): %s", m->x, m->y,
+		                          b >= 0 ? carc_tile_id(p.tile) : "?");
+	}
+	case CARC_E_NOT_ADJACENT:
+		return proto_arena_printf(a, "(%d,%d) does not touch a placed tile edge to edge", m->x, m->y);
+	case CARC_E_EDGE: return explain_edge(a, g, m, detail);
+	case CARC_E_NOT_TILE_JUST_PLACED:
+		return proto_arena_printf(a, "figures go on the tile just placed, at (%d,%d), not (%d,%d)", last.x, last.y,
+		                          m->x, m->y);
+	case CARC_E_NO_FEATURE:
+		return proto_arena_printf(a, "the tile at (%d,%d) has nothing to stand on at %s", m->x, m->y,
+		                          carc_port_name(m->port));
+	case CARC_E_FEATURE_TAKEN: {
+		int k = kind_at(g, m->x, m->y, m->port);
+		const char *what = k < 0 ? "feature" : carc_fkind_name(k);
+		return proto_arena_printf(a, "the %s at %s of (%d,%d) is already occupied: a follower stands on the connected %s",
+		                          what, carc_port_name(m->port), m->x, m->y, what);
+	}
+	case CARC_E_NO_FIGURE:
+		if (carc_figure_find(g, carc_game_seat(g), m->kind, 1) < 0)
+			return proto_arena_printf(a, "there are no %s figures in this game", carc_figkind_name(m->kind));
+		return proto_arena_printf(a, "you have no %s left in your supply", carc_figkind_name(m->kind));
+	case CARC_E_KIND: {
+		int k = kind_at(g, m->x, m->y, m->port);
+		const char *farmers = k == CARC_F_FIELD && !carc_game_config(g)->rules[CARC_R_FARMERS]
+		                              ? " (this game is played without farmers)" : "";
+		return proto_arena_printf(a, "a %s may not stand on a %s%s", carc_figkind_name(m->kind),
+		                          k < 0 ? "feature" : carc_fkind_name(k), farmers);
+	}
+	default: return carc_strerror(rc);
+	}
+}
+
+/* ---- events ---------------------------------------------------------------------------- */
+
+proto_val *proto_event(proto_arena *a, const carc_game *g, const carc_event *e)
+{
+	proto_val *v = pv_map(a);
+	pv_set_str(a, v, "type", carc_etype_name(e->type));
+	switch (e->type) {
+	case CARC_EV_TILE_DRAWN:
+		pv_set(v, "seat", seat_val(a, e->seat));
+		pv_set(v, "tile", tile_val(a, e->tile));
+		break;
+	case CARC_EV_TILE_PLACED:
+		pv_set(v, "seat", seat_val(a, e->seat)); /* nil for a start tile */
+		set_tile_at(a, v, e->tile, e->x, e->y, e->rot);
+		break;
+	case CARC_EV_TILE_DISCARDED:
+		pv_set(v, "tile", tile_val(a, e->tile));
+		pv_set_str(a, v, "why", carc_why_name(e->why));
+		break;
+	case CARC_EV_DEPLOYED:
+		set_seat_figure(a, v, g, e);
+		pv_set_str(a, v, "kind", carc_figkind_name(e->kind));
+		set_port_at(a, v, e->x, e->y, e->port);
+		pv_set_str(a, v, "feature", carc_fkind_name(e->fkind));
+		break;
+	case CARC_EV_RETURNED:
+		set_seat_figure(a, v, g, e);
+		pv_set_str(a, v, "why", carc_why_name(e->why));
+		break;
+	case CARC_EV_FEATURE_COMPLETED:
+		pv_set_str(a, v, "feature", carc_fkind_name(e->fkind));
+		set_port_at(a, v, e->x, e->y, e->port);
+		pv_set_int(a, v, "tiles", e->ntiles);
+		break;
+	case CARC_EV_SCORED:
+		pv_set(v, "seat", seat_val(a, e->seat));
+		pv_set_int(a, v, "points", e->points);
+		pv_set_str(a, v, "feature", carc_sc_name(e->fkind));
+		set_port_at(a, v, e->x, e->y, e->port);
+		pv_set_bool(a, v, "final", e->final);
+		break;
+	case CARC_EV_TURN: pv_set(v, "seat", seat_val(a, e->seat)); break;
+	case CARC_EV_GAME_OVER: pv_set(v, "scores", proto_scores(a, g)); break;
+	default: break;
+	}
+	return v;
+}
+
+proto_val *proto_events(proto_arena *a, const carc_game *g, const carc_event *ev, int n)
+{
+	proto_val *v = pv_array(a);
+	for (int i = 0; i < n; i++)
+		pv_push(v, proto_event(a, g, &ev[i]));
+	return v;
+}

@@ -1,0 +1,242 @@
+/*
+ * json.c - the line protocol: one JSON message per line, for people with
+ * nc or socat, shell scripts and jq.  jansson parses; the writer is our
+ * own, so it can emit straight from a value tree and never fails on bytes
+ * a MessagePack client put in a string.
+ */
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "proto.h"
+
+static proto_val *from_json(proto_arena *a, json_t *j, int depth, proto_decoded *d)
+{
+	if (depth > PROTO_MAX_DEPTH) {
+		d->code = PROTO_E_LIMIT;
+		d->why = "arrays and objects nest deeper than 16";
+		return NULL;
+	}
+	switch (json_typeof(j)) {
+	case JSON_NULL: return pv_nil(a);
+	case JSON_TRUE: return pv_bool(a, 1);
+	case JSON_FALSE: return pv_bool(a, 0);
+	case JSON_INTEGER: return pv_int(a, json_integer_value(j));
+	case JSON_REAL: return pv_float(a, json_real_value(j));
+	case JSON_STRING: return pv_strn(a, json_string_value(j), json_string_length(j));
+	case JSON_ARRAY: {
+		proto_val *v = pv_array(a);
+		size_t i;
+		json_t *m;
+		json_array_foreach(j, i, m) {
+			proto_val *x = from_json(a, m, depth + 1, d);
+			if (!x) return NULL;
+			pv_push(v, x);
+		}
+		return v;
+	}
+	case JSON_OBJECT: {
+		proto_val *v = pv_map(a);
+		const char *k;
+		json_t *m;
+		json_object_foreach(j, k, m) {
+			proto_val *x = from_json(a, m, depth + 1, d);
+			if (!x) return NULL;
+			size_t kn = strlen(k);
+			pv_setn(v, proto_arena_strndup(a, k, kn), kn, x);
+		}
+		return v;
+	}
+	}
+	d->code = PROTO_E_BAD_REQUEST;
+	d->why = "unexpected JSON value";
+	return NULL;
+}
+
+/* Parses one JSON text (a whole envelope, or the params of a shorthand). */
+static proto_val *parse(proto_arena *a, const char *s, size_t n, proto_decoded *d)
+{
+	json_error_t err;
+	json_t *j = json_loadb(s, n, JSON_DECODE_ANY, &err);
+	if (!j) {
+		d->code = PROTO_E_BAD_REQUEST;
+		d->why = proto_arena_printf(a, "bad JSON at column %d: %s", err.column, err.text);
+		return NULL;
+	}
+	proto_val *v = from_json(a, j, 1, d);
+	json_decref(j);
+	return v;
+}
+
+static int is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+
+static int is_method_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+proto_decoded proto_json_decode(proto_arena *a, const char *line, size_t n, proto_request *rq)
+{
+	proto_decoded d = { PROTO_OK, NULL, 0, 0 };
+	memset(rq, 0, sizeof *rq);
+	while (n && is_space(line[n - 1])) n--;
+	while (n && is_space(*line)) line++, n--;
+	if (!n) {
+		d.skip = 1;
+		return d;
+	}
+	if (*line == '[') {
+		proto_val *env = parse(a, line, n, &d);
+		return env ? proto_envelope(a, env, rq) : d;
+	}
+	size_t m = 0;
+	while (m < n && is_method_char(line[m])) m++;
+	/* a method name starts with a letter; a bare JSON literal is no request */
+	int literal = (m == 4 && (!memcmp(line, "null", 4) || !memcmp(line, "true", 4))) || (m == 5 && !memcmp(line, "false", 5));
+	if (!m || (line[0] >= '0' && line[0] <= '9') || literal || (m < n && !is_space(line[m]))) {
+		d.code = PROTO_E_BAD_REQUEST;
+		d.why = "a line is `method {params}`, a bare `method`, or a JSON array [0, msgid, method, params]";
+		return d;
+	}
+	rq->method = proto_arena_strndup(a, line, m);
+	while (m < n && is_space(line[m])) m++;
+	if (m == n) {
+		rq->params = pv_map(a);
+		return d;
+	}
+	proto_val *params = parse(a, line + m, n - m, &d);
+	if (!params) return d;
+	if (params->type == PV_ARRAY && params->n == 1 && params->u.c.first->type == PV_MAP)
+		params = params->u.c.first;
+	if (params->type != PV_MAP) {
+		d.code = PROTO_E_INVALID_PARAMS;
+		d.why = "params must be a JSON object";
+		return d;
+	}
+	rq->params = params;
+	return d;
+}
+
+int proto_is_http(const char *line, size_t n)
+{
+	static const char *const verbs[] = { "GET ", "HEAD ", "POST ", "PUT ", "DELETE ", "OPTIONS ",
+		                             "CONNECT ", "TRACE ", "PATCH ", NULL };
+	for (int i = 0; verbs[i]; i++) {
+		size_t k = strlen(verbs[i]);
+		if (n < k || memcmp(line, verbs[i], k)) continue;
+		for (size_t j = k; j + 6 <= n; j++)
+			if (!memcmp(line + j, " HTTP/", 6)) return 1;
+	}
+	return 0;
+}
+
+/* ---- writing -------------------------------------------------------------- */
+
+/* Length of the valid UTF-8 sequence at p (1..4), or 0. */
+static int utf8_len(const uint8_t *p, size_t n)
+{
+	uint8_t c = p[0];
+	int len;
+	uint32_t cp;
+	if (c < 0x80) return 1;
+	if (c >= 0xc2 && c <= 0xdf) len = 2, cp = c & 0x1f;
+	else if (c >= 0xe0 && c <= 0xef) len = 3, cp = c & 0x0f;
+	else if (c >= 0xf0 && c <= 0xf4) len = 4, cp = c & 0x07;
+	else return 0;
+	if (n < (size_t)len) return 0;
+	for (int i = 1; i < len; i++) {
+		if ((p[i] & 0xc0) != 0x80) return 0;
+		cp = cp << 6 | (p[i] & 0x3f);
+	}
+	if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+		return 0;
+	return len;
+}
+
+/* A JSON string; bytes that are not UTF-8 (a MessagePack client may send
+ * any) become U+FFFD, so every line we write is valid JSON. */
+static void put_string(proto_buf *out, const char *s, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	const uint8_t *p = (const uint8_t *)s;
+	proto_buf_addc(out, '"');
+	size_t i = 0;
+	while (i < n) {
+		size_t run = i;
+		while (run < n && p[run] >= 0x20 && p[run] < 0x80 && p[run] != '"' && p[run] != '\\') run++;
+		if (run > i) { /* plain ASCII in one go: the common case */
+			proto_buf_add(out, p + i, run - i);
+			i = run;
+			continue;
+		}
+		uint8_t c = p[i];
+		if (c == '"' || c == '\\') {
+			proto_buf_addc(out, '\\');
+			proto_buf_addc(out, c);
+			i++;
+		} else if (c < 0x20) {
+			char e[6] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15] };
+			if (c == '\n') proto_buf_add(out, "\\n", 2);
+			else if (c == '\t') proto_buf_add(out, "\\t", 2);
+			else if (c == '\r') proto_buf_add(out, "\\r", 2);
+			else proto_buf_add(out, e, 6);
+			i++;
+		} else {
+			int len = utf8_len(p + i, n - i);
+			if (len) {
+				proto_buf_add(out, p + i, (size_t)len);
+				i += (size_t)len;
+			} else {
+				proto_buf_add(out, "\\ufffd", 6);
+				i++;
+			}
+		}
+	}
+	proto_buf_addc(out, '"');
+}
+
+static void put(proto_buf *out, const proto_val *v)
+{
+	char num[32];
+	int k;
+	switch (v->type) {
+	case PV_NIL: proto_buf_add(out, "null", 4); break;
+	case PV_BOOL:
+		if (v->u.b) proto_buf_add(out, "true", 4);
+		else proto_buf_add(out, "false", 5);
+		break;
+	case PV_INT:
+		k = snprintf(num, sizeof num, "%lld", (long long)v->u.i);
+		proto_buf_add(out, num, (size_t)k);
+		break;
+	case PV_FLOAT:
+		if (v->u.f != v->u.f || v->u.f - v->u.f != 0) { /* NaN or infinite: JSON has neither */
+			proto_buf_add(out, "null", 4);
+			break;
+		}
+		k = snprintf(num, sizeof num, "%.17g", v->u.f);
+		proto_buf_add(out, num, (size_t)k);
+		break;
+	case PV_STR: put_string(out, v->u.s, v->n); break;
+	case PV_ARRAY:
+		proto_buf_addc(out, '[');
+		for (const proto_val *m = v->u.c.first; m; m = m->next) {
+			put(out, m);
+			if (m->next) proto_buf_addc(out, ',');
+		}
+		proto_buf_addc(out, ']');
+		break;
+	case PV_MAP:
+		proto_buf_addc(out, '{');
+		for (const proto_val *m = v->u.c.first; m; m = m->next) {
+			put_string(out, m->key, m->klen);
+			proto_buf_addc(out, ':');
+			put(out, m);
+			if (m->next) proto_buf_addc(out, ',');
+		}
+		proto_buf_addc(out, '}');
+		break;
+	}
+}
+
+void proto_json_encode(const proto_val *v, proto_buf *out) { put(out, v); }

@@ -1,0 +1,571 @@
+/*
+ * check_proto.c - unit tests of the wire layer: the frame guard against
+ * hostile MessagePack, both decoders, the writers, and SHA-256 against
+ * the FIPS 180-4 vectors.  No sockets: proto/ is bytes in, bytes out.
+ */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "proto.h"
+
+#define MAX (1u << 20)
+
+static proto_guard_rc guard(const void *p, size_t n, size_t *len)
+{
+	*len = 0;
+	return proto_guard_check(p, n, MAX, len);
+}
+
+/* ---- frame guard ---------------------------------------------------------------- */
+
+START_TEST(guard_complete)
+{
+	/* [0, 1, "ping", {}] */
+	static const uint8_t m[] = { 0x94, 0x00, 0x01, 0xa4, 'p', 'i', 'n', 'g', 0x80 };
+	size_t len;
+	ck_assert_int_eq(guard(m, sizeof m, &len), PROTO_GUARD_DONE);
+	ck_assert_uint_eq(len, sizeof m);
+	/* a second message behind it is not part of this one */
+	uint8_t two[2 * sizeof m];
+	memcpy(two, m, sizeof m);
+	memcpy(two + sizeof m, m, sizeof m);
+	ck_assert_int_eq(guard(two, sizeof two, &len), PROTO_GUARD_DONE);
+	ck_assert_uint_eq(len, sizeof m);
+}
+END_TEST
+
+START_TEST(guard_truncated)
+{
+	static const uint8_t m[] = { 0x94, 0x00, 0x01, 0xa4, 'p', 'i', 'n', 'g', 0x80 };
+	size_t len;
+	for (size_t n = 0; n < sizeof m; n++) ck_assert_int_eq(guard(m, n, &len), PROTO_GUARD_MORE);
+	/* a str32 header cut in the middle */
+	static const uint8_t s[] = { 0x91, 0xdb, 0x00, 0x00 };
+	ck_assert_int_eq(guard(s, sizeof s, &len), PROTO_GUARD_MORE);
+}
+END_TEST
+
+START_TEST(guard_resumes)
+{
+	static const uint8_t m[] = { 0x94, 0x00, 0x01, 0xa4, 'p', 'i', 'n', 'g', 0x81, 0xa1, 'a', 0xcd, 0x01, 0x02 };
+	proto_guard g;
+	proto_guard_init(&g, MAX);
+	size_t len = 0;
+	for (size_t n = 1; n < sizeof m; n++) ck_assert_int_eq(proto_guard_feed(&g, m, n, &len), PROTO_GUARD_MORE);
+	ck_assert_int_eq(proto_guard_feed(&g, m, sizeof m, &len), PROTO_GUARD_DONE);
+	ck_assert_uint_eq(len, sizeof m);
+}
+END_TEST
+
+START_TEST(guard_four_billion)
+{
+	/* 5 bytes declaring 4 billion members: refused before any arrives */
+	static const uint8_t a[] = { 0xdd, 0xff, 0xff, 0xff, 0xff };
+	static const uint8_t m[] = { 0xdf, 0xff, 0xff, 0xff, 0xff };
+	static const uint8_t s[] = { 0x91, 0xdb, 0xff, 0xff, 0xff, 0xff };
+	static const uint8_t b[] = { 0x91, 0xc6, 0x7f, 0xff, 0xff, 0xff };
+	static const uint8_t e[] = { 0x91, 0xc9, 0x00, 0x10, 0x00, 0x00 };
+	size_t len;
+	ck_assert_int_eq(guard(a, sizeof a, &len), PROTO_GUARD_LIMIT);
+	ck_assert_int_eq(guard(m, sizeof m, &len), PROTO_GUARD_LIMIT);
+	ck_assert_int_eq(guard(s, sizeof s, &len), PROTO_GUARD_LIMIT);
+	ck_assert_int_eq(guard(b, sizeof b, &len), PROTO_GUARD_LIMIT);
+	ck_assert_int_eq(guard(e, sizeof e, &len), PROTO_GUARD_LIMIT);
+	/* just under the limit is only waiting */
+	uint8_t ok[] = { 0xdc, 0x00, 0x10 };
+	ck_assert_int_eq(guard(ok, sizeof ok, &len), PROTO_GUARD_MORE);
+}
+END_TEST
+
+START_TEST(guard_depth)
+{
+	uint8_t deep[1000];
+	memset(deep, 0x91, sizeof deep);
+	size_t len;
+	ck_assert_int_eq(guard(deep, sizeof deep, &len), PROTO_GUARD_LIMIT);
+	/* 16 levels are allowed, 17 are not */
+	uint8_t d16[17], d17[18];
+	memset(d16, 0x91, 16);
+	d16[16] = 0xc0;
+	memset(d17, 0x91, 17);
+	d17[17] = 0xc0;
+	ck_assert_int_eq(guard(d16, sizeof d16, &len), PROTO_GUARD_DONE);
+	ck_assert_int_eq(guard(d17, sizeof d17, &len), PROTO_GUARD_LIMIT);
+	/* maps count too */
+	uint8_t m17[40];
+	size_t n = 0;
+	for (int i = 0; i < 17; i++) {
+		m17[n++] = 0x81;
+		m17[n++] = 0xa0;
+	}
+	m17[n++] = 0xc0;
+	ck_assert_int_eq(guard(m17, n, &len), PROTO_GUARD_LIMIT);
+}
+END_TEST
+
+START_TEST(guard_c1)
+{
+	static const uint8_t a[] = { 0xc1 };
+	static const uint8_t b[] = { 0x94, 0x00, 0xc1 };
+	size_t len;
+	ck_assert_int_eq(guard(a, sizeof a, &len), PROTO_GUARD_BAD);
+	ck_assert_int_eq(guard(b, sizeof b, &len), PROTO_GUARD_BAD);
+}
+END_TEST
+
+START_TEST(guard_oversize)
+{
+	/* a string over the limit, declared honestly, and bytes beyond it */
+	size_t n = MAX + 16, len;
+	uint8_t *m = calloc(1, n);
+	m[0] = 0x91;
+	m[1] = 0xdb;
+	m[2] = 0x00, m[3] = 0x10, m[4] = 0x00, m[5] = 0x00; /* exactly 1 MiB of string */
+	ck_assert_int_eq(guard(m, n, &len), PROTO_GUARD_LIMIT);
+	/* many small members past the limit */
+	m[0] = 0xdd;
+	m[1] = 0x00, m[2] = 0x0f, m[3] = 0xff, m[4] = 0xf0; /* ~1M nils fit ... */
+	memset(m + 5, 0xc0, n - 5);
+	ck_assert_int_eq(guard(m, n, &len), PROTO_GUARD_DONE);
+	m[1] = 0x00, m[2] = 0x10, m[3] = 0x00, m[4] = 0x00; /* ... 2^20 nils and the header do not */
+	ck_assert_int_eq(guard(m, n, &len), PROTO_GUARD_LIMIT);
+	free(m);
+	/* a small limit */
+	static const uint8_t s[] = { 0x94, 0x00, 0x01, 0xa4, 'p', 'i', 'n', 'g', 0x80 };
+	ck_assert_int_eq(proto_guard_check(s, sizeof s, 8, &len), PROTO_GUARD_LIMIT);
+	ck_assert_int_eq(proto_guard_check(s, sizeof s, 9, &len), PROTO_GUARD_DONE);
+}
+END_TEST
+
+START_TEST(guard_every_type)
+{
+	/* one member of each type inside an array */
+	static const uint8_t m[] = {
+		0xdc, 0x00, 0x14,
+		0x05, 0xe0, 0xc0, 0xc2, 0xc3,
+		0xcc, 1, 0xcd, 1, 2, 0xce, 1, 2, 3, 4, 0xcf, 1, 2, 3, 4, 5, 6, 7, 8,
+		0xd0, 1, 0xd1, 1, 2, 0xd2, 1, 2, 3, 4, 0xd3, 1, 2, 3, 4, 5, 6, 7, 8,
+		0xca, 0, 0, 0, 0, 0xcb, 0, 0, 0, 0, 0, 0, 0, 0,
+		0xc4, 1, 'x', 0xd9, 1, 'y', 0xd4, 1, 2, 0xc7, 1, 5, 'z', 0xde, 0x00, 0x00,
+	};
+	size_t len;
+	ck_assert_int_eq(guard(m, sizeof m, &len), PROTO_GUARD_DONE);
+	ck_assert_uint_eq(len, sizeof m);
+}
+END_TEST
+
+/* ---- decoding ------------------------------------------------------------------- */
+
+START_TEST(mp_request)
+{
+	proto_arena a;
+	proto_arena_init(&a);
+	proto_request rq;
+	/* [0, 7, "state", [{"game": 3}]]: params as stock RPC clients send them */
+	static const uint8_t m[] = { 0x94, 0x00, 0x07, 0xa5, 's', 't', 'a', 't', 'e', 0x91, 0x81, 0xa4, 'g', 'a', 'm', 'e', 0x03 };
+	proto_decoded d = proto_mp_decode(&a, m, sizeof m, &rq);
+	ck_assert_int_eq(d.code, PROTO_OK);
+	ck_assert(rq.has_id);
+	ck_assert_uint_eq(rq.msgid, 7);
+	ck_assert_str_eq(rq.method, "state");
+	int64_t g;
+	ck_assert(pv_to_int(pv_get(rq.params, "game"), &g));
+	ck_assert_int_eq(g, 3);
+	/* a map, not an envelope: bad_request, but the stream goes on */
+	static const uint8_t notenv[] = { 0x81, 0xa1, 'a', 0x01 };
+	d = proto_mp_decode(&a, notenv, sizeof notenv, &rq);
+	ck_assert_int_eq(d.code, PROTO_E_BAD_REQUEST);
+	ck_assert(!d.close);
+	/* wrong params type: invalid_params with the msgid */
+	static const uint8_t badp[] = { 0x94, 0x00, 0x09, 0xa4, 'p', 'i', 'n', 'g', 0x05 };
+	d = proto_mp_decode(&a, badp, sizeof badp, &rq);
+	ck_assert_int_eq(d.code, PROTO_E_INVALID_PARAMS);
+	ck_assert(rq.has_id);
+	ck_assert_uint_eq(rq.msgid, 9);
+	/* a response sent to the server */
+	static const uint8_t resp[] = { 0x94, 0x01, 0x09, 0xc0, 0xc0 };
+	d = proto_mp_decode(&a, resp, sizeof resp, &rq);
+	ck_assert_int_eq(d.code, PROTO_E_BAD_REQUEST);
+	/* integer map keys */
+	static const uint8_t ikey[] = { 0x94, 0x00, 0x01, 0xa4, 'p', 'i', 'n', 'g', 0x81, 0x01, 0x02 };
+	d = proto_mp_decode(&a, ikey, sizeof ikey, &rq);
+	ck_assert_int_eq(d.code, PROTO_E_BAD_REQUEST);
+	proto_arena_free(&a);
+}
+END_TEST
+
+static proto_decoded json(proto_arena *a, const char *line, proto_request *rq)
+{
+	return proto_json_decode(a, line, strlen(line), rq);
+}
+
+START_TEST(json_forms)
+{
+	proto_arena a;
+	proto_arena_init(&a);
+	proto_request rq;
+	proto_decoded d = json(&a, "ping", &rq);
+	ck_assert_int_eq(d.code, PROTO_OK);
+	ck_assert_str_eq(rq.method, "ping");
+	ck_assert(!rq.has_id);
+	ck_assert_int_eq(rq.params->type, PV_MAP);
+	d = json(&a, "  state {\"game\": 12}\r", &rq);
+	ck_assert_int_eq(d.code, PROTO_OK);
+	ck_assert_str_eq(rq.method, "state");
+	int64_t g;
+	ck_assert(pv_to_int(pv_get(rq.params, "game"), &g) && g == 12);
+	d = json(&a, "[0, 42, \"legal_moves\", {\"game\": 1, \"seat\": 0}]", &rq);
+	ck_assert_int_eq(d.code, PROTO_OK);
+	ck_assert(rq.has_id && rq.msgid == 42);
+	ck_assert_str_eq(rq.method, "legal_moves");
+	d = json(&a, "[0, 43, \"ping\", [{}]]", &rq);
+	ck_assert_int_eq(d.code, PROTO_OK);
+	d = json(&a, "score [{\"game\": 2}]", &rq);
+	ck_assert_int_eq(d.code, PROTO_OK);
+	d = json(&a, "", &rq);
+	ck_assert(d.skip);
+	d = json(&a, "   \r", &rq);
+	ck_assert(d.skip);
+	proto_arena_free(&a);
+}
+END_TEST
+
+START_TEST(json_bad)
+{
+	proto_arena a;
+	proto_arena_init(&a);
+	proto_request rq;
+	ck_assert_int_eq(json(&a, "state {\"game\": }", &rq).code, PROTO_E_BAD_REQUEST);
+	ck_assert_int_eq(json(&a, "{\"method\": \"ping\"}", &rq).code, PROTO_E_BAD_REQUEST);
+	ck_assert_int_eq(json(&a, "[0, 1, \"ping\"", &rq).code, PROTO_E_BAD_REQUEST);
+	ck_assert_int_eq(json(&a, "[0, -1, \"ping\", {}]", &rq).code, PROTO_E_BAD_REQUEST);
+	ck_assert_int_eq(json(&a, "[0, 1, 5, {}]", &rq).code, PROTO_E_BAD_REQUEST);
+	ck_assert_int_eq(json(&a, "state 5", &rq).code, PROTO_E_INVALID_PARAMS);
+	ck_assert_int_eq(json(&a, "sta-te {}", &rq).code, PROTO_E_BAD_REQUEST);
+	/* the msgid survives a bad method */
+	proto_decoded d = json(&a, "[0, 77, null, {}]", &rq);
+	ck_assert_int_eq(d.code, PROTO_E_BAD_REQUEST);
+	ck_assert(rq.has_id && rq.msgid == 77);
+	/* 17 levels of nesting */
+	ck_assert_int_eq(json(&a, "x [[1]]", &rq).code, PROTO_E_INVALID_PARAMS);
+	ck_assert_int_eq(json(&a, "x [[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]", &rq).code, PROTO_E_LIMIT);
+	ck_assert_int_eq(json(&a, "[0,1,\"x\",[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]", &rq).code, PROTO_E_LIMIT);
+	ck_assert(proto_is_http("GET / HTTP/1.1", 14));
+	ck_assert(proto_is_http("POST /rpc HTTP/1.0", 18));
+	ck_assert(!proto_is_http("GET", 3));
+	ck_assert(!proto_is_http("ping", 4));
+	proto_arena_free(&a);
+}
+END_TEST
+
+/* ---- writing ---------------------------------------------------------------------- */
+
+static char *to_json(proto_arena *a, const proto_val *v)
+{
+	proto_buf b = { 0 };
+	proto_json_encode(v, &b);
+	char *s = proto_arena_strndup(a, (const char *)b.p, b.len);
+	proto_buf_free(&b);
+	return s;
+}
+
+START_TEST(writers)
+{
+	proto_arena a;
+	proto_arena_init(&a);
+	proto_val *m = pv_map(&a), *arr = pv_array(&a);
+	pv_set_int(&a, m, "n", -5);
+	pv_set_str(&a, m, "s", "a\"b\\c\n\x01");
+	pv_set_bool(&a, m, "t", 1);
+	pv_set_nil(&a, m, "z");
+	pv_push(arr, pv_int(&a, 1));
+	pv_push(arr, pv_float(&a, 0.5));
+	pv_push(arr, pv_strn(&a, "\xff\xc3\xa9", 3)); /* a stray byte, then é */
+	pv_set(m, "a", arr);
+	ck_assert_str_eq(to_json(&a, m), "{\"n\":-5,\"s\":\"a\\\"b\\\\c\\n\\u0001\",\"t\":true,\"z\":null,\"a\":[1,0.5,\"\\ufffd\xc3\xa9\"]}");
+	/* MessagePack round trip through the decoder */
+	proto_val *env = pv_array(&a);
+	pv_push(env, pv_int(&a, 0));
+	pv_push(env, pv_int(&a, 4000000000));
+	pv_push(env, pv_str(&a, "x"));
+	pv_push(env, m);
+	proto_buf b = { 0 };
+	proto_mp_encode(env, &b);
+	size_t len;
+	ck_assert_int_eq(proto_guard_check(b.p, b.len, MAX, &len), PROTO_GUARD_DONE);
+	ck_assert_uint_eq(len, b.len);
+	proto_request rq;
+	ck_assert_int_eq(proto_mp_decode(&a, b.p, b.len, &rq).code, PROTO_OK);
+	ck_assert_uint_eq(rq.msgid, 4000000000u);
+	ck_assert(pv_is_str(pv_get(rq.params, "s"), "a\"b\\c\n\x01"));
+	proto_buf_free(&b);
+	/* an error response answers the msgid */
+	proto_val *e = proto_error(&a, &rq, PROTO_E_NOT_YOUR_TURN, "wait");
+	ck_assert_str_eq(to_json(&a, e), "[1,4000000000,{\"code\":\"not_your_turn\",\"message\":\"wait\"},null]");
+	proto_arena_free(&a);
+}
+END_TEST
+
+/* Every size class of the MessagePack writer, read back by msgpack-c. */
+START_TEST(mp_writer_sizes)
+{
+	proto_arena a;
+	proto_arena_init(&a);
+	static const int64_t ints[] = { 0, 1, 127, 128, 255, 256, 65535, 65536, 4294967295ll, 4294967296ll, INT64_MAX,
+		                        -1, -32, -33, -128, -129, -32768, -32769, -2147483648ll, -2147483649ll, INT64_MIN };
+	static const size_t lens[] = { 0, 31, 32, 255, 256, 65535, 65536 };
+	proto_val *params = pv_map(&a), *iv = pv_array(&a), *sv = pv_array(&a), *big = pv_map(&a);
+	for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) pv_push(iv, pv_int(&a, ints[i]));
+	char *text = proto_arena_alloc(&a, 65536);
+	memset(text, 'q', 65536);
+	for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++) pv_push(sv, pv_strn(&a, text, lens[i]));
+	for (int i = 0; i < 70000; i++) pv_setn(big, proto_arena_printf(&a, "k%d", i), strlen(proto_arena_printf(&a, "k%d", i)), pv_float(&a, i / 2.0));
+	pv_set(params, "ints", iv);
+	pv_set(params, "strs", sv);
+	pv_set(params, "big", big);
+	pv_set_bool(&a, params, "f", 0);
+	proto_val *env = pv_array(&a);
+	pv_push(env, pv_int(&a, 0));
+	pv_push(env, pv_int(&a, 1));
+	pv_push(env, pv_str(&a, "m"));
+	pv_push(env, params);
+	proto_buf b = { 0 };
+	proto_mp_encode(env, &b);
+	size_t len;
+	ck_assert_int_eq(proto_guard_check(b.p, b.len, 64u << 20, &len), PROTO_GUARD_DONE);
+	ck_assert_uint_eq(len, b.len);
+	proto_request rq;
+	ck_assert_int_eq(proto_mp_decode(&a, b.p, b.len, &rq).code, PROTO_OK);
+	const proto_val *v = pv_get(rq.params, "ints")->u.c.first;
+	for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++, v = v->next) {
+		if (ints[i] >= 0 && v->type == PV_FLOAT) continue; /* past INT64_MAX only */
+		ck_assert_int_eq(v->u.i, ints[i]);
+	}
+	v = pv_get(rq.params, "strs")->u.c.first;
+	for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++, v = v->next) ck_assert_uint_eq(v->n, lens[i]);
+	ck_assert_uint_eq(pv_get(rq.params, "big")->n, 70000);
+	ck_assert(pv_get(pv_get(rq.params, "big"), "k69999")->u.f == 69999 / 2.0);
+	proto_buf_free(&b);
+	proto_arena_free(&a);
+}
+END_TEST
+
+START_TEST(params)
+{
+	proto_arena a;
+	proto_arena_init(&a);
+	static const proto_param spec[] = {
+		{ .name = "game", .type = PROTO_P_INT, .required = 1, .min = 1, .max = 100 },
+		{ .name = "token", .type = PROTO_P_STR },
+		{ .name = NULL },
+	};
+	proto_request rq;
+	const char *why = NULL;
+	json(&a, "x {\"game\": 5, \"other\": 1}", &rq);
+	ck_assert_int_eq(proto_params_check(&a, spec, rq.params, &why), PROTO_OK);
+	json(&a, "x {\"game\": 5.0, \"token\": null}", &rq);
+	ck_assert_int_eq(proto_params_check(&a, spec, rq.params, &why), PROTO_OK);
+	json(&a, "x {}", &rq);
+	ck_assert_int_eq(proto_params_check(&a, spec, rq.params, &why), PROTO_E_INVALID_PARAMS);
+	ck_assert_str_eq(why, "missing parameter `game` (integer)");
+	json(&a, "x {\"game\": \"5\"}", &rq);
+	ck_assert_int_eq(proto_params_check(&a, spec, rq.params, &why), PROTO_E_INVALID_PARAMS);
+	json(&a, "x {\"game\": 500}", &rq);
+	ck_assert_int_eq(proto_params_check(&a, spec, rq.params, &why), PROTO_E_INVALID_PARAMS);
+	json(&a, "x {\"game\": 5.5}", &rq);
+	ck_assert_int_eq(proto_params_check(&a, spec, rq.params, &why), PROTO_E_INVALID_PARAMS);
+	json(&a, "x {\"game\": 5, \"token\": true}", &rq);
+	ck_assert_int_eq(proto_params_check(&a, spec, rq.params, &why), PROTO_E_INVALID_PARAMS);
+	proto_arena_free(&a);
+}
+END_TEST
+
+/* ---- moves --------------------------------------------------------------------------- */
+
+START_TEST(moves)
+{
+	proto_arena a;
+	proto_arena_init(&a);
+	proto_request rq;
+	const char *why;
+	carc_move m;
+	json(&a, "x {\"type\": \"place_tile\", \"tile\": \"BA/RCr\", \"x\": 1, \"y\": -2, \"rot\": 270, \"extra\": 1}", &rq);
+	ck_assert_int_eq(proto_move_parse(&a, rq.params, &m, &why), PROTO_OK);
+	ck_assert_int_eq(m.type, CARC_MV_PLACE_TILE);
+	ck_assert_int_eq(m.rot, 3);
+	ck_assert_int_eq(m.y, -2);
+	ck_assert_str_eq(to_json(&a, proto_move(&a, &m)), "{\"type\":\"place_tile\",\"tile\":\"BA/RCr\",\"x\":1,\"y\":-2,\"rot\":270}");
+	json(&a, "x {\"type\": \"deploy\", \"kind\": \"follower\", \"x\": 0, \"y\": 0, \"at\": \"NL\"}", &rq);
+	ck_assert_int_eq(proto_move_parse(&a, rq.params, &m, &why), PROTO_OK);
+	ck_assert_str_eq(to_json(&a, proto_move(&a, &m)), "{\"type\":\"deploy\",\"kind\":\"follower\",\"x\":0,\"y\":0,\"at\":\"NL\"}");
+	json(&a, "x {\"type\": \"pass\"}", &rq);
+	ck_assert_int_eq(proto_move_parse(&a, rq.params, &m, &why), PROTO_OK);
+	json(&a, "x {\"type\": \"place_tile\", \"tile\": \"BA/RCr\", \"x\": 1, \"y\": 0, \"rot\": 45}", &rq);
+	ck_assert_int_eq(proto_move_parse(&a, rq.params, &m, &why), PROTO_E_INVALID_PARAMS);
+	json(&a, "x {\"type\": \"place_tile\", \"tile\": \"XX/no\", \"x\": 1, \"y\": 0, \"rot\": 0}", &rq);
+	ck_assert_int_eq(proto_move_parse(&a, rq.params, &m, &why), PROTO_E_INVALID_PARAMS);
+	json(&a, "x {\"type\": \"deploy\", \"kind\": \"follower\", \"x\": 0, \"y\": 0, \"at\": \"middle\"}", &rq);
+	ck_assert_int_eq(proto_move_parse(&a, rq.params, &m, &why), PROTO_E_INVALID_PARAMS);
+	json(&a, "x {\"type\": \"place_abbey\", \"x\": 0, \"y\": 0}", &rq);
+	ck_assert_int_eq(proto_move_parse(&a, rq.params, &m, &why), PROTO_E_ILLEGAL_MOVE);
+	json(&a, "x {\"type\": \"fly\"}", &rq);
+	ck_assert_int_eq(proto_move_parse(&a, rq.params, &m, &why), PROTO_E_INVALID_PARAMS);
+	proto_arena_free(&a);
+}
+END_TEST
+
+/* Every legal move survives the trip to the wire and back; an illegal
+ * placement is explained edge by edge. */
+START_TEST(moves_round_trip)
+{
+	proto_arena a;
+	proto_arena_init(&a);
+	carc_config cfg;
+	carc_config_init(&cfg);
+	cfg.seed = 7;
+	carc_game *g = malloc(carc_game_size());
+	ck_assert_int_eq(carc_game_init(g, &cfg, NULL), CARC_OK);
+	static carc_move list[CARC_MAX_MOVES];
+	for (int turn = 0; turn < 40 && !carc_game_over(g); turn++) {
+		int n = carc_legal_moves(g, list, CARC_MAX_MOVES);
+		ck_assert_int_gt(n, 0);
+		for (int i = 0; i < n; i++) {
+			proto_buf b = { 0 };
+			proto_json_encode(proto_move(&a, &list[i]), &b);
+			proto_request rq;
+			char *line = proto_arena_printf(&a, "x %.*s", (int)b.len, (const char *)b.p);
+			proto_buf_free(&b);
+			ck_assert_int_eq(json(&a, line, &rq).code, PROTO_OK);
+			carc_move m;
+			const char *why;
+			ck_assert_int_eq(proto_move_parse(&a, rq.params, &m, &why), PROTO_OK);
+			ck_assert_int_eq(carc_check_move(g, &m, NULL), CARC_OK);
+		}
+		ck_assert_int_eq(carc_apply(g, &list[(unsigned)turn * 7919u % (unsigned)n], NULL), CARC_OK);
+		proto_arena_reset(&a);
+	}
+	free(g);
+	proto_arena_free(&a);
+}
+END_TEST
+
+START_TEST(explain_edge)
+{
+	proto_arena a;
+	proto_arena_init(&a);
+	carc_config cfg;
+	carc_config_init(&cfg);
+	/* start BA/RCr: city to the north, road east-west; then a full city tile */
+	cfg.nstart = 1;
+	cfg.start[0] = (carc_start_tile){ (uint16_t)carc_tile_find("BA/RCr"), 0, 0, 0 };
+	cfg.ntiles = 2;
+	cfg.tiles[0] = cfg.tiles[1] = (uint16_t)carc_tile_find("BA/Cccc+");
+	carc_game *g = malloc(carc_game_size());
+	ck_assert_int_eq(carc_game_init(g, &cfg, NULL), CARC_OK);
+	carc_move m = { .type = CARC_MV_PLACE_TILE, .tile = cfg.tiles[0], .x = 1, .y = 0, .figure = CARC_NONE };
+	int detail = -1;
+	carc_rc rc = carc_check_move(g, &m, &detail);
+	ck_assert_int_eq(rc, CARC_E_EDGE);
+	const char *why = proto_move_explain(&a, g, &m, rc, detail);
+	ck_assert_msg(strstr(why, "west edge of BA/Cccc+ (city) does not match the road of the tile to the west"), "%s", why);
+	m.y = -1, m.x = 0;
+	ck_assert_int_eq(carc_check_move(g, &m, &detail), CARC_OK);
+	m.x = 5;
+	ck_assert_str_eq(proto_move_explain(&a, g, &m, carc_check_move(g, &m, &detail), detail),
+	                 "(5,-1) does not touch a placed tile edge to edge");
+	/* deploys on the tile just placed: wrong tile, wrong figure, taken feature */
+	m.x = 0;
+	ck_assert_int_eq(carc_apply(g, &m, NULL), CARC_OK);
+	carc_move d = { .type = CARC_MV_DEPLOY, .kind = CARC_FIG_FOLLOWER, .x = 0, .y = 0, .port = CARC_N,
+		        .tile = CARC_NONE, .figure = CARC_NONE };
+	ck_assert_str_eq(proto_move_explain(&a, g, &d, carc_check_move(g, &d, &detail), detail),
+	                 "figures go on the tile just placed, at (0,-1), not (0,0)");
+	d.y = -1;
+	d.kind = CARC_FIG_LARGE;
+	ck_assert_str_eq(proto_move_explain(&a, g, &d, carc_check_move(g, &d, &detail), detail),
+	                 "there are no large figures in this game");
+	d.kind = CARC_FIG_FOLLOWER;
+	ck_assert_int_eq(carc_check_move(g, &d, &detail), CARC_OK);
+	carc_move place = { .type = CARC_MV_PLACE_TILE, .tile = cfg.tiles[0], .x = 1, .y = 0, .figure = CARC_NONE };
+	ck_assert_str_eq(proto_move_explain(&a, g, &place, carc_check_move(g, &place, &detail), detail),
+	                 "the tile is already placed: deploy a figure on it or pass");
+	free(g);
+	proto_arena_free(&a);
+}
+END_TEST
+
+/* ---- SHA-256 (FIPS 180-4 examples) ------------------------------------------------------- */
+
+static const char *sha(const void *p, size_t n)
+{
+	static char hex[65];
+	uint8_t d[32];
+	proto_sha256(p, n, d);
+	proto_hex(d, 32, hex);
+	return hex;
+}
+
+START_TEST(sha256_vectors)
+{
+	ck_assert_str_eq(sha("", 0), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+	ck_assert_str_eq(sha("abc", 3), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+	const char *s448 = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+	ck_assert_str_eq(sha(s448, strlen(s448)), "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+	const char *s896 = "abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu";
+	ck_assert_str_eq(sha(s896, strlen(s896)), "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1");
+	char *million = malloc(1000000);
+	memset(million, 'a', 1000000);
+	ck_assert_str_eq(sha(million, 1000000), "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+	free(million);
+	/* lengths around the padding boundary: 55, 56 and 64 bytes */
+	char buf[64];
+	memset(buf, 'a', sizeof buf);
+	ck_assert_str_eq(sha(buf, 55), "9f4390f8d30c2dd92ec9f095b65e2b9ae9b0a925a5258e241c9f1e910f734318");
+	ck_assert_str_eq(sha(buf, 56), "b35439a4ac6f0948b6d6f9e3c6af0f5f590ce20f1bde7090ef7970686ec6738a");
+	ck_assert_str_eq(sha(buf, 64), "ffe054fe7ae0cb6dc65c3af9b61d5209f439851db43d0ba5997337df154668eb");
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("proto");
+	TCase *t = tcase_create("guard");
+	tcase_add_test(t, guard_complete);
+	tcase_add_test(t, guard_truncated);
+	tcase_add_test(t, guard_resumes);
+	tcase_add_test(t, guard_four_billion);
+	tcase_add_test(t, guard_depth);
+	tcase_add_test(t, guard_c1);
+	tcase_add_test(t, guard_oversize);
+	tcase_add_test(t, guard_every_type);
+	suite_add_tcase(s, t);
+	t = tcase_create("codec");
+	tcase_add_test(t, mp_request);
+	tcase_add_test(t, json_forms);
+	tcase_add_test(t, json_bad);
+	tcase_add_test(t, writers);
+	tcase_add_test(t, mp_writer_sizes);
+	tcase_add_test(t, params);
+	suite_add_tcase(s, t);
+	t = tcase_create("game");
+	tcase_set_timeout(t, 30);
+	tcase_add_test(t, moves);
+	tcase_add_test(t, moves_round_trip);
+	tcase_add_test(t, explain_edge);
+	suite_add_tcase(s, t);
+	t = tcase_create("sha256");
+	tcase_set_timeout(t, 30);
+	tcase_add_test(t, sha256_vectors);
+	suite_add_tcase(s, t);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *r = srunner_create(suite());
+	srunner_run_all(r, CK_NORMAL);
+	int failed = srunner_ntests_failed(r);
+	srunner_free(r);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
