@@ -376,10 +376,10 @@ carc_rc carc_check_move(const carc_game *g, const carc_move *m, int *detail)
 		if (m->kind >= CARC_FIG_COUNT || m->port >= CARC_PORT_COUNT) return CARC_E_ARG;
 		const carc_cell *c = &g->cells[g->last];
 		if (m->x != c->x || m->y != c->y) return CARC_E_NOT_TILE_JUST_PLACED;
+		if (!g->in_supply[g->seat][m->kind]) return CARC_E_NO_FIGURE;
 		int node = carc_board_feature_at(g, g->last, m->port);
 		if (node < 0) return CARC_E_NO_FEATURE;
 		if (!may_stand(g, m->kind, g->nodes[node].kind)) return CARC_E_KIND;
-		if (!g->in_supply[g->seat][m->kind]) return CARC_E_NO_FIGURE;
 		if (g->nodes[carc_feat_root_c(g, node)].nfig) return CARC_E_FEATURE_TAKEN;
 		return CARC_OK;
 	}
