@@ -31,12 +31,6 @@ typedef struct method {
 	method_exec *exec;
 } method;
 
-/* Components of PROTOCOL.md 4.1; the base game has none of them. */
-static const char *const components[] = {
-	"large", "wagon", "mayor", "builder", "pig", "barn", "shepherd", "abbey", "tower", "king",
-	"robber", "goods", "fairy", "dragon", "count", "catapult", NULL
-};
-
 #define MAX_SEED ((1ll << 53) - 1) /* JSON-safe integers */
 #define MAX_RULE_INT 1000          /* integer rule options are points: keep them sane */
 #define GAME_ID { .name = "game", .type = PROTO_P_INT, .required = 1, .min = 1, .max = INT64_MAX }
@@ -117,10 +111,13 @@ static proto_err m_hello(method_call *c, proto_val **result, const char **why)
 		pv_set_bool(a, e, "available", d->available);
 		pv_push(ex, e);
 	}
-	for (int i = 0; components[i]; i++) {
+	uint32_t available = 0;
+	for (int i = 0; i < carc_expansion_count(); i++)
+		if (carc_expansion(i)->available) available |= carc_expansion(i)->components;
+	for (int i = 0; i < CARC_C_NUM; i++) {
 		proto_val *e = pv_map(a);
-		pv_set_str(a, e, "name", components[i]);
-		pv_set_bool(a, e, "available", 0);
+		pv_set_str(a, e, "name", carc_component_name(i));
+		pv_set_bool(a, e, "available", available >> i & 1);
 		pv_push(co, e);
 	}
 	static const char *const rule_types[] = { "enum", "boolean", "integer" };
@@ -281,15 +278,22 @@ static proto_err parse_expansions(proto_arena *a, const proto_val *v, carc_confi
 	return PROTO_OK;
 }
 
-static proto_err parse_components(proto_arena *a, const proto_val *v, const char **why)
+/* Components start as those of the chosen expansions; the map switches
+ * single ones on or off.  One whose rules are not built yet is refused. */
+static proto_err parse_components(proto_arena *a, const proto_val *v, carc_config *cfg, const char **why)
 {
+	uint32_t available = 0;
+	for (int i = 0; i < carc_expansion_count(); i++)
+		if (carc_expansion(i)->available) available |= carc_expansion(i)->components;
+	cfg->components = carc_default_components(cfg->expansions);
+	cfg->components_given = 1;
 	for (const proto_val *m = v ? v->u.c.first : NULL; m; m = m->next) {
-		int known = 0;
-		for (int i = 0; components[i]; i++) known |= m->klen == strlen(components[i]) && !memcmp(m->key, components[i], m->klen);
-		if (!known) return INVALID("unknown component `%s`", m->key);
+		int c = strlen(m->key) == m->klen ? carc_component_find(m->key) : -1;
+		if (c < 0) return INVALID("unknown component `%s`", m->key);
 		if (m->type != PV_BOOL) return INVALID("component `%s` must be true or false", m->key);
-		/* none of them exists without its expansion yet */
-		if (m->u.b) return INVALID("component `%s` is not available yet", m->key);
+		if (m->u.b && !(available >> c & 1)) return INVALID("component `%s` is not available yet", m->key);
+		if (m->u.b) cfg->components |= 1u << c;
+		else cfg->components &= ~(1u << c);
 	}
 	return PROTO_OK;
 }
@@ -387,7 +391,7 @@ static proto_err m_new_game(method_call *c, proto_val **result, const char **why
 	/* expansions first: the tiles and start tiles are judged against them */
 	if ((rc = parse_players(a, pv_get(p, "players"), &cfg, names, why)) ||
 	    (rc = parse_expansions(a, pv_opt(p, "expansions"), &cfg, why)) ||
-	    (rc = parse_components(a, pv_opt(p, "components"), why)) ||
+	    (rc = parse_components(a, pv_opt(p, "components"), &cfg, why)) ||
 	    (rc = parse_rules(a, pv_opt(p, "rules"), &cfg, why)) || (rc = parse_tiles(a, pv_opt(p, "tiles"), &cfg, why)) ||
 	    (rc = parse_start(a, pv_opt(p, "start"), &cfg, why)))
 		return rc;

@@ -106,14 +106,26 @@ int carc_rule_find(const char *key);   /* -1 when unknown */
 int carc_rule_value(int rule, const char *value);
 
 /* ---- expansions and tiles ---------------------------------------------- */
+/* ---- components: figures and tokens a game may leave out ---------------- */
+typedef enum carc_component {
+	CARC_C_LARGE, CARC_C_WAGON, CARC_C_MAYOR, CARC_C_BUILDER, CARC_C_PIG, CARC_C_BARN,
+	CARC_C_SHEPHERD, CARC_C_ABBEY, CARC_C_TOWER, CARC_C_KING, CARC_C_ROBBER, CARC_C_GOODS,
+	CARC_C_FAIRY, CARC_C_DRAGON, CARC_C_COUNT, CARC_C_CATAPULT, CARC_C_NUM
+} carc_component;
+const char *carc_component_name(int c);
+int carc_component_find(const char *name); /* -1 when unknown */
+
 typedef struct carc_expansion_desc {
 	const char *name;    /* as in new_game: "base", "river", ... */
 	const char *tileset; /* reference tile set id */
 	int available;       /* 0: named by the protocol, rules not yet built */
+	uint32_t components; /* bit c: the expansion brings component c */
 } carc_expansion_desc;
 int carc_expansion_count(void);
 const carc_expansion_desc *carc_expansion(int i);
 int carc_expansion_find(const char *name); /* -1 when unknown */
+/* The components a game with these expansions has unless it says otherwise. */
+uint32_t carc_default_components(uint32_t expansions);
 
 int carc_tile_count(void);               /* tile types known to the engine */
 const char *carc_tile_id(int type);
@@ -134,6 +146,8 @@ typedef struct carc_start_tile {
 typedef struct carc_config {
 	uint8_t nseats;                     /* 1..6 */
 	uint32_t expansions;                /* bit i = carc_expansion(i) */
+	uint32_t components;                /* bit c = carc_component c, when components_given */
+	uint8_t components_given;           /* 0: the chosen expansions' components */
 	int32_t rules[CARC_R_COUNT];
 	uint64_t seed;
 	uint16_t ntiles;                    /* >0: the supply is exactly tiles[] in order */
@@ -171,7 +185,7 @@ const char *carc_phase_name(int phase);
 typedef enum carc_etype {
 	CARC_EV_TILE_DRAWN, CARC_EV_TILE_PLACED, CARC_EV_TILE_DISCARDED,
 	CARC_EV_DEPLOYED, CARC_EV_RETURNED, CARC_EV_FEATURE_COMPLETED,
-	CARC_EV_SCORED, CARC_EV_TURN, CARC_EV_GAME_OVER, CARC_EV_COUNT
+	CARC_EV_SCORED, CARC_EV_TURN, CARC_EV_GAME_OVER, CARC_EV_TOKEN_TAKEN, CARC_EV_COUNT
 } carc_etype;
 const char *carc_etype_name(int type);
 
@@ -180,18 +194,27 @@ enum { CARC_WHY_SCORED, CARC_WHY_UNPLACEABLE, CARC_WHY_RESHUFFLED, CARC_WHY_COUN
 const char *carc_why_name(int why);
 
 /* What a score is for (the `by` breakdown and the `feature` of `scored`). */
-enum { CARC_SC_ROAD, CARC_SC_CITY, CARC_SC_CLOISTER, CARC_SC_FIELD, CARC_SC_COUNT };
+enum {
+	CARC_SC_ROAD, CARC_SC_CITY, CARC_SC_CLOISTER, CARC_SC_FIELD, CARC_SC_BARN, CARC_SC_TRADE,
+	CARC_SC_KING, CARC_SC_ROBBER, CARC_SC_COUNT
+};
+
+/* Tokens a seat can hold (`token_taken` events, the state's `tokens`). */
+enum { CARC_TOK_KING, CARC_TOK_ROBBER, CARC_TOK_WINE, CARC_TOK_GRAIN, CARC_TOK_CLOTH, CARC_TOK_COUNT };
+const char *carc_token_name(int token);
 const char *carc_sc_name(int sc);
 
 typedef struct carc_event {
 	uint8_t type;    /* carc_etype */
 	int8_t seat;     /* -1 when none */
 	uint8_t rot;
-	uint8_t port;    /* `at` of a feature: its first port in canonical order */
+	uint8_t port;    /* `at` of a feature: its first port in canonical order;
+	                  * CARC_PORT_COUNT for a score with no place (tokens) */
 	uint8_t fkind;   /* scored: CARC_SC_*; feature_completed/deployed: carc_fkind */
 	uint8_t why;
 	uint8_t final;   /* scored at the end of the game */
-	uint8_t kind;    /* figure kind */
+	uint8_t kind;    /* figure kind; token_taken: the token */
+	int8_t from;     /* token_taken: the seat it was taken from, -1 none */
 	int16_t x, y;
 	uint16_t tile;
 	uint16_t figure;
@@ -263,6 +286,8 @@ int carc_figure_count(const carc_game *g);
 int carc_figure_get(const carc_game *g, int i, carc_figure_info *out); /* 0: no such figure */
 int carc_figure_find(const carc_game *g, int seat, int kind, int n); /* -1 when none */
 int carc_supply_count(const carc_game *g, int seat, int kind);
+/* How many of a token a seat holds (king and robber: 0 or 1). */
+int carc_tokens(const carc_game *g, int seat, int token);
 
 /* Features of a placed tile, in board orientation (for the wire's `ports`). */
 int carc_tile_features(const carc_game *g, int x, int y, uint16_t *ports_out,

@@ -13,12 +13,18 @@
 
 typedef struct carc_ext {
 	const char *name;         /* the expansion name of new_game */
+	uint32_t components;      /* also active when one of these is in play without the expansion */
 	/* May this tile go there?  Edge matching has already passed. */
 	int (*placement_allowed)(const carc_game *g, int type, int x, int y, int rot);
 	/* More moves for the action phase, after the base deploys; returns the new count. */
 	int (*action_moves)(const carc_game *g, carc_move *out, int n, int cap);
 	/* A tile has been placed (before anyone deploys). */
 	void (*tile_placed)(carc_game *g, int cell, carc_sink *out);
+	/* A feature was completed by the seat on turn, before it is scored. */
+	void (*feature_completed)(carc_game *g, int root, carc_sink *out);
+	/* The points of a road, city or cloister before majorities: returns
+	 * `points` changed or not. */
+	int (*feature_points)(const carc_game *g, int root, const carc_feat_info *fi, int points);
 	/* A completed feature has been scored, its figures not yet returned. */
 	void (*feature_scored)(carc_game *g, int root, carc_sink *out);
 	/* Final scoring, after the base game's. */
@@ -27,7 +33,8 @@ typedef struct carc_ext {
 
 enum {
 	CARC_HOOK_PLACEMENT = 1 << 0, CARC_HOOK_ACTION = 1 << 1, CARC_HOOK_PLACED = 1 << 2,
-	CARC_HOOK_SCORED = 1 << 3, CARC_HOOK_FINAL = 1 << 4
+	CARC_HOOK_SCORED = 1 << 3, CARC_HOOK_FINAL = 1 << 4, CARC_HOOK_COMPLETED = 1 << 5,
+	CARC_HOOK_POINTS = 1 << 6
 };
 
 /* Expansions with hooks, NULL-terminated. */
@@ -35,7 +42,7 @@ extern const carc_ext *const carc_exts[];
 
 /* The hooks the game's expansions fill (CARC_HOOK_* bits), worked out
  * once at set-up so that a game without them pays one test per hook. */
-unsigned carc_ext_hooks(const carc_config *cfg);
+unsigned carc_ext_hooks(const carc_config *cfg, uint32_t components);
 int carc_ext_active(const carc_game *g, const carc_ext *e);
 
 /* Runs the statement for each active expansion, when one of them fills `hook`. */

@@ -12,7 +12,32 @@
 
 #include "ext_int.h"
 
-static const int followers_per_seat = 7; /* the eighth is the score marker */
+/* Figures each seat starts with, and the component that brings each kind. */
+static const struct {
+	int count, component;
+} figure_supply[CARC_FIG_COUNT] = {
+	[CARC_FIG_FOLLOWER] = { 7, -1 }, /* the eighth is the score marker */
+	[CARC_FIG_LARGE] = { 1, CARC_C_LARGE },
+	[CARC_FIG_WAGON] = { 1, CARC_C_WAGON },
+	[CARC_FIG_MAYOR] = { 1, CARC_C_MAYOR },
+	[CARC_FIG_BUILDER] = { 1, CARC_C_BUILDER },
+	[CARC_FIG_PIG] = { 1, CARC_C_PIG },
+	[CARC_FIG_BARN] = { 1, CARC_C_BARN },
+	[CARC_FIG_SHEPHERD] = { 1, CARC_C_SHEPHERD },
+};
+
+/* The features a figure may be deployed on from the supply, the usual
+ * way: on the tile just placed, into a feature that holds no follower.
+ * Figures with other ways (builder, pig, barn, shepherd) come through the
+ * expansions' action moves. */
+#define FK(k) (1u << CARC_F_##k)
+static const unsigned stand_on[CARC_FIG_COUNT] = {
+	[CARC_FIG_FOLLOWER] = FK(ROAD) | FK(CITY) | FK(CLOISTER) | FK(FIELD),
+	[CARC_FIG_LARGE] = FK(ROAD) | FK(CITY) | FK(CLOISTER) | FK(FIELD),
+	[CARC_FIG_WAGON] = FK(ROAD) | FK(CITY) | FK(CLOISTER),
+	[CARC_FIG_MAYOR] = FK(CITY),
+};
+#undef FK
 
 void carc_config_init(carc_config *cfg)
 {
@@ -91,6 +116,11 @@ static carc_rc check_config(const carc_config *cfg)
 	for (int e = 0; e < 32; e++)
 		if (cfg->expansions >> e & 1)
 			if (e >= carc_expansion_count() || !carc_expansion(e)->available || !expansion_set(e)) return CARC_E_ARG;
+	/* a component may be named alone, but only one that exists by now */
+	uint32_t available = 0;
+	for (int e = 0; e < carc_expansion_count(); e++)
+		if (carc_expansion(e)->available) available |= carc_expansion(e)->components;
+	if (cfg->components_given && (cfg->components & ~available)) return CARC_E_ARG;
 	for (int i = 0; i < CARC_R_COUNT; i++) {
 		const carc_rule_desc *r = carc_rule(i);
 		int nvalues = 0;
@@ -216,6 +246,8 @@ static void score_pending(carc_game *g, carc_sink *out)
 			e->port = (uint8_t)carc_board_first_port(g, first);
 			e->ntiles = (uint16_t)carc_feat_tiles(g, root, NULL, NULL);
 		}
+		CARC_EXT_EACH(g, CARC_HOOK_COMPLETED, x)
+			if (x->feature_completed) x->feature_completed(g, root, out);
 		carc_score_feature(g, root, 0, out);
 		CARC_EXT_EACH(g, CARC_HOOK_SCORED, x)
 			if (x->feature_scored) x->feature_scored(g, root, out);
@@ -249,9 +281,27 @@ int carc_supply_count(const carc_game *g, int seat, int kind)
 
 static int may_stand(const carc_game *g, int figkind, int fkind)
 {
-	if (figkind != CARC_FIG_FOLLOWER) return 0;
-	if (fkind == CARC_F_FIELD) return g->cfg.rules[CARC_R_FARMERS];
-	return fkind == CARC_F_ROAD || fkind == CARC_F_CITY || fkind == CARC_F_CLOISTER;
+	if (!(stand_on[figkind] >> fkind & 1)) return 0;
+	return fkind != CARC_F_FIELD || g->cfg.rules[CARC_R_FARMERS];
+}
+
+int carc_tokens(const carc_game *g, int seat, int token)
+{
+	if (seat < 0 || seat >= g->nseats || token < 0 || token >= CARC_TOK_COUNT) return 0;
+	return g->tokens[seat][token];
+}
+
+/* Gives a token to `seat`, from `from` (-1: from the box). */
+void carc_take_token(carc_game *g, int seat, int token, int from, carc_sink *out)
+{
+	if (from >= 0) g->tokens[from][token]--;
+	g->tokens[seat][token]++;
+	carc_event *e = carc_emit(out, CARC_EV_TOKEN_TAKEN);
+	if (e) {
+		e->seat = (int8_t)seat;
+		e->kind = (uint8_t)token;
+		e->from = (int8_t)from;
+	}
 }
 
 /* ---- legal moves ----------------------------------------------------------------- */
@@ -479,12 +529,19 @@ carc_rc carc_game_init(carc_game *g, const carc_config *cfg, carc_sink *out)
 	g->drawn = g->last = CARC_NONE;
 	carc_rng_seed(&g->rng, cfg->seed);
 	for (int i = 0; i < CARC_MAX_FIGS; i++) g->figs[i].node = CARC_NONE;
+	g->components = cfg->components_given ? cfg->components : carc_default_components(cfg->expansions);
+	g->king = g->robber = -1;
 	for (int s = 0; s < g->nseats; s++) {
-		for (int k = 0; k < followers_per_seat; k++)
-			g->figs[s * CARC_FIGS_PER_SEAT + k] = (carc_fig){ CARC_NONE, (uint8_t)s, CARC_FIG_FOLLOWER, (uint8_t)(k + 1), 1 };
-		g->in_supply[s][CARC_FIG_FOLLOWER] = (uint8_t)followers_per_seat;
+		int slot = s * CARC_FIGS_PER_SEAT;
+		for (int kind = 0; kind < CARC_FIG_COUNT; kind++) {
+			int c = figure_supply[kind].component;
+			if (c >= 0 && !(g->components >> c & 1)) continue;
+			for (int n = 1; n <= figure_supply[kind].count; n++)
+				g->figs[slot++] = (carc_fig){ CARC_NONE, (uint8_t)s, (uint8_t)kind, (uint8_t)n, 1 };
+			g->in_supply[s][kind] = (uint8_t)figure_supply[kind].count;
+		}
 	}
-	g->hooks = (uint8_t)carc_ext_hooks(cfg);
+	g->hooks = (uint16_t)carc_ext_hooks(cfg, g->components);
 
 	/* The standard start is the first chosen set's start tile. */
 	const carc_tileset *start_set = NULL;

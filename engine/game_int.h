@@ -60,7 +60,7 @@ struct carc_game {
 	uint8_t turn_seat;    /* whose turn it is */
 	uint8_t nseats;
 	uint8_t over;
-	uint8_t hooks;        /* CARC_HOOK_* bits: which hooks an active expansion fills */
+	uint16_t hooks;       /* CARC_HOOK_* bits: which hooks an active expansion fills */
 	uint16_t drawn;       /* tile type to place, CARC_NONE if none */
 	uint16_t last;        /* cell placed this turn, CARC_NONE if none */
 	uint32_t turn;
@@ -69,6 +69,11 @@ struct carc_game {
 	uint16_t ncells, nnodes, nfront, npending;
 	carc_fig figs[CARC_MAX_FIGS];
 	uint8_t in_supply[CARC_MAX_SEATS][CARC_FIG_COUNT]; /* figures not on the board */
+	uint32_t components;  /* in effect: the given ones or the expansions' */
+	uint8_t tokens[CARC_MAX_SEATS][CARC_TOK_COUNT];
+	/* expansion state, each part owned by one expansion file */
+	int8_t king, robber;              /* king-robber: holder seats, -1 none */
+	uint16_t king_size, robber_size;  /* largest completed city / longest road */
 	int32_t score[CARC_MAX_SEATS];
 	int32_t score_by[CARC_MAX_SEATS][CARC_SC_COUNT];
 	/* Below: arrays whose live part is given by the counts above.  Set-up
@@ -147,10 +152,22 @@ void carc_feat_join(carc_game *g, int a, int b);
 int carc_feat_tiles(const carc_game *g, int root, int *pennants, uint16_t *flags);
 int carc_feat_first_node(const carc_game *g, int root);
 
+/* What scoring knows of a feature before majorities are counted. */
+typedef struct carc_feat_info {
+	int kind;        /* carc_fkind */
+	int tiles;       /* distinct tiles */
+	int pennants;
+	unsigned flags;  /* CARC_TF_* of any of its segments */
+	int final;       /* scored at the end, incomplete */
+} carc_feat_info;
+
 /* score.c */
 void carc_score_feature(carc_game *g, int root, int final, carc_sink *out);
 void carc_score_final(carc_game *g, carc_sink *out);
 void carc_return_figures(carc_game *g, int root, carc_sink *out);
 void carc_add_score(carc_game *g, int seat, int sc, int points, int node, int final, carc_sink *out);
+int carc_completed_count(const carc_game *g, int fkind); /* completed roads, cities, ... on the board */
+/* game.c */
+void carc_take_token(carc_game *g, int seat, int token, int from, carc_sink *out);
 
 #endif

@@ -63,15 +63,27 @@ const char *carc_phase_name(int p) { return name_of(phases, CARC_PH_COUNT, p); }
 
 static const char *const etypes[CARC_EV_COUNT] = {
 	"tile_drawn", "tile_placed", "tile_discarded", "deployed", "returned",
-	"feature_completed", "scored", "turn", "game_over"
+	"feature_completed", "scored", "turn", "game_over", "token_taken"
 };
 const char *carc_etype_name(int t) { return name_of(etypes, CARC_EV_COUNT, t); }
 
 static const char *const whys[CARC_WHY_COUNT] = { "scored", "unplaceable", "reshuffled" };
 const char *carc_why_name(int w) { return name_of(whys, CARC_WHY_COUNT, w); }
 
-static const char *const scs[CARC_SC_COUNT] = { "road", "city", "cloister", "field" };
+static const char *const scs[CARC_SC_COUNT] = {
+	"road", "city", "cloister", "field", "barn", "trade", "king", "robber"
+};
 const char *carc_sc_name(int s) { return name_of(scs, CARC_SC_COUNT, s); }
+
+static const char *const tokens[CARC_TOK_COUNT] = { "king", "robber", "wine", "grain", "cloth" };
+const char *carc_token_name(int t) { return name_of(tokens, CARC_TOK_COUNT, t); }
+
+static const char *const components[CARC_C_NUM] = {
+	"large", "wagon", "mayor", "builder", "pig", "barn", "shepherd", "abbey", "tower", "king",
+	"robber", "goods", "fairy", "dragon", "count", "catapult"
+};
+const char *carc_component_name(int c) { return name_of(components, CARC_C_NUM, c); }
+int carc_component_find(const char *s) { return index_of(components, CARC_C_NUM, s); }
 
 /* ---- rule options: RULES.md section 6; the default is listed ---------- */
 static const char *const v_farm[] = { "per-city-4", "per-farm-3", "per-farm-4", NULL };
@@ -133,23 +145,33 @@ int carc_rule_value(int rule, const char *value)
 }
 
 /* ---- expansions: the names of new_game and their reference tile sets --- */
+#define C(x) (1u << CARC_C_##x)
 static const carc_expansion_desc expansions[] = {
-	{ "base", "basic:1", 1 },
-	{ "river", "river/1:1", 0 },
-	{ "river2", "river/2:1", 0 },
-	{ "mini", "gq11", 0 },
-	{ "inns-cathedrals", "inns-and-cathedrals:1", 0 },
-	{ "traders-builders", "traders-and-builders:1", 0 },
-	{ "princess-dragon", "princess-and-dragon:1", 0 },
-	{ "tower", "tower:1", 0 },
-	{ "abbey-mayor", "abbey-and-mayor:1", 0 },
-	{ "count", "count", 0 },
-	{ "king-robber", "king-and-robber:1", 0 },
-	{ "cathars", "siege/cathars", 0 },
-	{ "cult", "cult/6", 0 },
-	{ "catapult", "catapult", 0 },
-	{ "hills-sheep", "hills-and-sheep:1", 0 },
+	{ "base", "basic:1", 1, 0 },
+	{ "river", "river/1:1", 0, 0 },
+	{ "river2", "river/2:1", 0, 0 },
+	{ "mini", "gq11", 0, 0 },
+	{ "inns-cathedrals", "inns-and-cathedrals:1", 1, C(LARGE) },
+	{ "traders-builders", "traders-and-builders:1", 0, C(BUILDER) | C(PIG) | C(GOODS) },
+	{ "princess-dragon", "princess-and-dragon:1", 0, C(FAIRY) | C(DRAGON) },
+	{ "tower", "tower:1", 0, C(TOWER) },
+	{ "abbey-mayor", "abbey-and-mayor:1", 0, C(ABBEY) | C(MAYOR) | C(WAGON) | C(BARN) },
+	{ "count", "count", 0, C(COUNT) },
+	{ "king-robber", "king-and-robber:1", 1, C(KING) | C(ROBBER) },
+	{ "cathars", "siege/cathars", 0, 0 },
+	{ "cult", "cult/6", 0, 0 },
+	{ "catapult", "catapult", 0, C(CATAPULT) },
+	{ "hills-sheep", "hills-and-sheep:1", 0, C(SHEPHERD) },
 };
+#undef C
+
+uint32_t carc_default_components(uint32_t expansions_mask)
+{
+	uint32_t c = 0;
+	for (int i = 0; i < COUNT(expansions); i++)
+		if (expansions_mask >> i & 1) c |= expansions[i].components;
+	return c;
+}
 int carc_expansion_count(void) { return COUNT(expansions); }
 const carc_expansion_desc *carc_expansion(int i)
 {

@@ -4,7 +4,7 @@
  */
 #include <string.h>
 
-#include "game_int.h"
+#include "ext_int.h"
 
 /* Strength a figure adds to its feature's majority (RULES.md 1.1). */
 static int strength(const carc_game *g, const carc_fig *f, int pennants)
@@ -41,14 +41,16 @@ void carc_add_score(carc_game *g, int seat, int sc, int points, int node, int fi
 	g->score_by[seat][sc] += points;
 	carc_event *e = carc_emit(out, CARC_EV_SCORED);
 	if (!e) return;
-	const carc_cell *c = &g->cells[g->nodes[node].cell];
 	e->seat = (int8_t)seat;
 	e->points = points;
 	e->fkind = (uint8_t)sc;
+	e->final = (uint8_t)final;
+	e->port = CARC_PORT_COUNT; /* no place: tokens, trade goods */
+	if (node < 0) return;
+	const carc_cell *c = &g->cells[g->nodes[node].cell];
 	e->x = c->x;
 	e->y = c->y;
 	e->port = (uint8_t)carc_board_first_port(g, node);
-	e->final = (uint8_t)final;
 }
 
 static void pay_majority(carc_game *g, int root, int sc, int points, int pennants, int final, carc_sink *out)
@@ -85,7 +87,8 @@ void carc_score_feature(carc_game *g, int root, int final, carc_sink *out)
 {
 	const carc_node *r = &g->nodes[root];
 	int pennants = 0, points = 0, sc;
-	int tiles = carc_feat_tiles(g, root, &pennants, NULL);
+	uint16_t flags = 0;
+	int tiles = carc_feat_tiles(g, root, &pennants, &flags);
 	switch (r->kind) {
 	case CARC_F_ROAD:
 		sc = CARC_SC_ROAD;
@@ -104,7 +107,18 @@ void carc_score_feature(carc_game *g, int root, int final, carc_sink *out)
 	default:
 		return;
 	}
+	carc_feat_info fi = { r->kind, tiles, pennants, flags, final };
+	CARC_EXT_EACH(g, CARC_HOOK_POINTS, e)
+		if (e->feature_points) points = e->feature_points(g, root, &fi, points);
 	pay_majority(g, root, sc, points, pennants, final, out);
+}
+
+int carc_completed_count(const carc_game *g, int fkind)
+{
+	int n = 0;
+	for (int i = 0; i < g->nnodes; i++)
+		n += g->nodes[i].parent == i && g->nodes[i].done && g->nodes[i].kind == fkind;
+	return n;
 }
 
 /* ---- farms ---------------------------------------------------------------- */

@@ -85,7 +85,14 @@ static proto_val *seat_state(proto_arena *a, const carc_game *g, int seat, const
 	for (int k = 0; k < CARC_FIG_COUNT; k++)
 		if (has[k]) pv_set_int(a, supply, carc_figkind_name(k), carc_supply_count(g, seat, k));
 	pv_set(s, "supply", supply);
-	pv_set(s, "tokens", pv_map(a));
+	proto_val *tokens = pv_map(a);
+	for (int t = 0; t < CARC_TOK_COUNT; t++) {
+		int n = carc_tokens(g, seat, t);
+		if (!n) continue;
+		if (t == CARC_TOK_KING || t == CARC_TOK_ROBBER) pv_set_bool(a, tokens, carc_token_name(t), 1);
+		else pv_set_int(a, tokens, carc_token_name(t), n);
+	}
+	pv_set(s, "tokens", tokens);
 	pv_set(s, "prisoners", pv_array(a));
 	return s;
 }
@@ -357,8 +364,13 @@ proto_val *proto_event(proto_arena *a, const carc_game *g, const carc_event *e)
 		pv_set(v, "seat", seat_val(a, e->seat));
 		pv_set_int(a, v, "points", e->points);
 		pv_set_str(a, v, "feature", carc_sc_name(e->fkind));
-		set_port_at(a, v, e->x, e->y, e->port);
+		if (e->port < CARC_PORT_COUNT) set_port_at(a, v, e->x, e->y, e->port); /* tokens have no place */
 		pv_set_bool(a, v, "final", e->final);
+		break;
+	case CARC_EV_TOKEN_TAKEN:
+		pv_set(v, "seat", seat_val(a, e->seat));
+		pv_set_str(a, v, "token", carc_token_name(e->kind));
+		if (e->from >= 0) pv_set_int(a, v, "from", e->from);
 		break;
 	case CARC_EV_TURN: pv_set(v, "seat", seat_val(a, e->seat)); break;
 	case CARC_EV_GAME_OVER: pv_set(v, "scores", proto_scores(a, g)); break;

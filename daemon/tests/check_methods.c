@@ -102,7 +102,10 @@ START_TEST(hello_and_errors)
 	ck_assert_str_eq(error_code(call(&A, "new_game {\"players\": [\"a\"], \"rules\": {\"farm_scoring\": \"x\"}}")), "invalid_params");
 	ck_assert_str_eq(error_code(call(&A, "new_game {\"players\": [\"a\"], \"seed\": -1}")), "invalid_params");
 	ck_assert_str_eq(error_code(call(&A, "new_game {\"players\": [\"a\"], \"seed\": 9007199254740992}")), "invalid_params");
-	ck_assert_str_eq(error_code(call(&A, "new_game {\"players\": [\"a\"], \"components\": {\"large\": true}}")), "invalid_params");
+	/* a component whose rules do not exist yet, and one that is no component */
+	ck_assert_str_eq(error_code(call(&A, "new_game {\"players\": [\"a\"], \"components\": {\"tower\": true}}")), "invalid_params");
+	ck_assert_str_eq(error_code(call(&A, "new_game {\"players\": [\"a\"], \"components\": {\"follower\": true}}")), "invalid_params");
+	ck_assert_str_eq(error_code(call(&A, "new_game {\"players\": [\"a\"], \"components\": {\"large\": 1}}")), "invalid_params");
 	ck_assert_str_eq(error_code(call(&A, "new_game {\"players\": [\"a\"], \"tiles\": [\"RI/x\"]}")), "invalid_params");
 	ck_assert_str_eq(error_code(call(&A, "new_game {\"players\": [\"\"]}")), "invalid_params");
 	r = result(call(&A, "new_game {\"players\": [\"a\"], \"rules\": {\"farmers\": false, \"farm_scoring\": \"per-farm-3\"},"

@@ -1,0 +1,46 @@
+/*
+ * king.c - King & Robber Baron (RULES.md table rows 18, 19; 4.6).
+ *
+ * Whoever completes a city larger than every city completed before takes
+ * the king; a road longer than every road before, the robber baron.  An
+ * equal size leaves the token where it is.  At the end the king's holder
+ * scores 1 per completed city on the board, the robber's 1 per completed
+ * road, whoever owns them.
+ */
+#include "ext_int.h"
+
+static void king_completed(carc_game *g, int root, carc_sink *out)
+{
+	int kind = g->nodes[root].kind, token, component;
+	int8_t *holder;
+	uint16_t *best;
+	if (kind == CARC_F_CITY) {
+		token = CARC_TOK_KING, component = CARC_C_KING, holder = &g->king, best = &g->king_size;
+	} else if (kind == CARC_F_ROAD) {
+		token = CARC_TOK_ROBBER, component = CARC_C_ROBBER, holder = &g->robber, best = &g->robber_size;
+	} else {
+		return;
+	}
+	if (!(g->components >> component & 1)) return;
+	int size = carc_feat_tiles(g, root, NULL, NULL);
+	if (size <= *best) return;
+	*best = (uint16_t)size;
+	int seat = g->turn_seat;
+	if (*holder == seat) return;
+	carc_take_token(g, seat, token, *holder, out);
+	*holder = (int8_t)seat;
+}
+
+static void king_final(carc_game *g, carc_sink *out)
+{
+	if (g->king >= 0) carc_add_score(g, g->king, CARC_SC_KING, carc_completed_count(g, CARC_F_CITY), -1, 1, out);
+	if (g->robber >= 0)
+		carc_add_score(g, g->robber, CARC_SC_ROBBER, carc_completed_count(g, CARC_F_ROAD), -1, 1, out);
+}
+
+const carc_ext carc_ext_king = {
+	.name = "king-robber",
+	.components = 1u << CARC_C_KING | 1u << CARC_C_ROBBER,
+	.feature_completed = king_completed,
+	.final_scoring = king_final,
+};
