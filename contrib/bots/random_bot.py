@@ -1,0 +1,145 @@
+#!/usr/bin/python3
+"""random_bot.py - plays Carcassonne against carcd by picking random legal moves.
+
+Three ways to play:
+
+  # make a game and play every seat of it (a bot-versus-bot game)
+  random_bot.py --address unix:/run/carcd/carcd.sock --players 2
+
+  # make a game for people and bots, play seat 0, print the other seats' tokens
+  random_bot.py --players 2 --seat 0
+
+  # join a game someone else made, with the token of one seat
+  random_bot.py --game 7 --token 3f9c... [--seat 1]
+
+  # (with neither --token nor --seat it plays every seat of an auth-false game)
+
+The bot waits for its turns through `subscribe` notifications, asks
+`legal_moves` at each of its decisions and sends one of them at random with
+`apply_move`, passing `seq` so that it never plays on a stale state.  When it
+does not know which seat its token holds it simply tries: `not_your_turn`
+tells it the seat due is not its own.  It prints the final scores as JSON
+and exits 0 when the game is over.
+"""
+
+import argparse
+import json
+import os
+import random
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+import carcd  # noqa: E402
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(description="Play random legal moves against carcd until the game ends.")
+    p.add_argument("--address", "-a", default=None,
+                   help="tcp:HOST:PORT or unix:PATH (default $CARCD_ADDRESS or %s)" % carcd.DEFAULT_ADDRESS)
+    p.add_argument("--encoding", choices=("msgpack", "json"), default=None)
+    p.add_argument("--game", type=int, help="join this game (needs --token unless it was made with auth false)")
+    p.add_argument("--token", default=os.environ.get("CARCD_TOKEN"), help="seat token (default $CARCD_TOKEN)")
+    p.add_argument("--seat", type=int, help="the seat to play (default: every seat of a game it makes)")
+    p.add_argument("--players", type=int, default=2, help="seats of a game it makes (default 2)")
+    p.add_argument("--expansions", default="base", help="comma-separated expansions of a game it makes")
+    p.add_argument("--seed", type=int, help="game seed of a game it makes")
+    p.add_argument("--rng", type=int, help="seed of the bot's own choices (default: random)")
+    p.add_argument("--timeout", type=float, default=600.0,
+                   help="give up when nothing happens for this many seconds (default 600)")
+    p.add_argument("--verbose", "-v", action="store_true", help="print each move on stderr")
+    return p.parse_args(argv)
+
+
+ALL = "all seats"
+
+
+class RandomBot:
+    def __init__(self, client, game, tokens, rng, verbose=False):
+        """tokens: {seat: token} of the seats it plays; {None: token} when the
+        seat is unknown; {ALL: None} to play every seat of an auth-false game."""
+        self.c = client
+        self.game = game
+        self.tokens = dict(tokens)
+        self.not_mine = set()   # seats its token was refused for, when the seat is unknown
+        self.rng = rng
+        self.verbose = verbose
+        self.moves_played = 0
+
+    def token_for(self, seat):
+        """The token to play `seat` with, or False when it is not ours."""
+        if ALL in self.tokens:
+            return None
+        if seat in self.tokens:
+            return self.tokens[seat]
+        if None in self.tokens and seat not in self.not_mine:
+            return self.tokens[None]
+        return False
+
+    def play(self, timeout):
+        self.c.subscribe(self.game)
+        while True:
+            lm = self.c.legal_moves(self.game)
+            if lm["phase"] == "over":
+                return self.c.score(self.game)
+            token = self.token_for(lm["seat"])
+            if token is not False and lm["moves"]:
+                move = self.rng.choice(lm["moves"])
+                try:
+                    self.c.apply_move(self.game, move, token=token, seq=lm["seq"])
+                except carcd.Error as e:
+                    if e.code == "conflict":
+                        continue  # the game moved on meanwhile: look again
+                    if e.code == "not_your_turn" and None in self.tokens:
+                        self.not_mine.add(lm["seat"])
+                        continue
+                    raise
+                if None in self.tokens:  # now we know which seat the token holds
+                    self.tokens = {lm["seat"]: self.tokens[None]}
+                self.moves_played += 1
+                if self.verbose:
+                    print("seat %d seq %d: %s" % (lm["seat"], lm["seq"], json.dumps(move)), file=sys.stderr)
+                self.c.events.clear()   # our own move's notification carries nothing new
+                continue
+            # Another seat decides: wait until the game changes.
+            if self.c.next_event(timeout) is None:
+                raise TimeoutError("nothing happened in game %s for %.0f s" % (self.game, timeout))
+            self.c.events.clear()
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    rng = random.Random(args.rng)
+    try:
+        with carcd.Client(args.address, encoding=args.encoding, timeout=60.0,
+                          client_name="random_bot.py") as c:
+            if args.game is None:
+                opts = {"expansions": args.expansions.split(",")}
+                if args.seed is not None:
+                    opts["seed"] = args.seed
+                g = c.new_game(["random %d" % i for i in range(args.players)], **opts)
+                game = g["game"]
+                seats = {s["seat"]: s["token"] for s in g["seats"]}
+                if args.seat is not None:
+                    if args.seat not in seats:
+                        raise SystemExit("random_bot: no seat %d in a %d-player game" % (args.seat, args.players))
+                    others = {str(s): t for s, t in seats.items() if s != args.seat}
+                    print(json.dumps({"game": game, "admin_token": g["admin_token"], "tokens": others}), flush=True)
+                    seats = {args.seat: seats[args.seat]}
+            else:
+                game = args.game
+                seats = {ALL: None} if args.token is None and args.seat is None else {args.seat: args.token}
+            bot = RandomBot(c, game, seats, rng, args.verbose)
+            score = bot.play(args.timeout)
+            print(json.dumps({"game": game, "moves_played": bot.moves_played,
+                              "scores": score["scores"], "final": score["final"]}))
+    except carcd.Error as e:
+        print("random_bot: %s" % e, file=sys.stderr)
+        return 1
+    except (carcd.ConnectionClosed, TimeoutError, OSError) as e:
+        print("random_bot: %s" % e, file=sys.stderr)
+        return 3
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

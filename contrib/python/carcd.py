@@ -1,0 +1,292 @@
+"""carcd.py - a small client for the carcd Carcassonne rules daemon.
+
+Speaks protocol version 1 (proto/PROTOCOL.md) over TCP or a Unix socket,
+in either of the daemon's encodings:
+
+  * "msgpack": MessagePack-RPC, needs python3-msgpack (Debian's package;
+    run scripts with /usr/bin/python3 where another python3 is on PATH);
+  * "json": the JSON-lines protocol, standard library only.
+
+    import carcd
+    with carcd.Client("unix:/run/carcd/carcd.sock") as c:
+        g = c.new_game(players=["ann", "bob"])
+        moves = c.legal_moves(g["game"])["moves"]
+        c.apply_move(g["game"], moves[0], token=g["seats"][0]["token"])
+
+Every method of the protocol is a method of Client with the same name and
+keyword parameters; Client.call(method, params) reaches any other.  An
+error response raises carcd.Error, whose .code is the protocol's error code
+("not_your_turn", "illegal_move", ...).  Requests can be pipelined with
+send() and response().  After subscribe(), the daemon's notifications are
+queued and read with next_event().
+
+A Client is not thread-safe: give each thread its own.
+"""
+
+import collections
+import json
+import os
+import socket
+import time
+
+try:
+    import msgpack
+except ImportError:  # the JSON-lines encoding still works
+    msgpack = None
+
+__all__ = ["Client", "Error", "ConnectionClosed", "parse_address",
+           "DEFAULT_ADDRESS", "ERROR_CODES"]
+
+DEFAULT_ADDRESS = "tcp:127.0.0.1:7878"
+
+# The error codes of PROTOCOL.md section 2.
+ERROR_CODES = ("bad_request", "unknown_method", "invalid_params", "no_such_game",
+               "forbidden", "not_your_turn", "illegal_move", "conflict",
+               "game_over", "limit", "internal")
+
+REQUEST, RESPONSE, NOTIFICATION = 0, 1, 2
+
+
+class Error(Exception):
+    """An error response from the daemon: .code, .message, .data."""
+
+    def __init__(self, code, message="", data=None, msgid=None):
+        self.code = code
+        self.message = message
+        self.data = data
+        self.msgid = msgid
+        super().__init__("%s: %s" % (code, message) if message else str(code))
+
+    @classmethod
+    def from_wire(cls, err, msgid=None):
+        if isinstance(err, dict):
+            return cls(err.get("code", "internal"), err.get("message", ""),
+                       err.get("data"), msgid)
+        return cls("internal", "malformed error object: %r" % (err,), None, msgid)
+
+
+class ConnectionClosed(Exception):
+    """The daemon closed the connection (or it could not be reached)."""
+
+
+def parse_address(address):
+    """'tcp:HOST:PORT', 'unix:PATH', 'HOST:PORT' or a path -> (family, addr)."""
+    if address.startswith("unix:"):
+        return socket.AF_UNIX, address[5:]
+    if address.startswith("tcp:"):
+        address = address[4:]
+    elif "/" in address:
+        return socket.AF_UNIX, address
+    host, sep, port = address.rpartition(":")
+    if not sep or not port.isdigit():
+        raise ValueError("not an address: %r (want tcp:HOST:PORT or unix:PATH)" % address)
+    host = host.strip("[]") or "127.0.0.1"
+    return (socket.AF_INET6 if ":" in host else socket.AF_INET), (host, int(port))
+
+
+class _MsgpackCodec:
+    name = "msgpack"
+
+    def __init__(self):
+        if msgpack is None:
+            raise RuntimeError("the msgpack encoding needs python3-msgpack "
+                               "(use /usr/bin/python3, or encoding='json')")
+        self._packer = msgpack.Packer(use_bin_type=True)
+        self._unpacker = msgpack.Unpacker(raw=False, strict_map_key=False,
+                                          max_buffer_size=64 << 20)
+
+    def encode(self, msg):
+        return self._packer.pack(msg)
+
+    def feed(self, data):
+        self._unpacker.feed(data)
+        return list(self._unpacker)
+
+
+class _JsonCodec:
+    name = "json"
+
+    def __init__(self):
+        self._buf = b""
+
+    @staticmethod
+    def encode(msg):
+        return json.dumps(msg, separators=(",", ":")).encode() + b"\n"
+
+    def feed(self, data):
+        self._buf += data
+        *lines, self._buf = self._buf.split(b"\n")
+        return [json.loads(line) for line in lines if line.strip()]
+
+
+class Client:
+    """One connection to carcd.
+
+    address: "tcp:HOST:PORT", "unix:PATH", "HOST:PORT" or a socket path;
+    default $CARCD_ADDRESS or tcp:127.0.0.1:7878.  encoding: "msgpack"
+    (default when python3-msgpack is importable) or "json".  timeout: seconds
+    to wait for any one response (None waits for ever).
+    """
+
+    def __init__(self, address=None, encoding=None, timeout=30.0, client_name=None):
+        self.address = address or os.environ.get("CARCD_ADDRESS") or DEFAULT_ADDRESS
+        if encoding is None:
+            encoding = "msgpack" if msgpack is not None else "json"
+        if encoding not in ("msgpack", "json"):
+            raise ValueError("encoding must be 'msgpack' or 'json'")
+        self._codec = _MsgpackCodec() if encoding == "msgpack" else _JsonCodec()
+        self.encoding = encoding
+        self.timeout = timeout
+        self.client_name = client_name
+        self._next_id = 1
+        self._responses = {}   # msgid -> (error, result) read ahead of their turn
+        self._orphans = collections.deque()  # responses whose msgid is nil
+        self.events = collections.deque()    # notification params, in arrival order
+        family, addr = parse_address(self.address)
+        self.sock = socket.socket(family, socket.SOCK_STREAM)
+        try:
+            self.sock.settimeout(timeout)
+            self.sock.connect(addr)
+        except OSError as e:
+            self.sock.close()
+            raise ConnectionClosed("cannot connect to %s: %s" % (self.address, e)) from e
+        if family != socket.AF_UNIX:
+            self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.closed = False
+
+    # ---- plumbing ------------------------------------------------------------
+    def close(self):
+        if not self.closed:
+            self.closed = True
+            self.sock.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def fileno(self):
+        return self.sock.fileno()
+
+    def send(self, method, params=None):
+        """Send one request without waiting; returns its msgid."""
+        msgid = self._next_id
+        self._next_id = (self._next_id + 1) & 0xffffffff
+        self.sock.sendall(self._codec.encode(
+            [REQUEST, msgid, method, {} if params is None else params]))
+        return msgid
+
+    def _read(self, timeout):
+        """Read what arrived and sort it; False when nothing came in time."""
+        self.sock.settimeout(timeout)
+        try:
+            data = self.sock.recv(1 << 16)
+        except socket.timeout:
+            return False
+        except (ConnectionResetError, BrokenPipeError) as e:
+            self.close()
+            raise ConnectionClosed("connection to %s lost: %s" % (self.address, e)) from e
+        if not data:
+            self.close()
+            raise ConnectionClosed("carcd at %s closed the connection" % self.address)
+        for msg in self._codec.feed(data):
+            self._sort(msg)
+        return True
+
+    def _sort(self, msg):
+        if not isinstance(msg, list) or not msg:
+            raise Error("bad_request", "not a message from carcd: %r" % (msg,))
+        if msg[0] == RESPONSE and len(msg) == 4:
+            if msg[1] is None:
+                self._orphans.append((msg[2], msg[3]))
+            else:
+                self._responses[msg[1]] = (msg[2], msg[3])
+        elif msg[0] == NOTIFICATION and len(msg) == 3:
+            self.events.append(msg[2])
+        else:
+            raise Error("bad_request", "not a message from carcd: %r" % (msg,))
+
+    def _deadline_wait(self, ready, timeout):
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while not ready():
+            if self.closed:
+                raise ConnectionClosed("connection to %s is closed" % self.address)
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and left <= 0:
+                return False
+            self._read(left)
+        return True
+
+    def response(self, msgid, timeout=-1):
+        """The result of request msgid; raises Error for an error response.
+
+        A response with a nil msgid (the daemon could not read a request)
+        answers the oldest request still waiting, so it is raised here too.
+        """
+        timeout = self.timeout if timeout == -1 else timeout
+        if not self._deadline_wait(lambda: msgid in self._responses or self._orphans, timeout):
+            raise TimeoutError("no response to request %d from %s within %ss"
+                               % (msgid, self.address, timeout))
+        if msgid in self._responses:
+            err, result = self._responses.pop(msgid)
+        else:
+            err, result = self._orphans.popleft()
+        if err is not None:
+            raise Error.from_wire(err, msgid)
+        return result
+
+    def call(self, method, params=None, **kw):
+        """Send one request and wait for its result."""
+        if params is None:
+            params = {}
+        params = dict(params, **{k: v for k, v in kw.items() if v is not None})
+        return self.response(self.send(method, params))
+
+    def next_event(self, timeout=-1):
+        """The next notification's params {game, seq, events}, or None on timeout."""
+        timeout = self.timeout if timeout == -1 else timeout
+        if self._deadline_wait(lambda: self.events, timeout):
+            return self.events.popleft()
+        return None
+
+    # ---- the methods of PROTOCOL.md section 4 ---------------------------------
+    def hello(self, client=None):
+        return self.call("hello", client=client or self.client_name)
+
+    def new_game(self, players=("player 1", "player 2"), **options):
+        """options: expansions, components, rules, seed, tiles, start, bag, auth."""
+        return self.call("new_game", {"players": list(players)}, **options)
+
+    def state(self, game):
+        return self.call("state", game=game)
+
+    def legal_moves(self, game, seat=None):
+        return self.call("legal_moves", game=game, seat=seat)
+
+    def apply_move(self, game, move, token=None, seq=None):
+        return self.call("apply_move", game=game, move=move, token=token, seq=seq)
+
+    def score(self, game):
+        return self.call("score", game=game)
+
+    def history(self, game):
+        return self.call("history", game=game)
+
+    def games(self):
+        return self.call("games")
+
+    def close_game(self, game, admin_token):
+        return self.call("close_game", game=game, admin_token=admin_token)
+
+    def subscribe(self, game):
+        return self.call("subscribe", game=game)
+
+    def unsubscribe(self, game):
+        return self.call("unsubscribe", game=game)
+
+    def stats(self):
+        return self.call("stats")
+
+    def ping(self):
+        return self.call("ping")

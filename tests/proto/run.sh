@@ -1,0 +1,30 @@
+#!/bin/sh
+# run.sh - the end-to-end protocol tests (tests/proto/test_*.py) against the
+# built daemon.  `make check` runs it with CARCD (the daemon), CARCCTL and
+# PYTHON3 set in AM_TESTS_ENVIRONMENT; by hand, from the build directory:
+#
+#   tests/proto/run.sh                      # every test
+#   tests/proto/run.sh test_malformed       # one module (or module.Class.test)
+#
+# It exits non-zero when any test fails or errs, and 77 (automake's "skip")
+# when no python3 with the msgpack module can be found.
+here=$(cd "$(dirname "$0")" && pwd)
+: "${CARCD:=$(pwd)/daemon/carcd}"
+: "${PYTHON3:=/usr/bin/python3}"
+PYTHONDONTWRITEBYTECODE=1
+export CARCD PYTHON3 PYTHONDONTWRITEBYTECODE
+
+if [ ! -x "$CARCD" ]; then
+	echo "run.sh: no daemon at $CARCD (build it first, or set CARCD)" >&2
+	exit 99
+fi
+if ! "$PYTHON3" -c 'import msgpack' 2>/dev/null; then
+	echo "run.sh: $PYTHON3 cannot import msgpack (apt-get install python3-msgpack)" >&2
+	exit 77
+fi
+
+cd "$here" || exit 99
+if [ $# -eq 0 ]; then
+	exec "$PYTHON3" -m unittest discover -v -s . -p 'test_*.py'
+fi
+exec "$PYTHON3" -m unittest -v "$@"
