@@ -1,0 +1,134 @@
+/*
+ * testutil.c - helpers shared by the Check unit tests (see testutil.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+
+void tu_events_reset(tu_events *e)
+{
+	e->sink.ev = e->ev;
+	e->sink.n = 0;
+	e->sink.cap = CARC_MAX_EVENTS;
+}
+
+int tu_events_count(const tu_events *e, int type)
+{
+	int n = 0;
+	TU_LE(e->sink.n, e->sink.cap);
+	for (int i = 0; i < e->sink.n; i++) n += e->ev[i].type == type;
+	return n;
+}
+
+const carc_event *tu_events_nth(const tu_events *e, int type, int i)
+{
+	for (int k = 0; k < e->sink.n && k < e->sink.cap; k++)
+		if (e->ev[k].type == type && i-- == 0) return &e->ev[k];
+	return NULL;
+}
+
+int tu_tile(const char *id)
+{
+	int t = carc_tile_find(id);
+	TU_ASSERT_MSG(t >= 0, "tile %s is unknown", id);
+	return t;
+}
+
+void tu_config_fixed(carc_config *cfg, int nseats, const char *start_id, int start_rot,
+                     const char *const *tiles)
+{
+	carc_config_init(cfg);
+	cfg->nseats = (uint8_t)nseats;
+	cfg->nstart = 1;
+	cfg->start[0] = (carc_start_tile){ (uint16_t)tu_tile(start_id), 0, 0, (uint8_t)start_rot };
+	cfg->ntiles = 0;
+	for (int i = 0; tiles && tiles[i]; i++) cfg->tiles[cfg->ntiles++] = (uint16_t)tu_tile(tiles[i]);
+}
+
+carc_game *tu_game_new(const carc_config *cfg, carc_sink *out)
+{
+	carc_game *g = malloc(carc_game_size());
+	ck_assert_ptr_nonnull(g);
+	carc_rc rc = carc_game_init(g, cfg, out);
+	TU_ASSERT_MSG(rc == CARC_OK, "carc_game_init: %s", carc_strerror(rc));
+	return g;
+}
+
+carc_move tu_place(const carc_game *g, int x, int y, int rot)
+{
+	carc_move m;
+	memset(&m, 0, sizeof m);
+	m.type = CARC_MV_PLACE_TILE;
+	m.tile = (uint16_t)carc_game_drawn(g);
+	m.x = (int16_t)x;
+	m.y = (int16_t)y;
+	m.rot = (uint8_t)rot;
+	m.figure = CARC_NONE;
+	return m;
+}
+
+carc_move tu_deploy(int x, int y, int port)
+{
+	carc_move m;
+	memset(&m, 0, sizeof m);
+	m.type = CARC_MV_DEPLOY;
+	m.kind = CARC_FIG_FOLLOWER;
+	m.x = (int16_t)x;
+	m.y = (int16_t)y;
+	m.port = (uint8_t)port;
+	m.tile = CARC_NONE;
+	m.figure = CARC_NONE;
+	return m;
+}
+
+carc_move tu_pass(void)
+{
+	carc_move m;
+	memset(&m, 0, sizeof m);
+	m.type = CARC_MV_PASS;
+	m.tile = CARC_NONE;
+	m.figure = CARC_NONE;
+	return m;
+}
+
+void tu_apply_ok(carc_game *g, carc_move m, carc_sink *out)
+{
+	carc_rc rc = carc_apply(g, &m, out);
+	TU_ASSERT_MSG(rc == CARC_OK, "carc_apply %s at (%d,%d) rot %d port %s: %s", carc_mtype_name(m.type),
+	              m.x, m.y, m.rot, carc_port_name(m.port), carc_strerror(rc));
+}
+
+int tu_find_move(const carc_move *moves, int n, const carc_move *m)
+{
+	for (int i = 0; i < n; i++) {
+		const carc_move *c = &moves[i];
+		if (c->type != m->type) continue;
+		if (c->type == CARC_MV_PLACE_TILE &&
+		    (c->x != m->x || c->y != m->y || c->rot != m->rot || c->tile != m->tile))
+			continue;
+		if (c->type == CARC_MV_DEPLOY && (c->x != m->x || c->y != m->y || c->kind != m->kind || c->port != m->port))
+			continue;
+		return i;
+	}
+	return -1;
+}
+
+int tu_on_board(const carc_game *g, int seat)
+{
+	int n = 0;
+	for (int i = 0; i < carc_figure_count(g); i++) {
+		carc_figure_info f;
+		if (carc_figure_get(g, i, &f) && f.seat == seat && f.kind == CARC_FIG_FOLLOWER) n += f.on_board;
+	}
+	return n;
+}
+
+int tu_run(Suite *s)
+{
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

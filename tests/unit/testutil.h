@@ -1,0 +1,80 @@
+/*
+ * testutil.h - small helpers shared by the Check unit tests: games on the
+ * heap, fixed tile orders, move constructors and event sinks.
+ *
+ * Helpers assert with ck_assert, so a failure points at the test that
+ * called them (Check reports the helper's line; the test name says which).
+ */
+#ifndef CARC_TESTUTIL_H
+#define CARC_TESTUTIL_H
+
+#include <check.h>
+
+#include "carc.h"
+
+/*
+ * Cheap assertions for hot loops.  A passing ck_assert_* is not free: it
+ * reports its location to the Check parent through a file (one write per
+ * check), which made the property test spend most of its time in the
+ * kernel.  These only call into Check when they fail.
+ */
+#define TU_ASSERT(cond) \
+	do { \
+		if (!(cond)) ck_abort_msg("Assertion '%s' failed", #cond); \
+	} while (0)
+#define TU_ASSERT_MSG(cond, ...) \
+	do { \
+		if (!(cond)) ck_abort_msg(__VA_ARGS__); \
+	} while (0)
+#define TU_CMP(a, op, b) \
+	do { \
+		long long tu_a_ = (long long)(a), tu_b_ = (long long)(b); \
+		if (!(tu_a_ op tu_b_)) \
+			ck_abort_msg("Assertion '%s %s %s' failed: %s == %lld, %s == %lld", #a, #op, #b, #a, tu_a_, #b, tu_b_); \
+	} while (0)
+#define TU_EQ(a, b) TU_CMP(a, ==, b)
+#define TU_NE(a, b) TU_CMP(a, !=, b)
+#define TU_LT(a, b) TU_CMP(a, <, b)
+#define TU_LE(a, b) TU_CMP(a, <=, b)
+#define TU_GT(a, b) TU_CMP(a, >, b)
+#define TU_GE(a, b) TU_CMP(a, >=, b)
+
+/* A sink with room for every event one call can make. */
+typedef struct tu_events {
+	carc_event ev[CARC_MAX_EVENTS];
+	carc_sink sink;
+} tu_events;
+
+void tu_events_reset(tu_events *e);
+int tu_events_count(const tu_events *e, int type);
+/* The i-th event of `type` in the sink, or NULL. */
+const carc_event *tu_events_nth(const tu_events *e, int type, int i);
+
+int tu_tile(const char *id); /* asserts the id exists */
+
+/* A game with a custom start tile at (0,0) and exactly `tiles` (NULL-
+ * terminated ids) as the supply, in order. */
+void tu_config_fixed(carc_config *cfg, int nseats, const char *start_id, int start_rot,
+                     const char *const *tiles);
+
+/* carc_game_init into fresh heap memory; asserts CARC_OK. */
+carc_game *tu_game_new(const carc_config *cfg, carc_sink *out);
+
+carc_move tu_place(const carc_game *g, int x, int y, int rot); /* the drawn tile */
+carc_move tu_deploy(int x, int y, int port);                   /* a follower */
+carc_move tu_pass(void);
+
+/* carc_apply that must succeed. */
+void tu_apply_ok(carc_game *g, carc_move m, carc_sink *out);
+
+/* Index of `m` in a legal-move list (same type, x, y, rot, tile, kind and,
+ * for deploys, port), or -1. */
+int tu_find_move(const carc_move *moves, int n, const carc_move *m);
+
+/* Followers of `seat` standing on the board, read with carc_figure_get. */
+int tu_on_board(const carc_game *g, int seat);
+
+/* Runs a suite (in fork mode, Check's default) and gives main's exit code. */
+int tu_run(Suite *s);
+
+#endif
