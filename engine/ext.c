@@ -5,31 +5,29 @@
  */
 #include "ext_int.h"
 
-extern const carc_ext carc_ext_inns, carc_ext_king;
+extern const carc_ext carc_ext_river, carc_ext_inns, carc_ext_king;
 
-const carc_ext *const carc_exts[] = { &carc_ext_inns, &carc_ext_king, NULL };
+const carc_ext *const carc_exts[] = { &carc_ext_river, &carc_ext_inns, &carc_ext_king, NULL };
 
 static int active(const carc_ext *e, uint32_t expansions, uint32_t components)
 {
-	int i = carc_expansion_find(e->name);
-	return (i >= 0 && (expansions >> i & 1)) || (e->components & components);
+	int i = carc_expansion_find(e->name), j = e->also ? carc_expansion_find(e->also) : -1;
+	return (i >= 0 && (expansions >> i & 1)) || (j >= 0 && (expansions >> j & 1)) || (e->components & components);
 }
 
-int carc_ext_active(const carc_game *g, const carc_ext *e)
-{
-	return active(e, g->cfg.expansions, g->components);
-}
-
-unsigned carc_ext_hooks(const carc_config *cfg, uint32_t components)
+unsigned carc_ext_hooks(const carc_config *cfg, uint32_t components, uint32_t *on)
 {
 	unsigned h = 0;
+	*on = 0;
 	for (const carc_ext *const *p = carc_exts; *p; p++) {
 		const carc_ext *e = *p;
 		if (!active(e, cfg->expansions, components)) continue;
+		*on |= 1u << (p - carc_exts);
 		h |= (e->placement_allowed ? CARC_HOOK_PLACEMENT : 0u) | (e->action_moves ? CARC_HOOK_ACTION : 0u) |
 		     (e->tile_placed ? CARC_HOOK_PLACED : 0u) | (e->feature_scored ? CARC_HOOK_SCORED : 0u) |
 		     (e->final_scoring ? CARC_HOOK_FINAL : 0u) | (e->feature_completed ? CARC_HOOK_COMPLETED : 0u) |
-		     (e->feature_points ? CARC_HOOK_POINTS : 0u);
+		     (e->feature_points ? CARC_HOOK_POINTS : 0u) | (e->order_supply ? CARC_HOOK_SETUP : 0u) |
+		     (e->deploy_allowed ? CARC_HOOK_DEPLOY : 0u) | (e->extra_turn ? CARC_HOOK_EXTRA : 0u);
 	}
 	return h;
 }

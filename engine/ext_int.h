@@ -13,9 +13,14 @@
 
 typedef struct carc_ext {
 	const char *name;         /* the expansion name of new_game */
+	const char *also;         /* a second expansion that brings the same rules, or NULL */
 	uint32_t components;      /* also active when one of these is in play without the expansion */
-	/* May this tile go there?  Edge matching has already passed. */
+	/* Set-up: reorder the shuffled supply (not a given tile order). */
+	void (*order_supply)(carc_game *g);
+	/* May this tile go there?  Edge matching has already passed.  With
+	 * placement_judges set, only asked about the tiles it accepts. */
 	int (*placement_allowed)(const carc_game *g, int type, int x, int y, int rot);
+	int (*placement_judges)(int type);
 	/* More moves for the action phase, after the base deploys; returns the new count. */
 	int (*action_moves)(const carc_game *g, carc_move *out, int n, int cap);
 	/* A tile has been placed (before anyone deploys). */
@@ -27,6 +32,10 @@ typedef struct carc_ext {
 	int (*feature_points)(const carc_game *g, int root, const carc_feat_info *fi, int points);
 	/* A completed feature has been scored, its figures not yet returned. */
 	void (*feature_scored)(carc_game *g, int root, carc_sink *out);
+	/* May the seat on turn deploy on the tile just placed? */
+	int (*deploy_allowed)(const carc_game *g, int cell);
+	/* The turn is over: does the same seat take another? */
+	int (*extra_turn)(carc_game *g);
 	/* Final scoring, after the base game's. */
 	void (*final_scoring)(carc_game *g, carc_sink *out);
 } carc_ext;
@@ -34,21 +43,21 @@ typedef struct carc_ext {
 enum {
 	CARC_HOOK_PLACEMENT = 1 << 0, CARC_HOOK_ACTION = 1 << 1, CARC_HOOK_PLACED = 1 << 2,
 	CARC_HOOK_SCORED = 1 << 3, CARC_HOOK_FINAL = 1 << 4, CARC_HOOK_COMPLETED = 1 << 5,
-	CARC_HOOK_POINTS = 1 << 6
+	CARC_HOOK_POINTS = 1 << 6, CARC_HOOK_SETUP = 1 << 7, CARC_HOOK_DEPLOY = 1 << 8, CARC_HOOK_EXTRA = 1 << 9
 };
 
 /* Expansions with hooks, NULL-terminated. */
 extern const carc_ext *const carc_exts[];
 
-/* The hooks the game's expansions fill (CARC_HOOK_* bits), worked out
- * once at set-up so that a game without them pays one test per hook. */
-unsigned carc_ext_hooks(const carc_config *cfg, uint32_t components);
-int carc_ext_active(const carc_game *g, const carc_ext *e);
+/* The hooks the game's expansions fill (CARC_HOOK_* bits) and which
+ * expansions are active (bit i: carc_exts[i]), worked out once at set-up so
+ * that a game without them pays one test per hook. */
+unsigned carc_ext_hooks(const carc_config *cfg, uint32_t components, uint32_t *active);
 
 /* Runs the statement for each active expansion, when one of them fills `hook`. */
 #define CARC_EXT_EACH(g, hook, e) \
 	if ((g)->hooks & (hook)) \
 		for (const carc_ext *const *e##_p = carc_exts, *e; (e = *e##_p) != NULL; e##_p++) \
-			if (carc_ext_active(g, e))
+			if ((g)->exts >> (e##_p - carc_exts) & 1)
 
 #endif

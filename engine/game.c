@@ -99,6 +99,78 @@ const char *carc_tile_edge(int type, int rot, int dir)
 	return names[carc_tiletypes[type].edge_code[rot] >> (8 * dir) & 0xff];
 }
 
+static int set_chosen(const carc_tileset *s, uint32_t expansions)
+{
+	int e = carc_expansion_find(s->expansion);
+	return e >= 0 && (expansions >> e & 1);
+}
+
+static int tile_has(int type, int fkind)
+{
+	const carc_tiletype *t = &carc_tiletypes[type];
+	for (int i = 0; i < t->nfeat; i++)
+		if (t->f[i].kind == fkind) return 1;
+	return 0;
+}
+
+/* The standard start: a river game starts at the spring (the base start
+ * tile is then left out, RULES.md section 6), any other at the start tile
+ * of the first chosen set that has one. */
+static const carc_tileset *standard_start(uint32_t expansions)
+{
+	const carc_tileset *first = NULL;
+	for (int i = 0; i < carc_ntilesets; i++) {
+		const carc_tileset *s = &carc_tilesets[i];
+		if (!set_chosen(s, expansions) || s->start == CARC_NONE) continue;
+		if (carc_tiletypes[s->start].symbols & CARC_SYM_SPRING) return s;
+		if (!first) first = s;
+	}
+	return first;
+}
+
+/* Every tile of the chosen sets, shuffled (Fisher-Yates), less: one copy
+ * of each set's start tile (placed, or left out beside a spring), springs
+ * (only ever start tiles), the tiles a chosen set removes, copies past a
+ * tile's maximum, and river-only sets when there is no river. */
+static carc_rc build_supply(carc_game *g, const carc_tileset *start)
+{
+	uint32_t ex = g->cfg.expansions;
+	int river = start && carc_tiletypes[start->start].symbols & CARC_SYM_SPRING;
+	uint8_t taken[1024] = { 0 }, starts[1024] = { 0 }; /* per tile type */
+	if (carc_ntiletypes > (int)sizeof taken) return CARC_E_CAPACITY;
+	for (int i = 0; i < carc_ntilesets; i++) {
+		const carc_tileset *s = &carc_tilesets[i];
+		if (!set_chosen(s, ex)) continue;
+		if (s->start != CARC_NONE) starts[s->start]++;
+		for (int j = 0; j < s->nremove; j++) taken[s->remove[j]] = 0xff;
+	}
+	for (int i = 0; i < carc_ntilesets; i++) {
+		const carc_tileset *s = &carc_tilesets[i];
+		if (!set_chosen(s, ex)) continue;
+		int river_only = s->start == CARC_NONE;
+		for (int j = 0; j < s->nref && river_only; j++) river_only = tile_has(s->ref[j].type, CARC_F_RIVER);
+		if (river_only && !river) continue;
+		for (int j = 0; j < s->nref; j++) {
+			int type = s->ref[j].type, max = carc_tiletypes[type].max;
+			if (carc_tiletypes[type].symbols & CARC_SYM_SPRING) continue;
+			for (int k = 0; k < s->ref[j].count; k++) {
+				if (taken[type] == 0xff || (max && taken[type] >= max)) break;
+				taken[type]++;
+				if (starts[type] && starts[type]--) continue;
+				if (g->nsupply >= CARC_MAX_TILES) return CARC_E_CAPACITY;
+				g->supply[g->nsupply++] = (uint16_t)type;
+			}
+		}
+	}
+	for (int i = g->nsupply - 1; i > 0; i--) {
+		int j = (int)carc_rng_below(&g->rng, (uint32_t)i + 1);
+		uint16_t t = g->supply[i];
+		g->supply[i] = g->supply[j];
+		g->supply[j] = t;
+	}
+	return CARC_OK;
+}
+
 static const carc_tileset *expansion_set(int e)
 {
 	const char *id = carc_expansion(e)->tileset;
@@ -161,11 +233,12 @@ static void end_game(carc_game *g, carc_sink *out)
 }
 
 static int placement_allowed(const carc_game *g, int type, int x, int y, int rot);
+static int placement_judged(const carc_game *g, int type);
 
 /* Can this tile go anywhere, by the edges and by every expansion's rule? */
 static int fits_somewhere(const carc_game *g, int type)
 {
-	if (!(g->hooks & CARC_HOOK_PLACEMENT)) return carc_board_placeable(g, type);
+	if (!placement_judged(g, type)) return carc_board_placeable(g, type);
 	carc_v4u code = carc_codes(type);
 	for (int i = 0; i < g->nfront; i++)
 		for (unsigned fits = carc_fit_mask(code, &g->front[i]); fits; fits &= fits - 1)
@@ -259,8 +332,11 @@ static void score_pending(carc_game *g, carc_sink *out)
 static void finish_turn(carc_game *g, carc_sink *out)
 {
 	score_pending(g, out);
+	int again = 0;
+	CARC_EXT_EACH(g, CARC_HOOK_EXTRA, e)
+		if (e->extra_turn && e->extra_turn(g)) again = 1;
 	g->last = CARC_NONE;
-	g->turn_seat = (uint8_t)((g->turn_seat + 1) % g->nseats);
+	if (!again) g->turn_seat = (uint8_t)((g->turn_seat + 1) % g->nseats);
 	begin_turn(g, out);
 }
 
@@ -315,8 +391,18 @@ static int push(carc_move *out, int n, int cap, const carc_move *m)
 static int placement_allowed(const carc_game *g, int type, int x, int y, int rot)
 {
 	CARC_EXT_EACH(g, CARC_HOOK_PLACEMENT, e)
-		if (e->placement_allowed && !e->placement_allowed(g, type, x, y, rot)) return 0;
+		if (e->placement_allowed && (!e->placement_judges || e->placement_judges(type)) &&
+		    !e->placement_allowed(g, type, x, y, rot))
+			return 0;
 	return 1;
+}
+
+/* Does any expansion judge where this tile may go, beyond its edges? */
+static int placement_judged(const carc_game *g, int type)
+{
+	CARC_EXT_EACH(g, CARC_HOOK_PLACEMENT, e)
+		if (e->placement_allowed && (!e->placement_judges || e->placement_judges(type))) return 1;
+	return 0;
 }
 
 /* A place_tile move as two machine words, so the hot loop below stores
@@ -335,7 +421,7 @@ static inline void put_placement(carc_move *dst, uint64_t lo, uint32_t hi)
 
 static int tile_moves(const carc_game *g, carc_move *out, int cap)
 {
-	int n = 0, hooked = g->hooks & CARC_HOOK_PLACEMENT;
+	int n = 0, hooked = placement_judged(g, g->drawn);
 	carc_v4u code = carc_codes(g->drawn);
 	carc_move m = { .type = CARC_MV_PLACE_TILE, .tile = g->drawn, .figure = CARC_NONE };
 	for (int i = 0; i < g->nfront; i++) {
@@ -374,6 +460,8 @@ static int deploy_moves(const carc_game *g, carc_move *out, int n, int cap)
 	int cell = g->last;
 	const carc_cell *c = &g->cells[cell];
 	const carc_tiletype *t = carc_cell_type(g, cell);
+	CARC_EXT_EACH(g, CARC_HOOK_DEPLOY, e)
+		if (e->deploy_allowed && !e->deploy_allowed(g, cell)) return n;
 	for (int kind = 0; kind < CARC_FIG_COUNT; kind++) {
 		if (!g->in_supply[g->seat][kind]) continue;
 		for (int i = 0; i < t->nfeat; i++) {
@@ -426,6 +514,8 @@ carc_rc carc_check_move(const carc_game *g, const carc_move *m, int *detail)
 		if (m->kind >= CARC_FIG_COUNT || m->port >= CARC_PORT_COUNT) return CARC_E_ARG;
 		const carc_cell *c = &g->cells[g->last];
 		if (m->x != c->x || m->y != c->y) return CARC_E_NOT_TILE_JUST_PLACED;
+		CARC_EXT_EACH(g, CARC_HOOK_DEPLOY, e)
+			if (e->deploy_allowed && !e->deploy_allowed(g, g->last)) return CARC_E_RULE;
 		if (!g->in_supply[g->seat][m->kind]) return CARC_E_NO_FIGURE;
 		int node = carc_board_feature_at(g, g->last, m->port);
 		if (node < 0) return CARC_E_NO_FEATURE;
@@ -541,44 +631,23 @@ carc_rc carc_game_init(carc_game *g, const carc_config *cfg, carc_sink *out)
 			g->in_supply[s][kind] = (uint8_t)figure_supply[kind].count;
 		}
 	}
-	g->hooks = (uint16_t)carc_ext_hooks(cfg, g->components);
+	g->hooks = (uint16_t)carc_ext_hooks(cfg, g->components, &g->exts);
 
-	/* The standard start is the first chosen set's start tile. */
-	const carc_tileset *start_set = NULL;
-	for (int e = 0; e < carc_expansion_count() && !start_set; e++)
-		if (cfg->expansions >> e & 1 && expansion_set(e)->start != CARC_NONE) start_set = expansion_set(e);
-	/* The supply: the given order, or every tile of the chosen sets but the
-	 * standard start tile, shuffled (Fisher-Yates). */
+	const carc_tileset *start_set = standard_start(cfg->expansions);
 	if (cfg->ntiles) {
 		memcpy(g->supply, cfg->tiles, cfg->ntiles * sizeof cfg->tiles[0]);
 		g->nsupply = cfg->ntiles;
 	} else {
-		for (int e = 0; e < carc_expansion_count(); e++) {
-			if (!(cfg->expansions >> e & 1)) continue;
-			const carc_tileset *s = expansion_set(e);
-			for (int j = 0; j < s->nref; j++)
-				for (int k = 0; k < s->ref[j].count; k++) {
-					if (g->nsupply >= CARC_MAX_TILES) return CARC_E_CAPACITY;
-					g->supply[g->nsupply++] = s->ref[j].type;
-				}
-		}
-		if (start_set && !cfg->nstart)
-			for (int i = 0; i < g->nsupply; i++)
-				if (g->supply[i] == start_set->start) {
-					g->supply[i] = g->supply[--g->nsupply];
-					break;
-				}
-		for (int i = g->nsupply - 1; i > 0; i--) {
-			int j = (int)carc_rng_below(&g->rng, (uint32_t)i + 1);
-			uint16_t t = g->supply[i];
-			g->supply[i] = g->supply[j];
-			g->supply[j] = t;
-		}
+		rc = build_supply(g, start_set);
+		if (rc != CARC_OK) return rc;
+		CARC_EXT_EACH(g, CARC_HOOK_SETUP, e)
+			if (e->order_supply) e->order_supply(g);
 	}
-	int nodes = 0, nstart = cfg->nstart ? cfg->nstart : start_set != NULL;
+	int nodes = 0, nstart = cfg->nstart ? cfg->nstart : start_set ? start_set->nstarts : 0;
 	for (int i = 0; i < g->nsupply; i++) nodes += carc_tiletypes[g->supply[i]].nfeat;
 	for (int i = 0; i < cfg->nstart; i++) nodes += carc_tiletypes[cfg->start[i].tile].nfeat;
-	if (start_set && !cfg->nstart) nodes += carc_tiletypes[start_set->start].nfeat;
+	for (int i = 0; !cfg->nstart && start_set && i < start_set->nstarts; i++)
+		nodes += carc_tiletypes[start_set->starts[i].type].nfeat;
 	if (g->nsupply + nstart > CARC_MAX_TILES || nodes > CARC_MAX_NODES) return CARC_E_CAPACITY;
 	if (!nstart) return CARC_E_ARG;
 
@@ -590,7 +659,10 @@ carc_rc carc_game_init(carc_game *g, const carc_config *cfg, carc_sink *out)
 			place_start(g, st->tile, st->x, st->y, st->rot, out);
 		}
 	else
-		place_start(g, start_set->start, start_set->start_x, start_set->start_y, start_set->start_rot, out);
+		for (int i = 0; i < start_set->nstarts; i++) {
+			const carc_tilestart *st = &start_set->starts[i];
+			place_start(g, st->type, st->x, st->y, st->rot, out);
+		}
 	g->turn_seat = 0;
 	begin_turn(g, out);
 	return CARC_OK;

@@ -61,6 +61,7 @@ struct carc_game {
 	uint8_t nseats;
 	uint8_t over;
 	uint16_t hooks;       /* CARC_HOOK_* bits: which hooks an active expansion fills */
+	uint32_t exts;        /* bit i: carc_exts[i] is active in this game */
 	uint16_t drawn;       /* tile type to place, CARC_NONE if none */
 	uint16_t last;        /* cell placed this turn, CARC_NONE if none */
 	uint32_t turn;

@@ -148,9 +148,9 @@ int carc_rule_value(int rule, const char *value)
 #define C(x) (1u << CARC_C_##x)
 static const carc_expansion_desc expansions[] = {
 	{ "base", "basic:1", 1, 0 },
-	{ "river", "river/1:1", 0, 0 },
-	{ "river2", "river/2:1", 0, 0 },
-	{ "mini", "gq11", 0, 0 },
+	{ "river", "river/1:1", 1, 0 },
+	{ "river2", "river/2:1", 1, 0 },
+	{ "mini", "gq11", 1, 0 },
 	{ "inns-cathedrals", "inns-and-cathedrals:1", 1, C(LARGE) },
 	{ "traders-builders", "traders-and-builders:1", 0, C(BUILDER) | C(PIG) | C(GOODS) },
 	{ "princess-dragon", "princess-and-dragon:1", 0, C(FAIRY) | C(DRAGON) },

@@ -95,7 +95,7 @@ START_TEST(hello_and_errors)
 	ck_assert_str_eq(error_code(call(&A, "new_game {}")), "invalid_params");
 	ck_assert_str_eq(error_code(call(&A, "new_game {\"players\": []}")), "invalid_params");
 	ck_assert_str_eq(error_code(call(&A, "new_game {\"players\": [\"a\",\"b\",\"c\",\"d\",\"e\",\"f\",\"g\"]}")), "invalid_params");
-	ck_assert_str_eq(error_code(call(&A, "new_game {\"players\": [\"a\"], \"expansions\": [\"river\"]}")), "invalid_params");
+	ck_assert_str_eq(error_code(call(&A, "new_game {\"players\": [\"a\"], \"expansions\": [\"tower\"]}")), "invalid_params");
 	ck_assert_str_eq(error_code(call(&A, "new_game {\"players\": [\"a\"], \"expansions\": [\"nope\"]}")), "invalid_params");
 	ck_assert_str_eq(error_code(call(&A, "new_game {\"players\": [\"a\"], \"rules\": {\"nope\": 1}}")), "invalid_params");
 	ck_assert_str_eq(error_code(call(&A, "new_game {\"players\": [\"a\"], \"rules\": {\"farmers\": \"yes\"}}")), "invalid_params");
