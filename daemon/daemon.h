@@ -45,13 +45,9 @@ void log_msg(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3
 /* ---- games ------------------------------------------------------------------ */
 #define GAMES_TOKEN 16 /* bytes of a seat or admin token: 128 bits */
 
-/* One applied move in 6 bytes: the tile of a placement is always the one
- * drawn, so a replay knows it. */
-typedef struct games_move {
-	int16_t x, y;
-	uint8_t type;  /* carc_mtype */
-	uint8_t arg;   /* place_tile: rot; deploy: kind << 4 | port */
-} games_move;
+/* One applied move, as the engine took it (12 bytes: a base game's ~145
+ * moves cost under 2 KB). */
+typedef carc_move games_move;
 
 typedef struct games_game {
 	int64_t id;
@@ -98,7 +94,7 @@ size_t games_index_after(const games *r, int64_t after); /* first index with id 
 /* Records an applied move (seq grows). */
 void games_record(games *r, games_game *gm, const carc_move *m);
 /* The move recorded as number `i` (0-based), for a replay of `g`. */
-void games_move_get(const games_game *gm, uint32_t i, const carc_game *g, carc_move *m);
+void games_move_get(const games_game *gm, uint32_t i, carc_move *m);
 int games_subscribe(games_game *gm, void *conn, games_subs *cs);   /* -1: too many */
 void games_unsubscribe(games_game *gm, const void *conn, games_subs *cs);
 void games_unsubscribe_all(games *r, const void *conn, games_subs *cs);

@@ -1,6 +1,6 @@
 /*
  * games.c - the game registry: each game's engine state, seats and
- * tokens, the seed commitment, its moves in 6 bytes each (history is a
+ * tokens, the seed commitment, its moves (history is a
  * replay, so events are never stored), and who watches it.
  *
  * Games sit in an array sorted by id.  Ids only grow, so a new game is an
@@ -164,30 +164,10 @@ void games_record(games *r, games_game *gm, const carc_move *m)
 		gm->moves = proto_xrealloc(gm->moves, gm->movecap * sizeof gm->moves[0]);
 		r->bytes += game_bytes(gm);
 	}
-	games_move *c = &gm->moves[gm->seq++];
-	c->x = m->x;
-	c->y = m->y;
-	c->type = m->type;
-	c->arg = m->type == CARC_MV_PLACE_TILE ? m->rot : m->type == CARC_MV_DEPLOY ? (uint8_t)(m->kind << 4 | m->port) : 0;
+	gm->moves[gm->seq++] = *m;
 }
 
-void games_move_get(const games_game *gm, uint32_t i, const carc_game *g, carc_move *m)
-{
-	const games_move *c = &gm->moves[i];
-	memset(m, 0, sizeof *m);
-	m->type = c->type;
-	m->x = c->x;
-	m->y = c->y;
-	m->tile = CARC_NONE;
-	m->figure = CARC_NONE;
-	if (c->type == CARC_MV_PLACE_TILE) {
-		m->rot = c->arg;
-		m->tile = (uint16_t)carc_game_drawn(g);
-	} else if (c->type == CARC_MV_DEPLOY) {
-		m->kind = c->arg >> 4;
-		m->port = c->arg & 15;
-	}
-}
+void games_move_get(const games_game *gm, uint32_t i, carc_move *m) { *m = gm->moves[i]; }
 
 /* ---- subscriptions ---------------------------------------------------------- */
 

@@ -464,7 +464,7 @@ static proto_err m_legal_moves(method_call *c, proto_val **result, const char **
 	pv_set_int(a, r, "seq", gm->seq);
 	pv_set_str(a, r, "phase", carc_phase_name(carc_game_phase(gm->g)));
 	pv_set(r, "seat", due < 0 ? pv_nil(a) : pv_int(a, due));
-	pv_set(r, "moves", proto_moves(a, c->s->moves, n));
+	pv_set(r, "moves", proto_moves(a, gm->g, c->s->moves, n));
 	*result = r;
 	return PROTO_OK;
 }
@@ -510,7 +510,7 @@ static proto_err m_apply_move(method_call *c, proto_val **result, const char **w
 		return PROTO_E_CONFLICT;
 	}
 	carc_move m;
-	if ((rc = proto_move_parse(a, pv_get(c->params, "move"), &m, why))) return rc;
+	if ((rc = proto_move_parse(a, gm->g, pv_get(c->params, "move"), &m, why))) return rc;
 	int detail = -1;
 	carc_rc crc = carc_check_move(gm->g, &m, &detail);
 	if (crc != CARC_OK) {
@@ -638,14 +638,14 @@ static proto_err m_history(method_call *c, proto_val **result, const char **why)
 	replay_events(a, g, &sink, 0, events, drawn, &reshuffled);
 	for (uint32_t i = 0; i < gm->seq; i++) {
 		carc_move m;
-		games_move_get(gm, i, g, &m);
+		games_move_get(gm, i, &m);
 		int seat = carc_game_seat(g);
 		sink.n = 0;
 		if (carc_apply(g, &m, &sink) != CARC_OK) goto broken;
 		proto_val *e = pv_map(a);
 		pv_set_int(a, e, "seq", i + 1);
 		pv_set_int(a, e, "seat", seat);
-		pv_set(e, "move", proto_move(a, &m));
+		pv_set(e, "move", proto_move(a, g, &m));
 		pv_push(moves, e);
 		replay_events(a, g, &sink, i + 1, events, drawn, &reshuffled);
 	}

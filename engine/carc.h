@@ -161,7 +161,7 @@ void carc_config_init(carc_config *cfg);
 
 /* ---- moves -------------------------------------------------------------- */
 typedef enum carc_mtype {
-	CARC_MV_PASS, CARC_MV_PLACE_TILE, CARC_MV_DEPLOY, CARC_MV_COUNT
+	CARC_MV_PASS, CARC_MV_PLACE_TILE, CARC_MV_DEPLOY, CARC_MV_ESCAPE, CARC_MV_COUNT
 } carc_mtype;
 const char *carc_mtype_name(int type);
 
@@ -177,7 +177,7 @@ typedef struct carc_move {
 
 /* ---- phases -------------------------------------------------------------- */
 typedef enum carc_phase {
-	CARC_PH_TILE, CARC_PH_ACTION, CARC_PH_OVER, CARC_PH_COUNT
+	CARC_PH_TILE, CARC_PH_ACTION, CARC_PH_OVER, CARC_PH_ESCAPE, CARC_PH_COUNT
 } carc_phase;
 const char *carc_phase_name(int phase);
 
@@ -190,7 +190,7 @@ typedef enum carc_etype {
 const char *carc_etype_name(int type);
 
 /* Reasons in `returned` and `tile_discarded` events. */
-enum { CARC_WHY_SCORED, CARC_WHY_UNPLACEABLE, CARC_WHY_RESHUFFLED, CARC_WHY_COUNT };
+enum { CARC_WHY_SCORED, CARC_WHY_UNPLACEABLE, CARC_WHY_RESHUFFLED, CARC_WHY_ESCAPE, CARC_WHY_LONELY, CARC_WHY_COUNT };
 const char *carc_why_name(int why);
 
 /* What a score is for (the `by` breakdown and the `feature` of `scored`). */

@@ -34,8 +34,18 @@ typedef struct carc_ext {
 	void (*feature_scored)(carc_game *g, int root, carc_sink *out);
 	/* May the seat on turn deploy on the tile just placed? */
 	int (*deploy_allowed)(const carc_game *g, int cell);
+	/* After the turn's scoring: returns 1 when it opened a decision of its
+	 * own phase; its phase_apply calls carc_turn_continue() when done. */
+	int (*turn_end)(carc_game *g, carc_sink *out);
+	/* The phases (bit p) this expansion decides, their moves and their
+	 * effect.  A move reaches phase_apply only if phase_moves lists it. */
+	uint32_t phases;
+	int (*phase_moves)(const carc_game *g, carc_move *out, int cap);
+	void (*phase_apply)(carc_game *g, const carc_move *m, carc_sink *out);
 	/* The turn is over: does the same seat take another? */
 	int (*extra_turn)(carc_game *g);
+	/* How many completed cities a completed city counts as for farms. */
+	int (*city_weight)(const carc_game *g, int city_root);
 	/* Final scoring, after the base game's. */
 	void (*final_scoring)(carc_game *g, carc_sink *out);
 } carc_ext;
@@ -43,7 +53,8 @@ typedef struct carc_ext {
 enum {
 	CARC_HOOK_PLACEMENT = 1 << 0, CARC_HOOK_ACTION = 1 << 1, CARC_HOOK_PLACED = 1 << 2,
 	CARC_HOOK_SCORED = 1 << 3, CARC_HOOK_FINAL = 1 << 4, CARC_HOOK_COMPLETED = 1 << 5,
-	CARC_HOOK_POINTS = 1 << 6, CARC_HOOK_SETUP = 1 << 7, CARC_HOOK_DEPLOY = 1 << 8, CARC_HOOK_EXTRA = 1 << 9
+	CARC_HOOK_POINTS = 1 << 6, CARC_HOOK_SETUP = 1 << 7, CARC_HOOK_DEPLOY = 1 << 8, CARC_HOOK_EXTRA = 1 << 9,
+	CARC_HOOK_TURN_END = 1 << 10, CARC_HOOK_CITY_WEIGHT = 1 << 11
 };
 
 /* Expansions with hooks, NULL-terminated. */
@@ -59,5 +70,10 @@ unsigned carc_ext_hooks(const carc_config *cfg, uint32_t components, uint32_t *a
 	if ((g)->hooks & (hook)) \
 		for (const carc_ext *const *e##_p = carc_exts, *e; (e = *e##_p) != NULL; e##_p++) \
 			if ((g)->exts >> (e##_p - carc_exts) & 1)
+
+/* game.c: resumes the end of the turn after an expansion's decision. */
+void carc_turn_continue(carc_game *g, carc_sink *out);
+/* game.c: a figure goes back to its owner's supply. */
+void carc_return_figure(carc_game *g, int fig, int why, carc_sink *out);
 
 #endif

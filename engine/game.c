@@ -329,15 +329,29 @@ static void score_pending(carc_game *g, carc_sink *out)
 	g->npending = 0;
 }
 
-static void finish_turn(carc_game *g, carc_sink *out)
+/* The end of the turn: each expansion in order may open a decision of its
+ * own (escape, ...); when all are done the next turn begins. */
+void carc_turn_continue(carc_game *g, carc_sink *out)
 {
-	score_pending(g, out);
+	if (g->hooks & CARC_HOOK_TURN_END)
+		for (const carc_ext *e; (e = carc_exts[g->stage]) != NULL;) {
+			int mine = g->exts >> g->stage & 1;
+			g->stage++;
+			if (mine && e->turn_end && e->turn_end(g, out)) return;
+		}
 	int again = 0;
 	CARC_EXT_EACH(g, CARC_HOOK_EXTRA, e)
 		if (e->extra_turn && e->extra_turn(g)) again = 1;
 	g->last = CARC_NONE;
 	if (!again) g->turn_seat = (uint8_t)((g->turn_seat + 1) % g->nseats);
 	begin_turn(g, out);
+}
+
+static void finish_turn(carc_game *g, carc_sink *out)
+{
+	score_pending(g, out);
+	g->stage = 0;
+	carc_turn_continue(g, out);
 }
 
 /* ---- figures ------------------------------------------------------------------- */
@@ -359,6 +373,22 @@ static int may_stand(const carc_game *g, int figkind, int fkind)
 {
 	if (!(stand_on[figkind] >> fkind & 1)) return 0;
 	return fkind != CARC_F_FIELD || g->cfg.rules[CARC_R_FARMERS];
+}
+
+void carc_return_figure(carc_game *g, int fig, int why, carc_sink *out)
+{
+	carc_fig *f = &g->figs[fig];
+	if (f->node == CARC_NONE) return;
+	if (stand_on[f->kind]) g->nodes[carc_feat_root(g, f->node)].nfig--;
+	f->node = CARC_NONE;
+	g->in_supply[f->seat][f->kind]++;
+	carc_event *e = carc_emit(out, CARC_EV_RETURNED);
+	if (e) {
+		e->seat = (int8_t)f->seat;
+		e->figure = (uint16_t)fig;
+		e->kind = f->kind;
+		e->why = (uint8_t)why;
+	}
 }
 
 int carc_tokens(const carc_game *g, int seat, int token)
@@ -486,13 +516,52 @@ static int action_moves(const carc_game *g, carc_move *out, int cap)
 	return push(out, n, cap, &pass);
 }
 
+/* The expansion that decides the current phase, if it is not the base's. */
+static const carc_ext *phase_owner(const carc_game *g)
+{
+	for (int i = 0; carc_exts[i]; i++)
+		if ((g->exts >> i & 1) && (carc_exts[i]->phases >> g->phase & 1)) return carc_exts[i];
+	return NULL;
+}
+
 int carc_legal_moves(const carc_game *g, carc_move *out, int cap)
 {
 	switch (g->phase) {
 	case CARC_PH_TILE: return tile_moves(g, out, cap);
 	case CARC_PH_ACTION: return action_moves(g, out, cap);
-	default: return 0;
+	case CARC_PH_OVER: return 0;
+	default: {
+		const carc_ext *e = phase_owner(g);
+		return e ? e->phase_moves(g, out, cap) : 0;
 	}
+	}
+}
+
+/* Two moves are the same choice: a feature may be named by any of its ports. */
+static int same_move(const carc_game *g, const carc_move *a, const carc_move *b)
+{
+	if (a->type != b->type || a->figure != b->figure || a->kind != b->kind || a->tile != b->tile ||
+	    a->rot != b->rot || a->x != b->x || a->y != b->y)
+		return 0;
+	if (a->port == b->port) return 1;
+	int cell = carc_board_lookup(g, a->x, a->y);
+	if (cell < 0 || a->port >= CARC_PORT_COUNT || b->port >= CARC_PORT_COUNT) return 0;
+	int fa = carc_board_feature_at(g, cell, a->port), fb = carc_board_feature_at(g, cell, b->port);
+	return fa >= 0 && fa == fb;
+}
+
+/* A decision of an expansion's phase: the move must be one it lists. */
+static carc_rc check_phase_move(const carc_game *g, const carc_move *m)
+{
+	carc_move list[256];
+	const carc_ext *e = phase_owner(g);
+	int n = e ? e->phase_moves(g, list, 256) : 0;
+	int types = 0;
+	for (int i = 0; i < n && i < 256; i++) {
+		if (same_move(g, &list[i], m)) return CARC_OK;
+		types |= list[i].type == m->type;
+	}
+	return types ? CARC_E_RULE : CARC_E_PHASE;
 }
 
 /* ---- checking and applying a move ----------------------------------------------- */
@@ -523,7 +592,7 @@ carc_rc carc_check_move(const carc_game *g, const carc_move *m, int *detail)
 		if (g->nodes[carc_feat_root_c(g, node)].nfig) return CARC_E_FEATURE_TAKEN;
 		return CARC_OK;
 	}
-	return CARC_E_PHASE;
+	return check_phase_move(g, m);
 }
 
 static void do_place(carc_game *g, const carc_move *m, carc_sink *out)
@@ -578,8 +647,10 @@ carc_rc carc_apply(carc_game *g, const carc_move *m, carc_sink *out)
 		do_deploy(g, m, out);
 		finish_turn(g, out);
 		break;
-	case CARC_MV_PASS:
-		finish_turn(g, out);
+	default:
+		/* a pass, or a move of an expansion's phase */
+		if (m->type == CARC_MV_PASS && g->phase == CARC_PH_ACTION) finish_turn(g, out);
+		else phase_owner(g)->phase_apply(g, m, out);
 		break;
 	}
 	return CARC_OK;

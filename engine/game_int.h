@@ -61,6 +61,7 @@ struct carc_game {
 	uint8_t nseats;
 	uint8_t over;
 	uint16_t hooks;       /* CARC_HOOK_* bits: which hooks an active expansion fills */
+	uint8_t stage;        /* end of the turn: the next expansion to ask */
 	uint32_t exts;        /* bit i: carc_exts[i] is active in this game */
 	uint16_t drawn;       /* tile type to place, CARC_NONE if none */
 	uint16_t last;        /* cell placed this turn, CARC_NONE if none */
@@ -75,6 +76,8 @@ struct carc_game {
 	/* expansion state, each part owned by one expansion file */
 	int8_t king, robber;              /* king-robber: holder seats, -1 none */
 	uint16_t king_size, robber_size;  /* largest completed city / longest road */
+	uint8_t nescaped;                 /* cathars: besieged cities left this turn */
+	uint16_t escaped[8];
 	int32_t score[CARC_MAX_SEATS];
 	int32_t score_by[CARC_MAX_SEATS][CARC_SC_COUNT];
 	/* Below: arrays whose live part is given by the counts above.  Set-up

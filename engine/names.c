@@ -55,10 +55,10 @@ static const char *const figkinds[CARC_FIG_COUNT] = {
 const char *carc_figkind_name(int k) { return name_of(figkinds, CARC_FIG_COUNT, k); }
 int carc_figkind_parse(const char *s) { return index_of(figkinds, CARC_FIG_COUNT, s); }
 
-static const char *const mtypes[CARC_MV_COUNT] = { "pass", "place_tile", "deploy" };
+static const char *const mtypes[CARC_MV_COUNT] = { "pass", "place_tile", "deploy", "escape" };
 const char *carc_mtype_name(int t) { return name_of(mtypes, CARC_MV_COUNT, t); }
 
-static const char *const phases[CARC_PH_COUNT] = { "tile", "action", "over" };
+static const char *const phases[CARC_PH_COUNT] = { "tile", "action", "over", "escape" };
 const char *carc_phase_name(int p) { return name_of(phases, CARC_PH_COUNT, p); }
 
 static const char *const etypes[CARC_EV_COUNT] = {
@@ -67,7 +67,7 @@ static const char *const etypes[CARC_EV_COUNT] = {
 };
 const char *carc_etype_name(int t) { return name_of(etypes, CARC_EV_COUNT, t); }
 
-static const char *const whys[CARC_WHY_COUNT] = { "scored", "unplaceable", "reshuffled" };
+static const char *const whys[CARC_WHY_COUNT] = { "scored", "unplaceable", "reshuffled", "escape", "lonely" };
 const char *carc_why_name(int w) { return name_of(whys, CARC_WHY_COUNT, w); }
 
 static const char *const scs[CARC_SC_COUNT] = {
@@ -158,7 +158,7 @@ static const carc_expansion_desc expansions[] = {
 	{ "abbey-mayor", "abbey-and-mayor:1", 0, C(ABBEY) | C(MAYOR) | C(WAGON) | C(BARN) },
 	{ "count", "count", 0, C(COUNT) },
 	{ "king-robber", "king-and-robber:1", 1, C(KING) | C(ROBBER) },
-	{ "cathars", "siege/cathars", 0, 0 },
+	{ "cathars", "siege/cathars", 1, 0 },
 	{ "cult", "cult/6", 0, 0 },
 	{ "catapult", "catapult", 0, C(CATAPULT) },
 	{ "hills-sheep", "hills-and-sheep:1", 0, C(SHEPHERD) },

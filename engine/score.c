@@ -66,18 +66,8 @@ static void pay_majority(carc_game *g, int root, int sc, int points, int pennant
 void carc_return_figures(carc_game *g, int root, carc_sink *out)
 {
 	for (int i = 0; i < g->nseats * CARC_FIGS_PER_SEAT; i++) {
-		carc_fig *f = &g->figs[i];
-		if (f->node == CARC_NONE || carc_feat_root(g, f->node) != root) continue;
-		f->node = CARC_NONE;
-		g->nodes[root].nfig--;
-		g->in_supply[f->seat][f->kind]++;
-		carc_event *e = carc_emit(out, CARC_EV_RETURNED);
-		if (e) {
-			e->seat = (int8_t)f->seat;
-			e->figure = (uint16_t)i;
-			e->kind = f->kind;
-			e->why = CARC_WHY_SCORED;
-		}
+		const carc_fig *f = &g->figs[i];
+		if (f->node != CARC_NONE && carc_feat_root(g, f->node) == root) carc_return_figure(g, i, CARC_WHY_SCORED, out);
 	}
 }
 
@@ -155,6 +145,16 @@ static void farm_cities(carc_game *g, farm *fm)
 	} while (n != fm->root);
 }
 
+/* How many completed cities a completed city counts as for farms (2 for a
+ * besieged one, RULES.md row 11). */
+static int city_weight(const carc_game *g, int city)
+{
+	int w = 1;
+	CARC_EXT_EACH(g, CARC_HOOK_CITY_WEIGHT, e)
+		if (e->city_weight) w *= e->city_weight(g, city);
+	return w;
+}
+
 static void score_farms(carc_game *g, carc_sink *out)
 {
 	static const int per_farm[] = { [CARC_FARM_PER_FARM_3] = 3, [CARC_FARM_PER_FARM_4] = 4 };
@@ -178,10 +178,10 @@ static void score_farms(carc_game *g, carc_sink *out)
 			int top = 0;
 			for (int s = 0; s < g->nseats; s++)
 				if (farms[k].str[s] > top) top = farms[k].str[s];
-			int where = carc_feat_first_node(g, farms[k].root);
+			int where = carc_feat_first_node(g, farms[k].root), worth = 0;
+			for (int j = 0; j < farms[k].ncities; j++) worth += city_weight(g, farms[k].cities[j]);
 			for (int s = 0; top && s < g->nseats; s++)
-				if (farms[k].str[s] == top)
-					carc_add_score(g, s, CARC_SC_FIELD, per_farm[rule] * farms[k].ncities, where, 1, out);
+				if (farms[k].str[s] == top) carc_add_score(g, s, CARC_SC_FIELD, per_farm[rule] * worth, where, 1, out);
 		}
 		return;
 	}
@@ -205,7 +205,7 @@ static void score_farms(carc_game *g, carc_sink *out)
 				if (str[s] > top) top = str[s];
 			int where = carc_feat_first_node(g, city);
 			for (int s = 0; top && s < g->nseats; s++)
-				if (str[s] == top) carc_add_score(g, s, CARC_SC_FIELD, 4, where, 1, out);
+				if (str[s] == top) carc_add_score(g, s, CARC_SC_FIELD, 4 * city_weight(g, city), where, 1, out);
 		}
 }
 

@@ -3,6 +3,7 @@
  * (section 5), events (section 6) and scores as values; moves read back
  * from values; and why a move is illegal, in words a player understands.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,7 +17,7 @@ static const char *const side_names[4] = { "north", "east", "south", "west" };
 static const char *const later_moves[] = {
 	"draw", "place_abbey", "ransom", "tower_piece", "move_fairy", "remove_knight", "capture",
 	"exchange", "move_dragon", "leave_city", "move_wagon", "flock", "enter_city", "move_count",
-	"escape", "catapult", "catapult_result", NULL
+	"catapult", "catapult_result", NULL
 };
 
 static char *figure_id(proto_arena *a, const carc_figure_info *f)
@@ -159,7 +160,7 @@ proto_val *proto_state(proto_arena *a, const carc_game *g, const proto_game_meta
 
 /* ---- moves ------------------------------------------------------------------------ */
 
-proto_val *proto_move(proto_arena *a, const carc_move *m)
+proto_val *proto_move(proto_arena *a, const carc_game *g, const carc_move *m)
 {
 	proto_val *v = pv_map(a);
 	pv_set_str(a, v, "type", carc_mtype_name(m->type));
@@ -169,15 +170,16 @@ proto_val *proto_move(proto_arena *a, const carc_move *m)
 		pv_set_str(a, v, "kind", carc_figkind_name(m->kind));
 		set_port_at(a, v, m->x, m->y, m->port);
 		break;
+	case CARC_MV_ESCAPE: pv_set(v, "figure", figure_id_val(a, g, m->figure)); break;
 	default: break;
 	}
 	return v;
 }
 
-proto_val *proto_moves(proto_arena *a, const carc_move *m, int n)
+proto_val *proto_moves(proto_arena *a, const carc_game *g, const carc_move *m, int n)
 {
 	proto_val *v = pv_array(a);
-	for (int i = 0; i < n; i++) pv_push(v, proto_move(a, &m[i]));
+	for (int i = 0; i < n; i++) pv_push(v, proto_move(a, g, &m[i]));
 	return v;
 }
 
@@ -204,7 +206,22 @@ static const char *str_member(const proto_val *v, const char *key)
 	return m && m->type == PV_STR ? m->u.s : NULL;
 }
 
-proto_err proto_move_parse(proto_arena *a, const proto_val *v, carc_move *m, const char **why)
+/* A figure id "<seat>.<kind>.<n>" of this game. */
+static proto_err figure_member(proto_arena *a, const carc_game *g, const proto_val *v, uint16_t *fig, const char **why)
+{
+	const char *id = str_member(v, "figure");
+	if (!id) return bad_move(a, why, "%s", "the move needs `figure`, a figure id such as \"0.follower.1\"");
+	int seat, n, used = 0;
+	char kind[16];
+	int f = -1;
+	if (g && sscanf(id, "%d.%15[a-z].%d%n", &seat, kind, &n, &used) == 3 && !id[used] && carc_figkind_parse(kind) >= 0)
+		f = carc_figure_find(g, seat, carc_figkind_parse(kind), n);
+	if (f < 0) return bad_move(a, why, "there is no figure `%s` in this game", id);
+	*fig = (uint16_t)f;
+	return PROTO_OK;
+}
+
+proto_err proto_move_parse(proto_arena *a, const carc_game *g, const proto_val *v, carc_move *m, const char **why)
 {
 	memset(m, 0, sizeof *m);
 	m->tile = CARC_NONE;
@@ -236,6 +253,9 @@ proto_err proto_move_parse(proto_arena *a, const proto_val *v, carc_move *m, con
 		m->kind = (uint8_t)k;
 		m->port = (uint8_t)p;
 		if ((rc = coord(a, v, "x", &m->x, why)) || (rc = coord(a, v, "y", &m->y, why))) return rc;
+	} else if (!strcmp(type, "escape")) {
+		m->type = CARC_MV_ESCAPE;
+		if ((rc = figure_member(a, g, v, &m->figure, why))) return rc;
 	} else {
 		for (int i = 0; later_moves[i]; i++)
 			if (!strcmp(type, later_moves[i])) {

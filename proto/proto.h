@@ -236,16 +236,17 @@ typedef struct proto_game_meta {
 } proto_game_meta;
 
 proto_val *proto_state(proto_arena *a, const carc_game *g, const proto_game_meta *m);
-proto_val *proto_move(proto_arena *a, const carc_move *m);
+proto_val *proto_move(proto_arena *a, const carc_game *g, const carc_move *m);
 /* The move list of the decision now due. */
-proto_val *proto_moves(proto_arena *a, const carc_move *m, int n);
+proto_val *proto_moves(proto_arena *a, const carc_game *g, const carc_move *m, int n);
 proto_val *proto_event(proto_arena *a, const carc_game *g, const carc_event *e);
 /* The events of one call, in order. */
 proto_val *proto_events(proto_arena *a, const carc_game *g, const carc_event *ev, int n);
 proto_val *proto_scores(proto_arena *a, const carc_game *g);
 /* A move map to an engine move.  PROTO_E_INVALID_PARAMS for a malformed
  * move, PROTO_E_ILLEGAL_MOVE for a move type this game cannot have. */
-proto_err proto_move_parse(proto_arena *a, const proto_val *v, carc_move *m, const char **why);
+/* `g` resolves figure ids; without a game they are refused. */
+proto_err proto_move_parse(proto_arena *a, const carc_game *g, const proto_val *v, carc_move *m, const char **why);
 /* Why the engine refused `m`, in words a player understands. */
 const char *proto_move_explain(proto_arena *a, const carc_game *g, const carc_move *m, carc_rc rc, int detail);
 

@@ -391,26 +391,26 @@ START_TEST(moves)
 	const char *why;
 	carc_move m;
 	json(&a, "x {\"type\": \"place_tile\", \"tile\": \"BA/RCr\", \"x\": 1, \"y\": -2, \"rot\": 270, \"extra\": 1}", &rq);
-	ck_assert_int_eq(proto_move_parse(&a, rq.params, &m, &why), PROTO_OK);
+	ck_assert_int_eq(proto_move_parse(&a, NULL, rq.params, &m, &why), PROTO_OK);
 	ck_assert_int_eq(m.type, CARC_MV_PLACE_TILE);
 	ck_assert_int_eq(m.rot, 3);
 	ck_assert_int_eq(m.y, -2);
-	ck_assert_str_eq(to_json(&a, proto_move(&a, &m)), "{\"type\":\"place_tile\",\"tile\":\"BA/RCr\",\"x\":1,\"y\":-2,\"rot\":270}");
+	ck_assert_str_eq(to_json(&a, proto_move(&a, NULL, &m)), "{\"type\":\"place_tile\",\"tile\":\"BA/RCr\",\"x\":1,\"y\":-2,\"rot\":270}");
 	json(&a, "x {\"type\": \"deploy\", \"kind\": \"follower\", \"x\": 0, \"y\": 0, \"at\": \"NL\"}", &rq);
-	ck_assert_int_eq(proto_move_parse(&a, rq.params, &m, &why), PROTO_OK);
-	ck_assert_str_eq(to_json(&a, proto_move(&a, &m)), "{\"type\":\"deploy\",\"kind\":\"follower\",\"x\":0,\"y\":0,\"at\":\"NL\"}");
+	ck_assert_int_eq(proto_move_parse(&a, NULL, rq.params, &m, &why), PROTO_OK);
+	ck_assert_str_eq(to_json(&a, proto_move(&a, NULL, &m)), "{\"type\":\"deploy\",\"kind\":\"follower\",\"x\":0,\"y\":0,\"at\":\"NL\"}");
 	json(&a, "x {\"type\": \"pass\"}", &rq);
-	ck_assert_int_eq(proto_move_parse(&a, rq.params, &m, &why), PROTO_OK);
+	ck_assert_int_eq(proto_move_parse(&a, NULL, rq.params, &m, &why), PROTO_OK);
 	json(&a, "x {\"type\": \"place_tile\", \"tile\": \"BA/RCr\", \"x\": 1, \"y\": 0, \"rot\": 45}", &rq);
-	ck_assert_int_eq(proto_move_parse(&a, rq.params, &m, &why), PROTO_E_INVALID_PARAMS);
+	ck_assert_int_eq(proto_move_parse(&a, NULL, rq.params, &m, &why), PROTO_E_INVALID_PARAMS);
 	json(&a, "x {\"type\": \"place_tile\", \"tile\": \"XX/no\", \"x\": 1, \"y\": 0, \"rot\": 0}", &rq);
-	ck_assert_int_eq(proto_move_parse(&a, rq.params, &m, &why), PROTO_E_INVALID_PARAMS);
+	ck_assert_int_eq(proto_move_parse(&a, NULL, rq.params, &m, &why), PROTO_E_INVALID_PARAMS);
 	json(&a, "x {\"type\": \"deploy\", \"kind\": \"follower\", \"x\": 0, \"y\": 0, \"at\": \"middle\"}", &rq);
-	ck_assert_int_eq(proto_move_parse(&a, rq.params, &m, &why), PROTO_E_INVALID_PARAMS);
+	ck_assert_int_eq(proto_move_parse(&a, NULL, rq.params, &m, &why), PROTO_E_INVALID_PARAMS);
 	json(&a, "x {\"type\": \"place_abbey\", \"x\": 0, \"y\": 0}", &rq);
-	ck_assert_int_eq(proto_move_parse(&a, rq.params, &m, &why), PROTO_E_ILLEGAL_MOVE);
+	ck_assert_int_eq(proto_move_parse(&a, NULL, rq.params, &m, &why), PROTO_E_ILLEGAL_MOVE);
 	json(&a, "x {\"type\": \"fly\"}", &rq);
-	ck_assert_int_eq(proto_move_parse(&a, rq.params, &m, &why), PROTO_E_INVALID_PARAMS);
+	ck_assert_int_eq(proto_move_parse(&a, NULL, rq.params, &m, &why), PROTO_E_INVALID_PARAMS);
 	proto_arena_free(&a);
 }
 END_TEST
@@ -432,14 +432,14 @@ START_TEST(moves_round_trip)
 		ck_assert_int_gt(n, 0);
 		for (int i = 0; i < n; i++) {
 			proto_buf b = { 0 };
-			proto_json_encode(proto_move(&a, &list[i]), &b);
+			proto_json_encode(proto_move(&a, g, &list[i]), &b);
 			proto_request rq;
 			char *line = proto_arena_printf(&a, "x %.*s", (int)b.len, (const char *)b.p);
 			proto_buf_free(&b);
 			ck_assert_int_eq(json(&a, line, &rq).code, PROTO_OK);
 			carc_move m;
 			const char *why;
-			ck_assert_int_eq(proto_move_parse(&a, rq.params, &m, &why), PROTO_OK);
+			ck_assert_int_eq(proto_move_parse(&a, g, rq.params, &m, &why), PROTO_OK);
 			ck_assert_int_eq(carc_check_move(g, &m, NULL), CARC_OK);
 		}
 		ck_assert_int_eq(carc_apply(g, &list[(unsigned)turn * 7919u % (unsigned)n], NULL), CARC_OK);

@@ -1,0 +1,105 @@
+/*
+ * cathars.c - Cathars / Siege (RULES.md 2.11, table rows 5, 6, 11; 4.15,
+ * 4.21).
+ *
+ * A city with a siege tile in it scores 1 a tile and pennant when
+ * complete (2 with a cathedral) and nothing at the end, and counts twice
+ * for every farm it borders.  At the end of a turn the player on turn may
+ * free followers from besieged cities that a cloister-type building stands
+ * next to: next to a siege tile of that city (escape_cloister siege-tile)
+ * or next to any of its tiles (any-tile); one from each such city
+ * (escape each-city) or one in all (one-per-turn).
+ */
+#include "ext_int.h"
+
+static int city_flags(const carc_game *g, int root)
+{
+	uint16_t flags = 0;
+	carc_feat_tiles(g, root, NULL, &flags);
+	return flags;
+}
+
+static int cathars_points(const carc_game *g, int root, const carc_feat_info *fi, int points)
+{
+	(void)g;
+	(void)root;
+	if (fi->kind != CARC_F_CITY || !(fi->flags & CARC_TF_BESIEGED)) return points;
+	if (fi->final) return 0;
+	return (fi->flags & CARC_TF_CATHEDRAL ? 2 : 1) * (fi->tiles + fi->pennants);
+}
+
+static int cathars_weight(const carc_game *g, int city) { return city_flags(g, city) & CARC_TF_BESIEGED ? 2 : 1; }
+
+static int has_cloister_near(const carc_game *g, int cell)
+{
+	const carc_cell *c = &g->cells[cell];
+	for (int dy = -1; dy <= 1; dy++)
+		for (int dx = -1; dx <= 1; dx++) {
+			int n = carc_board_lookup(g, c->x + dx, c->y + dy);
+			if ((dx || dy) && n >= 0 && carc_cell_type(g, n)->cloister != CARC_NOF) return 1;
+		}
+	return 0;
+}
+
+/* May a follower leave this (besieged, incomplete) city now? */
+static int escapable(const carc_game *g, int root)
+{
+	const carc_node *r = &g->nodes[root];
+	if (r->kind != CARC_F_CITY || r->done || !(city_flags(g, root) & CARC_TF_BESIEGED)) return 0;
+	for (int i = 0; i < g->nescaped; i++)
+		if (g->escaped[i] == root) return 0;
+	int any_tile = g->cfg.rules[CARC_R_ESCAPE_CLOISTER] == 1;
+	int n = root;
+	do {
+		const carc_node *nd = &g->nodes[n];
+		const carc_tfeat *f = &carc_cell_type(g, nd->cell)->f[nd->feat];
+		if ((any_tile || f->flags & CARC_TF_BESIEGED) && has_cloister_near(g, nd->cell)) return 1;
+		n = nd->next;
+	} while (n != root);
+	return 0;
+}
+
+static int cathars_moves(const carc_game *g, carc_move *out, int cap)
+{
+	int n = 0;
+	for (int i = g->turn_seat * CARC_FIGS_PER_SEAT; i < (g->turn_seat + 1) * CARC_FIGS_PER_SEAT; i++) {
+		const carc_fig *f = &g->figs[i];
+		if (!f->used || f->node == CARC_NONE || f->kind == CARC_FIG_BUILDER || f->kind == CARC_FIG_PIG) continue;
+		if (!escapable(g, carc_feat_root_c(g, f->node))) continue;
+		if (n < cap) out[n] = (carc_move){ .type = CARC_MV_ESCAPE, .figure = (uint16_t)i, .tile = CARC_NONE };
+		n++;
+	}
+	if (n && n < cap) out[n] = (carc_move){ .type = CARC_MV_PASS, .figure = CARC_NONE, .tile = CARC_NONE };
+	return n ? n + 1 : 0;
+}
+
+static int cathars_turn_end(carc_game *g, carc_sink *out)
+{
+	(void)out;
+	g->nescaped = 0;
+	if (!cathars_moves(g, NULL, 0)) return 0;
+	g->phase = CARC_PH_ESCAPE;
+	g->seat = g->turn_seat;
+	return 1;
+}
+
+static void cathars_apply(carc_game *g, const carc_move *m, carc_sink *out)
+{
+	if (m->type == CARC_MV_ESCAPE) {
+		int root = carc_feat_root(g, g->figs[m->figure].node);
+		carc_return_figure(g, m->figure, CARC_WHY_ESCAPE, out);
+		if (g->nescaped < (int)(sizeof g->escaped / sizeof g->escaped[0])) g->escaped[g->nescaped++] = (uint16_t)root;
+		if (g->cfg.rules[CARC_R_ESCAPE] == 0 && cathars_moves(g, NULL, 0)) return; /* each city: ask again */
+	}
+	carc_turn_continue(g, out);
+}
+
+const carc_ext carc_ext_cathars = {
+	.name = "cathars",
+	.feature_points = cathars_points,
+	.city_weight = cathars_weight,
+	.turn_end = cathars_turn_end,
+	.phases = 1u << CARC_PH_ESCAPE,
+	.phase_moves = cathars_moves,
+	.phase_apply = cathars_apply,
+};
