@@ -20,18 +20,28 @@
  * Setup (before the first move):
  *   name TEXT...              a title (optional)
  *   seats N                   1..6 (default 2)
+ *   expansions NAME...        the expansions in play, as in new_game
+ *                             (default: base), e.g.
+ *                             `expansions base inns-cathedrals king-robber`;
+ *                             a tile of `tiles` must belong to one of them
+ *   components NAME...        the figures and tokens in play instead of
+ *                             the expansions' own (large, king, robber, ...;
+ *                             no NAME: none of them)
  *   rule KEY VALUE            a RULES.md section 6 option, e.g.
  *                             `rule farm_scoring per-farm-3`, `rule farmers false`
  *   seed N                    RNG seed (irrelevant with a fixed tile order)
  *   start TILE X Y ROT        a custom start tile; repeatable.  Without any,
- *                             the standard start BA/RCr 0 0 0 is used.
+ *                             the standard start (BA/RCr 0 0 0 with base)
+ *                             is used.
  *   tiles TILE...             the draw order; repeatable (appends).  The
  *                             game ends after the last tile.
  *
  * Moves, played in order by whichever seat must decide:
  *   place TILE X Y ROT        place the drawn tile (it must be TILE)
- *   deploy PORT [X Y]         a follower on the feature at PORT of the tile
- *                             just placed (X Y default to that tile)
+ *   deploy PORT [X Y] [KIND]  a figure on the feature at PORT of the tile
+ *                             just placed (X Y default to that tile); KIND
+ *                             is a figure kind of carc.h (follower, large,
+ *                             ...; default follower)
  *   pass                      deploy nothing
  * A decision whose only move would be `pass` is skipped by the engine, so
  * the script does not write it.  Every move must also be in
@@ -40,15 +50,24 @@
  * Expectations about the events of the latest call (the latest move, or
  * the game's set-up before the first move).  They are compared exactly:
  * an expected event that did not happen and an event that was not
- * expected both fail the scenario.  Order within one call does not matter.
+ * expected (scored, tile_discarded, token_taken) both fail the scenario.
+ * Order within one call does not matter.
  *   score SEAT POINTS KIND [final] [at X Y [PORT]]
- *                             a `scored` event; KIND is road, city, cloister
- *                             or field; `final` marks end-of-game scoring
- *                             (without it the event must be a during-play
- *                             one); `at` also compares the event's x, y
- *                             (and port)
+ *                             a `scored` event; KIND is road, city,
+ *                             cloister, field, king or robber; `final`
+ *                             marks end-of-game scoring (without it the
+ *                             event must be a during-play one); `at` also
+ *                             compares the event's x, y (and port).  king
+ *                             and robber scores have no place: they take no
+ *                             `at`, and the event's port must be
+ *                             CARC_PORT_COUNT
  *   discard TILE [unplaceable|reshuffled]
  *                             a `tile_discarded` event (and its reason)
+ *   token SEAT king|robber [from SEAT]
+ *                             a `token_taken` event: SEAT takes the token,
+ *                             from the seat named after `from`; without
+ *                             `from` the event's `from` must be -1 (nobody
+ *                             held the token)
  * Checks of the state, made where they stand:
  *   expect-illegal MOVE CODE  MOVE (written as above) must be refused with
  *                             CODE, must not change the game and must not be
@@ -58,6 +77,9 @@
  *                             no-figure kind capacity
  *   turn SEAT                 SEAT must decide now
  *   followers SEAT N          followers SEAT has in supply now
+ *   supply SEAT KIND N        figures of KIND (follower, large, ...) SEAT
+ *                             has in supply now
+ *   tokens SEAT king|robber N how many of that token SEAT holds now
  *   total SEAT POINTS         SEAT's score now
  *
  * At the end of the file the game must be over, and every seat must have a
@@ -91,6 +113,18 @@ static const char *const port_names[CARC_PORT_COUNT] = {
 
 static const struct { const char *name; int sc; } score_kinds[] = {
 	{ "road", CARC_SC_ROAD }, { "city", CARC_SC_CITY }, { "cloister", CARC_SC_CLOISTER }, { "field", CARC_SC_FIELD },
+	{ "king", CARC_SC_KING }, { "robber", CARC_SC_ROBBER },
+};
+
+/* Scores that belong to no place on the board: their event's port is
+ * CARC_PORT_COUNT, and a `score` line for them takes no `at`. */
+static int placeless(int sc)
+{
+	return sc == CARC_SC_KING || sc == CARC_SC_ROBBER;
+}
+
+static const struct { const char *name; int tok; } token_kinds[] = {
+	{ "king", CARC_TOK_KING }, { "robber", CARC_TOK_ROBBER },
 };
 
 static const struct { const char *name; carc_rc rc; } rc_names[] = {
@@ -141,6 +175,20 @@ static int find_rc(const char *s)
 	return -1;
 }
 
+static int find_token(const char *s)
+{
+	for (int i = 0; i < COUNT(token_kinds); i++)
+		if (!strcmp(token_kinds[i].name, s)) return token_kinds[i].tok;
+	return -1;
+}
+
+static const char *token_name(int tok)
+{
+	for (int i = 0; i < COUNT(token_kinds); i++)
+		if (token_kinds[i].tok == tok) return token_kinds[i].name;
+	return "?";
+}
+
 static const char *rc_name(int rc)
 {
 	for (int i = 0; i < COUNT(rc_names); i++)
@@ -159,12 +207,15 @@ static const char *why_name(int why)
 
 /* ---- one scenario's run ----------------------------------------------------- */
 
+enum { X_SCORE, X_DISCARD, X_TOKEN };
+
 typedef struct expect {
 	int line;
-	int is_score;             /* 1 score, 0 discard */
+	int what;                 /* X_SCORE, X_DISCARD or X_TOKEN */
 	int seat, points, sc, final;
 	int has_at, x, y, port;   /* port -1: any */
 	int tile, why;            /* discard; why -1: any */
+	int token, from;          /* token_taken: the token, the seat it came from (-1 none) */
 	int matched;
 } expect;
 
@@ -241,16 +292,26 @@ static int parse_tile(run *r, const char *s, int *out)
 
 static void describe_event(char *buf, size_t n, const carc_event *e)
 {
-	if (e->type == CARC_EV_SCORED)
+	if (e->type == CARC_EV_SCORED && e->port == CARC_PORT_COUNT)
+		snprintf(buf, n, "score %d %d %s%s (no place)", e->seat, (int)e->points, score_kind_name(e->fkind),
+		         e->final ? " final" : "");
+	else if (e->type == CARC_EV_SCORED)
 		snprintf(buf, n, "score %d %d %s%s at %d %d %s", e->seat, (int)e->points, score_kind_name(e->fkind),
 		         e->final ? " final" : "", e->x, e->y, e->port < CARC_PORT_COUNT ? port_names[e->port] : "?");
+	else if (e->type == CARC_EV_TOKEN_TAKEN && e->from >= 0)
+		snprintf(buf, n, "token %d %s from %d", e->seat, token_name(e->kind), e->from);
+	else if (e->type == CARC_EV_TOKEN_TAKEN)
+		snprintf(buf, n, "token %d %s (from nobody)", e->seat, token_name(e->kind));
 	else
 		snprintf(buf, n, "discard %s %s", carc_tile_id(e->tile) ? carc_tile_id(e->tile) : "?", why_name(e->why));
 }
 
 static void describe_expect(char *buf, size_t n, const expect *x)
 {
-	if (x->is_score) {
+	if (x->what == X_TOKEN) {
+		if (x->from >= 0) snprintf(buf, n, "token %d %s from %d", x->seat, token_name(x->token), x->from);
+		else snprintf(buf, n, "token %d %s", x->seat, token_name(x->token));
+	} else if (x->what == X_SCORE) {
 		char at[64] = "";
 		if (x->has_at)
 			snprintf(at, sizeof at, " at %d %d%s%s", x->x, x->y, x->port >= 0 ? " " : "",
@@ -263,15 +324,33 @@ static void describe_expect(char *buf, size_t n, const expect *x)
 
 static int expect_matches(const expect *x, const carc_event *e)
 {
-	if (x->is_score) {
+	if (x->what == X_TOKEN)
+		return e->type == CARC_EV_TOKEN_TAKEN && e->seat == x->seat && e->kind == x->token && e->from == x->from;
+	if (x->what == X_SCORE) {
 		if (e->type != CARC_EV_SCORED) return 0;
 		if (e->seat != x->seat || e->points != x->points || e->fkind != x->sc || !!e->final != x->final) return 0;
+		if (placeless(x->sc) && e->port != CARC_PORT_COUNT) return 0;
 		if (x->has_at && (e->x != x->x || e->y != x->y)) return 0;
 		if (x->has_at && x->port >= 0 && e->port != x->port) return 0;
 		return 1;
 	}
 	if (e->type != CARC_EV_TILE_DISCARDED) return 0;
 	return e->tile == x->tile && (x->why < 0 || e->why == x->why);
+}
+
+/* 0 for an expectation that pins its event down completely, 2 for the
+ * loosest: flush() matches the precise ones first. */
+static int expect_spec(const expect *x)
+{
+	switch (x->what) {
+	case X_SCORE:
+		if (placeless(x->sc) || (x->has_at && x->port >= 0)) return 0;
+		return x->has_at ? 1 : 2;
+	case X_DISCARD:
+		return x->why >= 0 ? 0 : 2;
+	default: /* a token: seat, token and `from` are always compared */
+		return 0;
+	}
 }
 
 /* Compares the latest call's scored and discarded events with the
@@ -286,8 +365,7 @@ static void flush(run *r)
 	for (int pass = 0; pass < 3; pass++)
 		for (int i = 0; i < r->nexp; i++) {
 			expect *x = &r->exp[i];
-			int spec = x->is_score ? (x->has_at ? (x->port >= 0 ? 0 : 1) : 2) : (x->why >= 0 ? 0 : 2);
-			if (spec != pass || x->matched) continue;
+			if (x->matched || expect_spec(x) != pass) continue;
 			for (int k = 0; k < nev; k++)
 				if (!used[k] && expect_matches(x, &r->ev[k])) {
 					used[k] = 1;
@@ -304,7 +382,8 @@ static void flush(run *r)
 		}
 	for (int k = 0; k < nev; k++) {
 		const carc_event *e = &r->ev[k];
-		if (used[k] || (e->type != CARC_EV_SCORED && e->type != CARC_EV_TILE_DISCARDED)) continue;
+		if (used[k] || (e->type != CARC_EV_SCORED && e->type != CARC_EV_TILE_DISCARDED && e->type != CARC_EV_TOKEN_TAKEN))
+			continue;
 		describe_event(buf, sizeof buf, e);
 		r->line = r->call_line;
 		FAIL(r, "`%s` caused unexpected `%s`", r->call, buf);
@@ -352,22 +431,29 @@ static int parse_move(run *r, char **t, int n, carc_move *m)
 		m->rot = (uint8_t)rot;
 		return 1;
 	}
-	if ((n == 2 || n == 4) && !strcmp(t[0], "deploy")) {
-		int port = find_port(t[1]), x = r->last_x, y = r->last_y;
+	if (n >= 2 && n <= 5 && !strcmp(t[0], "deploy")) {
+		/* deploy PORT [X Y] [KIND]: a KIND is the last word when the
+		 * count of words is odd */
+		int port = find_port(t[1]), x = r->last_x, y = r->last_y, kind = CARC_FIG_FOLLOWER;
+		int has_xy = n >= 4, has_kind = n == 3 || n == 5;
 		if (port < 0) {
 			ERR(r, "unknown port '%s'", t[1]);
 			return 0;
 		}
-		if (n == 4 && (!parse_int(t[2], &x) || !parse_int(t[3], &y))) {
-			ERR(r, "deploy wants PORT [X Y]");
+		if (has_xy && (!parse_int(t[2], &x) || !parse_int(t[3], &y))) {
+			ERR(r, "deploy wants PORT [X Y] [KIND]");
 			return 0;
 		}
-		if (n == 2 && !r->have_last) {
+		if (has_kind && (kind = carc_figkind_parse(t[n - 1])) < 0) {
+			ERR(r, "unknown figure kind '%s' (follower, large, ...)", t[n - 1]);
+			return 0;
+		}
+		if (!has_xy && !r->have_last) {
 			ERR(r, "deploy without X Y before any place");
 			return 0;
 		}
 		m->type = CARC_MV_DEPLOY;
-		m->kind = CARC_FIG_FOLLOWER;
+		m->kind = (uint8_t)kind;
 		m->port = (uint8_t)port;
 		m->x = (int16_t)x;
 		m->y = (int16_t)y;
@@ -377,7 +463,7 @@ static int parse_move(run *r, char **t, int n, carc_move *m)
 		m->type = CARC_MV_PASS;
 		return 1;
 	}
-	ERR(r, "not a move: expected `place TILE X Y ROT`, `deploy PORT [X Y]` or `pass`");
+	ERR(r, "not a move: expected `place TILE X Y ROT`, `deploy PORT [X Y] [KIND]` or `pass`");
 	return 0;
 }
 
@@ -493,10 +579,25 @@ static void do_expect(run *r, char **t, int nt)
 		ERR(r, "too many expectations after one move");
 		return;
 	}
-	expect x = { .line = r->line, .port = -1, .why = -1 };
-	if (!strcmp(t[0], "score")) {
+	expect x = { .line = r->line, .port = -1, .why = -1, .from = -1 };
+	if (!strcmp(t[0], "token")) {
+		x.what = X_TOKEN;
+		if ((nt != 3 && nt != 5) || !parse_int(t[1], &x.seat) || (x.token = find_token(t[2])) < 0 ||
+		    (nt == 5 && (strcmp(t[3], "from") || !parse_int(t[4], &x.from)))) {
+			ERR(r, "token wants SEAT king|robber [from SEAT]");
+			return;
+		}
+		if (x.seat < 0 || x.seat >= r->cfg.nseats || (nt == 5 && (x.from < 0 || x.from >= r->cfg.nseats))) {
+			ERR(r, "no such seat in `token`");
+			return;
+		}
+		if (x.from == x.seat) {
+			ERR(r, "a seat cannot take a token from itself");
+			return;
+		}
+	} else if (!strcmp(t[0], "score")) {
 		int i = 4;
-		x.is_score = 1;
+		x.what = X_SCORE;
 		if (nt < 4 || !parse_int(t[1], &x.seat) || !parse_int(t[2], &x.points) || (x.sc = find_score_kind(t[3])) < 0) {
 			ERR(r, "score wants SEAT POINTS KIND [final] [at X Y [PORT]]");
 			return;
@@ -508,6 +609,10 @@ static void do_expect(run *r, char **t, int nt)
 		if (i < nt && !strcmp(t[i], "final")) {
 			x.final = 1;
 			i++;
+		}
+		if (i < nt && !strcmp(t[i], "at") && placeless(x.sc)) {
+			ERR(r, "a %s score has no place: no `at`", score_kind_name(x.sc));
+			return;
 		}
 		if (i < nt && !strcmp(t[i], "at")) {
 			if (i + 2 >= nt || !parse_int(t[i + 1], &x.x) || !parse_int(t[i + 2], &x.y)) {
@@ -530,6 +635,7 @@ static void do_expect(run *r, char **t, int nt)
 		}
 		r->exp_sum[x.seat] += x.points;
 	} else {
+		x.what = X_DISCARD;
 		if (nt < 2 || nt > 3 || !parse_tile(r, t[1], &x.tile)) {
 			if (nt < 2 || nt > 3) ERR(r, "discard wants TILE [unplaceable|reshuffled]");
 			return;
@@ -555,6 +661,30 @@ static void do_turn(run *r, char **t, int nt)
 	}
 	int got = carc_game_seat(r->g);
 	if (got != seat) FAIL(r, "seat %d must decide now (phase %s), expected seat %d", got, carc_phase_name(carc_game_phase(r->g)), seat);
+}
+
+/* supply SEAT KIND N, tokens SEAT TOKEN N */
+static void do_count(run *r, char **t, int nt)
+{
+	int seat, n, what;
+	int supply = !strcmp(t[0], "supply");
+	if (nt != 4 || !parse_int(t[1], &seat) || !parse_int(t[3], &n)) {
+		ERR(r, "%s wants SEAT %s N", t[0], supply ? "KIND" : "TOKEN");
+		return;
+	}
+	if (seat < 0 || seat >= r->cfg.nseats) {
+		ERR(r, "no seat %d", seat);
+		return;
+	}
+	what = supply ? carc_figkind_parse(t[2]) : find_token(t[2]);
+	if (what < 0) {
+		ERR(r, "unknown %s '%s'", supply ? "figure kind" : "token", t[2]);
+		return;
+	}
+	if (!r->g) return;
+	int got = supply ? carc_supply_count(r->g, seat, what) : carc_tokens(r->g, seat, what);
+	if (got != n)
+		FAIL(r, "seat %d has %d %s %s, expected %d", seat, got, t[2], supply ? "figures in supply" : "tokens", n);
 }
 
 static void do_state(run *r, char **t, int nt)
@@ -590,6 +720,30 @@ static void do_setup(run *r, char **t, int nt)
 		int n;
 		if (nt != 2 || !parse_int(t[1], &n) || n < 1 || n > CARC_MAX_SEATS) ERR(r, "seats wants 1..%d", CARC_MAX_SEATS);
 		else r->cfg.nseats = (uint8_t)n;
+		return;
+	}
+	if (!strcmp(k, "expansions")) {
+		if (nt < 2) {
+			ERR(r, "expansions wants NAME...");
+			return;
+		}
+		r->cfg.expansions = 0;
+		for (int i = 1; i < nt; i++) {
+			int e = carc_expansion_find(t[i]);
+			if (e < 0) ERR(r, "unknown expansion '%s'", t[i]);
+			else r->cfg.expansions |= 1u << e;
+		}
+		return;
+	}
+	if (!strcmp(k, "components")) {
+		/* `components` alone: none of the expansions' figures and tokens */
+		r->cfg.components_given = 1;
+		r->cfg.components = 0;
+		for (int i = 1; i < nt; i++) {
+			int c = carc_component_find(t[i]);
+			if (c < 0) ERR(r, "unknown component '%s'", t[i]);
+			else r->cfg.components |= 1u << c;
+		}
 		return;
 	}
 	if (!strcmp(k, "seed")) {
@@ -652,7 +806,7 @@ static void do_setup(run *r, char **t, int nt)
 static int is_setup(const char *k)
 {
 	return !strcmp(k, "name") || !strcmp(k, "seats") || !strcmp(k, "seed") || !strcmp(k, "rule") ||
-	       !strcmp(k, "start") || !strcmp(k, "tiles");
+	       !strcmp(k, "start") || !strcmp(k, "tiles") || !strcmp(k, "expansions") || !strcmp(k, "components");
 }
 
 static void statement(run *r, char **t, int nt)
@@ -664,7 +818,8 @@ static void statement(run *r, char **t, int nt)
 		return;
 	}
 	int known = !strcmp(k, "place") || !strcmp(k, "deploy") || !strcmp(k, "pass") || !strcmp(k, "expect-illegal") ||
-	            !strcmp(k, "score") || !strcmp(k, "discard") || !strcmp(k, "followers") || !strcmp(k, "total") || !strcmp(k, "turn");
+	            !strcmp(k, "score") || !strcmp(k, "discard") || !strcmp(k, "token") || !strcmp(k, "followers") ||
+	            !strcmp(k, "supply") || !strcmp(k, "tokens") || !strcmp(k, "total") || !strcmp(k, "turn");
 	if (!known) {
 		ERR(r, "unknown statement '%s'", k);
 		return;
@@ -676,8 +831,9 @@ static void statement(run *r, char **t, int nt)
 	if (!r->g) return;
 	if (!strcmp(k, "place") || !strcmp(k, "deploy") || !strcmp(k, "pass")) do_move(r, t, nt);
 	else if (!strcmp(k, "expect-illegal")) do_illegal(r, t, nt);
-	else if (!strcmp(k, "score") || !strcmp(k, "discard")) do_expect(r, t, nt);
+	else if (!strcmp(k, "score") || !strcmp(k, "discard") || !strcmp(k, "token")) do_expect(r, t, nt);
 	else if (!strcmp(k, "turn")) do_turn(r, t, nt);
+	else if (!strcmp(k, "supply") || !strcmp(k, "tokens")) do_count(r, t, nt);
 	else do_state(r, t, nt);
 }
 
