@@ -5,9 +5,11 @@
  */
 #include "ext_int.h"
 
-extern const carc_ext carc_ext_river, carc_ext_inns, carc_ext_king, carc_ext_cathars;
+extern const carc_ext carc_ext_river, carc_ext_inns, carc_ext_king, carc_ext_cathars, carc_ext_traders;
 
-const carc_ext *const carc_exts[] = { &carc_ext_river, &carc_ext_inns, &carc_ext_king, &carc_ext_cathars, NULL };
+const carc_ext *const carc_exts[] = {
+	&carc_ext_river, &carc_ext_inns, &carc_ext_king, &carc_ext_cathars, &carc_ext_traders, NULL
+};
 
 static int active(const carc_ext *e, uint32_t expansions, uint32_t components)
 {
@@ -28,7 +30,8 @@ unsigned carc_ext_hooks(const carc_config *cfg, uint32_t components, uint32_t *o
 		     (e->final_scoring ? CARC_HOOK_FINAL : 0u) | (e->feature_completed ? CARC_HOOK_COMPLETED : 0u) |
 		     (e->feature_points ? CARC_HOOK_POINTS : 0u) | (e->order_supply ? CARC_HOOK_SETUP : 0u) |
 		     (e->deploy_allowed ? CARC_HOOK_DEPLOY : 0u) | (e->extra_turn ? CARC_HOOK_EXTRA : 0u) |
-		     (e->turn_end ? CARC_HOOK_TURN_END : 0u) | (e->city_weight ? CARC_HOOK_CITY_WEIGHT : 0u);
+		     (e->turn_end ? CARC_HOOK_TURN_END : 0u) | (e->city_weight ? CARC_HOOK_CITY_WEIGHT : 0u) |
+		     (e->deploy_special ? CARC_HOOK_SPECIAL : 0u) | (e->farm_bonus ? CARC_HOOK_FARM_BONUS : 0u);
 	}
 	return h;
 }

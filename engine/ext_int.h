@@ -32,6 +32,11 @@ typedef struct carc_ext {
 	int (*feature_points)(const carc_game *g, int root, const carc_feat_info *fi, int points);
 	/* A completed feature has been scored, its figures not yet returned. */
 	void (*feature_scored)(carc_game *g, int root, carc_sink *out);
+	/* A deploy of a figure kind the base rules do not place (builder,
+	 * pig, ...) on feature segment `node` of the tile just placed:
+	 * CARC_OK, an error code, or -1 when the kind is not this expansion's.
+	 * Such figures never block a feature nor count for its majority. */
+	int (*deploy_special)(const carc_game *g, int seat, int kind, int node);
 	/* May the seat on turn deploy on the tile just placed? */
 	int (*deploy_allowed)(const carc_game *g, int cell);
 	/* After the turn's scoring: returns 1 when it opened a decision of its
@@ -44,6 +49,8 @@ typedef struct carc_ext {
 	void (*phase_apply)(carc_game *g, const carc_move *m, carc_sink *out);
 	/* The turn is over: does the same seat take another? */
 	int (*extra_turn)(carc_game *g);
+	/* Extra points per city for `seat` when it wins farm `root` (pigs). */
+	int (*farm_bonus)(const carc_game *g, int root, int seat);
 	/* How many completed cities a completed city counts as for farms. */
 	int (*city_weight)(const carc_game *g, int city_root);
 	/* Final scoring, after the base game's. */
@@ -54,7 +61,8 @@ enum {
 	CARC_HOOK_PLACEMENT = 1 << 0, CARC_HOOK_ACTION = 1 << 1, CARC_HOOK_PLACED = 1 << 2,
 	CARC_HOOK_SCORED = 1 << 3, CARC_HOOK_FINAL = 1 << 4, CARC_HOOK_COMPLETED = 1 << 5,
 	CARC_HOOK_POINTS = 1 << 6, CARC_HOOK_SETUP = 1 << 7, CARC_HOOK_DEPLOY = 1 << 8, CARC_HOOK_EXTRA = 1 << 9,
-	CARC_HOOK_TURN_END = 1 << 10, CARC_HOOK_CITY_WEIGHT = 1 << 11
+	CARC_HOOK_TURN_END = 1 << 10, CARC_HOOK_CITY_WEIGHT = 1 << 11, CARC_HOOK_SPECIAL = 1 << 12,
+	CARC_HOOK_FARM_BONUS = 1 << 13
 };
 
 /* Expansions with hooks, NULL-terminated. */
@@ -73,7 +81,14 @@ unsigned carc_ext_hooks(const carc_config *cfg, uint32_t components, uint32_t *a
 
 /* game.c: resumes the end of the turn after an expansion's decision. */
 void carc_turn_continue(carc_game *g, carc_sink *out);
-/* game.c: a figure goes back to its owner's supply. */
+/* game.c: may the seat on turn deploy on the tile just placed at all? */
+int carc_deploy_here_ok(const carc_game *g);
+/* game.c: is this a follower (blocks a feature, counts for majorities)? */
+int carc_is_follower(int kind);
+/* game.c: does `seat` have a follower in the feature of `root`? */
+int carc_seat_in(const carc_game *g, int seat, int root);
+/* game.c: a figure goes back to its owner's supply; a builder or pig left
+ * without its owner's follower in the feature follows it (why lonely). */
 void carc_return_figure(carc_game *g, int fig, int why, carc_sink *out);
 
 #endif

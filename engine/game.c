@@ -375,11 +375,24 @@ static int may_stand(const carc_game *g, int figkind, int fkind)
 	return fkind != CARC_F_FIELD || g->cfg.rules[CARC_R_FARMERS];
 }
 
+int carc_is_follower(int kind) { return stand_on[kind] != 0; }
+
+int carc_seat_in(const carc_game *g, int seat, int root)
+{
+	for (int i = seat * CARC_FIGS_PER_SEAT; i < (seat + 1) * CARC_FIGS_PER_SEAT; i++) {
+		const carc_fig *f = &g->figs[i];
+		if (f->used && f->node != CARC_NONE && carc_is_follower(f->kind) && carc_feat_root_c(g, f->node) == root)
+			return 1;
+	}
+	return 0;
+}
+
 void carc_return_figure(carc_game *g, int fig, int why, carc_sink *out)
 {
 	carc_fig *f = &g->figs[fig];
 	if (f->node == CARC_NONE) return;
-	if (stand_on[f->kind]) g->nodes[carc_feat_root(g, f->node)].nfig--;
+	int root = carc_feat_root(g, f->node);
+	if (carc_is_follower(f->kind)) g->nodes[root].nfig--;
 	f->node = CARC_NONE;
 	g->in_supply[f->seat][f->kind]++;
 	carc_event *e = carc_emit(out, CARC_EV_RETURNED);
@@ -389,6 +402,10 @@ void carc_return_figure(carc_game *g, int fig, int why, carc_sink *out)
 		e->kind = f->kind;
 		e->why = (uint8_t)why;
 	}
+	if (!carc_is_follower(f->kind) || why == CARC_WHY_SCORED || carc_seat_in(g, f->seat, root)) return;
+	for (int i = f->seat * CARC_FIGS_PER_SEAT; i < (f->seat + 1) * CARC_FIGS_PER_SEAT; i++)
+		if (g->figs[i].used && g->figs[i].node != CARC_NONE && carc_feat_root(g, g->figs[i].node) == root)
+			carc_return_figure(g, i, CARC_WHY_LONELY, out);
 }
 
 int carc_tokens(const carc_game *g, int seat, int token)
@@ -483,6 +500,13 @@ static int tile_moves(const carc_game *g, carc_move *out, int cap)
 	return n;
 }
 
+int carc_deploy_here_ok(const carc_game *g)
+{
+	CARC_EXT_EACH(g, CARC_HOOK_DEPLOY, e)
+		if (e->deploy_allowed && !e->deploy_allowed(g, g->last)) return 0;
+	return 1;
+}
+
 /* Deploys on the tile just placed; `pass` is added by the caller.  With
  * no `out` it stops at the first one: "is there anything to deploy?" */
 static int deploy_moves(const carc_game *g, carc_move *out, int n, int cap)
@@ -490,10 +514,9 @@ static int deploy_moves(const carc_game *g, carc_move *out, int n, int cap)
 	int cell = g->last;
 	const carc_cell *c = &g->cells[cell];
 	const carc_tiletype *t = carc_cell_type(g, cell);
-	CARC_EXT_EACH(g, CARC_HOOK_DEPLOY, e)
-		if (e->deploy_allowed && !e->deploy_allowed(g, cell)) return n;
+	if (!carc_deploy_here_ok(g)) return n;
 	for (int kind = 0; kind < CARC_FIG_COUNT; kind++) {
-		if (!g->in_supply[g->seat][kind]) continue;
+		if (!g->in_supply[g->seat][kind] || !carc_is_follower(kind)) continue;
 		for (int i = 0; i < t->nfeat; i++) {
 			int node = c->node0 + i;
 			if (!may_stand(g, kind, t->f[i].kind) || g->nodes[carc_feat_root_c(g, node)].nfig) continue;
@@ -566,6 +589,17 @@ static carc_rc check_phase_move(const carc_game *g, const carc_move *m)
 
 /* ---- checking and applying a move ----------------------------------------------- */
 
+/* A builder, pig, ... : the expansion that brings it judges. */
+static carc_rc check_special(const carc_game *g, int kind, int node)
+{
+	CARC_EXT_EACH(g, CARC_HOOK_SPECIAL, e)
+		if (e->deploy_special) {
+			int rc = e->deploy_special(g, g->seat, kind, node);
+			if (rc >= 0) return (carc_rc)rc;
+		}
+	return CARC_E_KIND;
+}
+
 carc_rc carc_check_move(const carc_game *g, const carc_move *m, int *detail)
 {
 	if (g->over) return CARC_E_OVER;
@@ -583,11 +617,11 @@ carc_rc carc_check_move(const carc_game *g, const carc_move *m, int *detail)
 		if (m->kind >= CARC_FIG_COUNT || m->port >= CARC_PORT_COUNT) return CARC_E_ARG;
 		const carc_cell *c = &g->cells[g->last];
 		if (m->x != c->x || m->y != c->y) return CARC_E_NOT_TILE_JUST_PLACED;
-		CARC_EXT_EACH(g, CARC_HOOK_DEPLOY, e)
-			if (e->deploy_allowed && !e->deploy_allowed(g, g->last)) return CARC_E_RULE;
+		if (!carc_deploy_here_ok(g)) return CARC_E_RULE;
 		if (!g->in_supply[g->seat][m->kind]) return CARC_E_NO_FIGURE;
 		int node = carc_board_feature_at(g, g->last, m->port);
 		if (node < 0) return CARC_E_NO_FEATURE;
+		if (!carc_is_follower(m->kind)) return check_special(g, m->kind, node);
 		if (!may_stand(g, m->kind, g->nodes[node].kind)) return CARC_E_KIND;
 		if (g->nodes[carc_feat_root_c(g, node)].nfig) return CARC_E_FEATURE_TAKEN;
 		return CARC_OK;
@@ -622,7 +656,7 @@ static void do_deploy(carc_game *g, const carc_move *m, carc_sink *out)
 	int slot = fig_slot_free(g, g->seat, m->kind);
 	g->figs[slot].node = (uint16_t)node;
 	g->in_supply[g->seat][m->kind]--;
-	g->nodes[carc_feat_root(g, node)].nfig++;
+	if (carc_is_follower(m->kind)) g->nodes[carc_feat_root(g, node)].nfig++;
 	carc_event *e = carc_emit(out, CARC_EV_DEPLOYED);
 	if (e) {
 		e->seat = (int8_t)g->seat;

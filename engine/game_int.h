@@ -76,6 +76,7 @@ struct carc_game {
 	/* expansion state, each part owned by one expansion file */
 	int8_t king, robber;              /* king-robber: holder seats, -1 none */
 	uint16_t king_size, robber_size;  /* largest completed city / longest road */
+	uint8_t builder_turn;             /* traders: 1 extra turn earned, 2 in it */
 	uint8_t nescaped;                 /* cathars: besieged cities left this turn */
 	uint16_t escaped[8];
 	int32_t score[CARC_MAX_SEATS];

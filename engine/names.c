@@ -152,7 +152,7 @@ static const carc_expansion_desc expansions[] = {
 	{ "river2", "river/2:1", 1, 0 },
 	{ "mini", "gq11", 1, 0 },
 	{ "inns-cathedrals", "inns-and-cathedrals:1", 1, C(LARGE) },
-	{ "traders-builders", "traders-and-builders:1", 0, C(BUILDER) | C(PIG) | C(GOODS) },
+	{ "traders-builders", "traders-and-builders:1", 1, C(BUILDER) | C(PIG) | C(GOODS) },
 	{ "princess-dragon", "princess-and-dragon:1", 0, C(FAIRY) | C(DRAGON) },
 	{ "tower", "tower:1", 0, C(TOWER) },
 	{ "abbey-mayor", "abbey-and-mayor:1", 0, C(ABBEY) | C(MAYOR) | C(WAGON) | C(BARN) },

@@ -155,6 +155,15 @@ static int city_weight(const carc_game *g, int city)
 	return w;
 }
 
+/* Pigs and pig herds: extra points per city for a seat that wins a farm. */
+static int farm_bonus(const carc_game *g, int root, int seat)
+{
+	int b = 0;
+	CARC_EXT_EACH(g, CARC_HOOK_FARM_BONUS, e)
+		if (e->farm_bonus) b += e->farm_bonus(g, root, seat);
+	return b;
+}
+
 static void score_farms(carc_game *g, carc_sink *out)
 {
 	static const int per_farm[] = { [CARC_FARM_PER_FARM_3] = 3, [CARC_FARM_PER_FARM_4] = 4 };
@@ -181,7 +190,9 @@ static void score_farms(carc_game *g, carc_sink *out)
 			int where = carc_feat_first_node(g, farms[k].root), worth = 0;
 			for (int j = 0; j < farms[k].ncities; j++) worth += city_weight(g, farms[k].cities[j]);
 			for (int s = 0; top && s < g->nseats; s++)
-				if (farms[k].str[s] == top) carc_add_score(g, s, CARC_SC_FIELD, per_farm[rule] * worth, where, 1, out);
+				if (farms[k].str[s] == top)
+					carc_add_score(g, s, CARC_SC_FIELD, (per_farm[rule] + farm_bonus(g, farms[k].root, s)) * worth,
+					               where, 1, out);
 		}
 		return;
 	}
@@ -196,16 +207,21 @@ static void score_farms(carc_game *g, carc_sink *out)
 			for (m = 0; m < ndone && done[m] != city; m++) {}
 			if (m < ndone) continue;
 			if (ndone < (int)(sizeof done / sizeof done[0])) done[ndone++] = (uint16_t)city;
-			int str[CARC_MAX_SEATS] = { 0 }, top = 0;
+			int str[CARC_MAX_SEATS] = { 0 }, bonus[CARC_MAX_SEATS] = { 0 }, top = 0;
 			for (int q = k; q < nfarms; q++)
 				for (int z = 0; z < farms[q].ncities; z++)
 					if (farms[q].cities[z] == city)
-						for (int s = 0; s < g->nseats; s++) str[s] += farms[q].str[s];
+						for (int s = 0; s < g->nseats; s++) {
+							int b = farm_bonus(g, farms[q].root, s);
+							str[s] += farms[q].str[s];
+							if (b > bonus[s]) bonus[s] = b; /* one pig a city */
+						}
 			for (int s = 0; s < g->nseats; s++)
 				if (str[s] > top) top = str[s];
 			int where = carc_feat_first_node(g, city);
 			for (int s = 0; top && s < g->nseats; s++)
-				if (str[s] == top) carc_add_score(g, s, CARC_SC_FIELD, 4 * city_weight(g, city), where, 1, out);
+				if (str[s] == top)
+					carc_add_score(g, s, CARC_SC_FIELD, (4 + bonus[s]) * city_weight(g, city), where, 1, out);
 		}
 }
 

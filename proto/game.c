@@ -335,6 +335,17 @@ const char *proto_move_explain(proto_arena *a, const carc_game *g, const carc_mo
 		if (carc_figure_find(g, carc_game_seat(g), m->kind, 1) < 0)
 			return proto_arena_printf(a, "there are no %s figures in this game", carc_figkind_name(m->kind));
 		return proto_arena_printf(a, "you have no %s left in your supply", carc_figkind_name(m->kind));
+	case CARC_E_RULE:
+		if (carc_game_phase(g) == CARC_PH_TILE)
+			return proto_arena_printf(a, "%s may not go at (%d,%d) turned %d°: %s", carc_tile_id(m->tile), m->x, m->y,
+			                          m->rot * 90,
+			                          "a river tile must continue the river and leave room ahead of every open end");
+		if (m->type == CARC_MV_DEPLOY)
+			return carc_game_phase(g) == CARC_PH_ACTION && (m->kind == CARC_FIG_BUILDER || m->kind == CARC_FIG_PIG)
+			               ? proto_arena_printf(a, "a %s joins a feature where you already have a follower",
+			                                    carc_figkind_name(m->kind))
+			               : "no figure may be deployed on this tile";
+		return proto_arena_printf(a, "that %s move is not one of the moves open now", carc_mtype_name(m->type));
 	case CARC_E_KIND: {
 		int k = kind_at(g, m->x, m->y, m->port);
 		const char *farmers = k == CARC_F_FIELD && !carc_game_config(g)->rules[CARC_R_FARMERS]
