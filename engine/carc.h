@@ -190,7 +190,10 @@ typedef enum carc_etype {
 const char *carc_etype_name(int type);
 
 /* Reasons in `returned` and `tile_discarded` events. */
-enum { CARC_WHY_SCORED, CARC_WHY_UNPLACEABLE, CARC_WHY_RESHUFFLED, CARC_WHY_ESCAPE, CARC_WHY_LONELY, CARC_WHY_COUNT };
+enum {
+	CARC_WHY_SCORED, CARC_WHY_UNPLACEABLE, CARC_WHY_RESHUFFLED, CARC_WHY_ESCAPE, CARC_WHY_LONELY, CARC_WHY_CHALLENGE,
+	CARC_WHY_COUNT
+};
 const char *carc_why_name(int why);
 
 /* What a score is for (the `by` breakdown and the `feature` of `scored`). */

@@ -5,10 +5,11 @@
  */
 #include "ext_int.h"
 
-extern const carc_ext carc_ext_river, carc_ext_inns, carc_ext_king, carc_ext_cathars, carc_ext_traders;
+extern const carc_ext carc_ext_river, carc_ext_inns, carc_ext_king, carc_ext_cathars, carc_ext_traders,
+	carc_ext_cult;
 
 const carc_ext *const carc_exts[] = {
-	&carc_ext_river, &carc_ext_inns, &carc_ext_king, &carc_ext_cathars, &carc_ext_traders, NULL
+	&carc_ext_river, &carc_ext_inns, &carc_ext_king, &carc_ext_cathars, &carc_ext_traders, &carc_ext_cult, NULL
 };
 
 static int active(const carc_ext *e, uint32_t expansions, uint32_t components)

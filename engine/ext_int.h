@@ -21,6 +21,7 @@ typedef struct carc_ext {
 	 * placement_judges set, only asked about the tiles it accepts. */
 	int (*placement_allowed)(const carc_game *g, int type, int x, int y, int rot);
 	int (*placement_judges)(int type);
+	int placement_any_rot;    /* its verdict is the same for every rotation */
 	/* More moves for the action phase, after the base deploys; returns the new count. */
 	int (*action_moves)(const carc_game *g, carc_move *out, int n, int cap);
 	/* A tile has been placed (before anyone deploys). */

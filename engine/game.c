@@ -233,7 +233,7 @@ static void end_game(carc_game *g, carc_sink *out)
 }
 
 static int placement_allowed(const carc_game *g, int type, int x, int y, int rot);
-static int placement_judged(const carc_game *g, int type);
+static uint32_t placement_judged(const carc_game *g, int type);
 
 /* Can this tile go anywhere, by the edges and by every expansion's rule? */
 static int fits_somewhere(const carc_game *g, int type)
@@ -435,21 +435,27 @@ static int push(carc_move *out, int n, int cap, const carc_move *m)
 	return n + 1;
 }
 
-static int placement_allowed(const carc_game *g, int type, int x, int y, int rot)
+/* The expansions (bit i: carc_exts[i]) that judge where this tile may go,
+ * beyond its edges; bit 31 set when one of them cares about rotation. */
+static uint32_t placement_judged(const carc_game *g, int type)
 {
+	uint32_t mask = 0;
 	CARC_EXT_EACH(g, CARC_HOOK_PLACEMENT, e)
-		if (e->placement_allowed && (!e->placement_judges || e->placement_judges(type)) &&
-		    !e->placement_allowed(g, type, x, y, rot))
-			return 0;
+		if (e->placement_allowed && (!e->placement_judges || e->placement_judges(type)))
+			mask |= 1u << (e_p - carc_exts) | (e->placement_any_rot ? 0 : 1u << 31);
+	return mask;
+}
+
+static int judged_allowed(const carc_game *g, uint32_t judges, int type, int x, int y, int rot)
+{
+	for (int i = 0; i < 31; i++)
+		if (judges >> i & 1 && !carc_exts[i]->placement_allowed(g, type, x, y, rot)) return 0;
 	return 1;
 }
 
-/* Does any expansion judge where this tile may go, beyond its edges? */
-static int placement_judged(const carc_game *g, int type)
+static int placement_allowed(const carc_game *g, int type, int x, int y, int rot)
 {
-	CARC_EXT_EACH(g, CARC_HOOK_PLACEMENT, e)
-		if (e->placement_allowed && (!e->placement_judges || e->placement_judges(type))) return 1;
-	return 0;
+	return judged_allowed(g, placement_judged(g, type), type, x, y, rot);
 }
 
 /* A place_tile move as two machine words, so the hot loop below stores
@@ -468,12 +474,14 @@ static inline void put_placement(carc_move *dst, uint64_t lo, uint32_t hi)
 
 static int tile_moves(const carc_game *g, carc_move *out, int cap)
 {
-	int n = 0, hooked = placement_judged(g, g->drawn);
+	uint32_t judges = placement_judged(g, g->drawn);
+	int n = 0, hooked = judges != 0, any_rot = !(judges >> 31);
 	carc_v4u code = carc_codes(g->drawn);
 	carc_move m = { .type = CARC_MV_PLACE_TILE, .tile = g->drawn, .figure = CARC_NONE };
 	for (int i = 0; i < g->nfront; i++) {
 		const carc_front *f = &g->front[i];
 		unsigned fits = carc_fit_mask(code, f);
+		if (!fits) continue;
 		m.x = f->x;
 		m.y = f->y;
 #ifdef PLACEMENT_WORDS
@@ -488,10 +496,15 @@ static int tile_moves(const carc_game *g, carc_move *out, int cap)
 			continue;
 		}
 #endif
+		int verdict = -1; /* for judges that ignore rotation: asked once a position */
 		while (fits) {
 			int r = __builtin_ctz(fits);
 			fits &= fits - 1;
-			if (hooked && !placement_allowed(g, g->drawn, f->x, f->y, r)) continue;
+			if (hooked) {
+				int ok = any_rot && verdict >= 0 ? verdict : judged_allowed(g, judges, g->drawn, f->x, f->y, r);
+				verdict = ok;
+				if (!ok) continue;
+			}
 			m.rot = (uint8_t)r;
 			if (n < cap) out[n] = m;
 			n++;

@@ -77,6 +77,8 @@ struct carc_game {
 	int8_t king, robber;              /* king-robber: holder seats, -1 none */
 	uint16_t king_size, robber_size;  /* largest completed city / longest road */
 	uint8_t builder_turn;             /* traders: 1 extra turn earned, 2 in it */
+	uint8_t nbuild;                   /* cult: cloisters and cult places on the board */
+	struct { int16_t x, y; uint8_t kind; } build[48]; /* all sets in scope: 25, abbeys 6 */
 	uint8_t nescaped;                 /* cathars: besieged cities left this turn */
 	uint16_t escaped[8];
 	int32_t score[CARC_MAX_SEATS];

@@ -67,7 +67,9 @@ static const char *const etypes[CARC_EV_COUNT] = {
 };
 const char *carc_etype_name(int t) { return name_of(etypes, CARC_EV_COUNT, t); }
 
-static const char *const whys[CARC_WHY_COUNT] = { "scored", "unplaceable", "reshuffled", "escape", "lonely" };
+static const char *const whys[CARC_WHY_COUNT] = {
+	"scored", "unplaceable", "reshuffled", "escape", "lonely", "challenge"
+};
 const char *carc_why_name(int w) { return name_of(whys, CARC_WHY_COUNT, w); }
 
 static const char *const scs[CARC_SC_COUNT] = {
@@ -159,7 +161,7 @@ static const carc_expansion_desc expansions[] = {
 	{ "count", "count", 0, C(COUNT) },
 	{ "king-robber", "king-and-robber:1", 1, C(KING) | C(ROBBER) },
 	{ "cathars", "siege/cathars", 1, 0 },
-	{ "cult", "cult/6", 0, 0 },
+	{ "cult", "cult/6", 1, 0 },
 	{ "catapult", "catapult", 0, C(CATAPULT) },
 	{ "hills-sheep", "hills-and-sheep:1", 0, C(SHEPHERD) },
 };

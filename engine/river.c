@@ -50,13 +50,12 @@ static int river_allowed(const carc_game *g, int type, int x, int y, int rot)
 	unsigned e = river_edges(type);
 	if (!e) return 1;
 	e = (e << rot | e >> (4 - rot)) & 0xf;
-	int joined = 0;
+	unsigned open = e;
+	for (int d = 0; d < 4; d++)
+		if (e >> d & 1 && carc_board_lookup(g, x + dx[d], y + dy[d]) >= 0) open &= ~(1u << d);
+	if (open == e) return 0; /* it must continue the river */
 	for (int d = 0; d < 4; d++) {
-		if (!(e >> d & 1)) continue;
-		if (carc_board_lookup(g, x + dx[d], y + dy[d]) >= 0) {
-			joined = 1;
-			continue;
-		}
+		if (!(open >> d & 1)) continue;
 		int p = (d + 1) & 3; /* across the flow */
 		for (int ahead = 1; ahead <= 2; ahead++) {
 			int ax = x + ahead * dx[d], ay = y + ahead * dy[d];
@@ -64,7 +63,7 @@ static int river_allowed(const carc_game *g, int type, int x, int y, int rot)
 				if (carc_board_lookup(g, ax + side * dx[p], ay + side * dy[p]) >= 0) return 0;
 		}
 	}
-	return joined;
+	return 1;
 }
 
 static int volcano_lake(const carc_game *g, int cell)

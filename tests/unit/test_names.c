@@ -62,7 +62,7 @@ START_TEST(test_kind_names)
 		                          "feature_completed", "scored", "turn", "game_over", "token_taken" };
 	ck_assert_int_eq(sizeof ev / sizeof ev[0], CARC_EV_COUNT);
 	for (int k = 0; k < CARC_EV_COUNT; k++) ck_assert_str_eq(carc_etype_name(k), ev[k]);
-	static const char *const why[] = { "scored", "unplaceable", "reshuffled", "escape", "lonely" };
+	static const char *const why[] = { "scored", "unplaceable", "reshuffled", "escape", "lonely", "challenge" };
 	ck_assert_int_eq(sizeof why / sizeof why[0], CARC_WHY_COUNT);
 	for (int k = 0; k < CARC_WHY_COUNT; k++) ck_assert_str_eq(carc_why_name(k), why[k]);
 	static const char *const sc[] = { "road", "city", "cloister", "field", "barn", "trade", "king", "robber" };
