@@ -716,7 +716,9 @@ void carc_end_now(carc_game *g, carc_sink *out)
 
 static void place_start(carc_game *g, int type, int x, int y, int rot, carc_sink *out)
 {
-	carc_board_place(g, type, x, y, rot);
+	int cell = carc_board_place(g, type, x, y, rot);
+	CARC_EXT_EACH(g, CARC_HOOK_PLACED, e)
+		if (e->tile_placed) e->tile_placed(g, cell, NULL);
 	carc_event *e = carc_emit(out, CARC_EV_TILE_PLACED);
 	if (e) {
 		e->tile = (uint16_t)type;

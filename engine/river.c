@@ -44,24 +44,106 @@ static void river_order(carc_game *g)
 	for (int i = 0; i < n; i++) g->supply[i] = sorted[i];
 }
 
-static int river_allowed(const carc_game *g, int type, int x, int y, int rot)
+static const int dx[4] = { 0, 1, 0, -1 }, dy[4] = { -1, 0, 1, 0 };
+
+/* The board as it would be with one more tile on it. */
+typedef struct vboard {
+	const carc_game *g;
+	int x, y, type, rot;
+} vboard;
+
+static int vcell(const vboard *v, int x, int y, int *type, int *rot)
 {
-	static const int dx[4] = { 0, 1, 0, -1 }, dy[4] = { -1, 0, 1, 0 };
-	unsigned e = river_edges(type);
-	if (!e) return 1;
+	if (x == v->x && y == v->y) {
+		*type = v->type, *rot = v->rot;
+		return 1;
+	}
+	int c = carc_board_lookup(v->g, x, y);
+	if (c < 0) return 0;
+	*type = v->g->cells[c].type, *rot = v->g->cells[c].rot;
+	return 1;
+}
+
+static int occupied(const vboard *v, int x, int y)
+{
+	int t, r;
+	return vcell(v, x, y, &t, &r);
+}
+
+/* River edges of a tile at (x, y) that face no tile. */
+static unsigned open_ends(const vboard *v, int type, int rot, int x, int y)
+{
+	unsigned e = river_edges(type), open = 0;
 	e = (e << rot | e >> (4 - rot)) & 0xf;
-	unsigned open = e;
 	for (int d = 0; d < 4; d++)
-		if (e >> d & 1 && carc_board_lookup(g, x + dx[d], y + dy[d]) >= 0) open &= ~(1u << d);
-	if (open == e) return 0; /* it must continue the river */
+		if (e >> d & 1 && !occupied(v, x + dx[d], y + dy[d])) open |= 1u << d;
+	return open;
+}
+
+/* Every open end has the two places ahead of it and their side
+ * neighbours empty: no river tile placed later can be boxed in there. */
+static int room_ahead(const vboard *v, int x, int y, unsigned open)
+{
 	for (int d = 0; d < 4; d++) {
 		if (!(open >> d & 1)) continue;
 		int p = (d + 1) & 3; /* across the flow */
-		for (int ahead = 1; ahead <= 2; ahead++) {
-			int ax = x + ahead * dx[d], ay = y + ahead * dy[d];
+		for (int ahead = 1; ahead <= 2; ahead++)
 			for (int side = -1; side <= 1; side++)
-				if (carc_board_lookup(g, ax + side * dx[p], ay + side * dy[p]) >= 0) return 0;
-		}
+				if (occupied(v, x + ahead * dx[d] + side * dx[p], y + ahead * dy[d] + side * dy[p])) return 0;
+	}
+	return 1;
+}
+
+/* Can some river tile still in the supply continue the river at the
+ * empty place (x, y)? */
+static int continuable(const vboard *v, int x, int y)
+{
+	uint32_t want = 0, mask = 0;
+	for (int d = 0; d < 4; d++) {
+		int t, r;
+		if (!vcell(v, x + dx[d], y + dy[d], &t, &r)) continue;
+		int o = (d + 2) & 3;
+		want |= (carc_tiletypes[t].edge_code[r] >> (8 * o) & 0xff) << (8 * d);
+		mask |= 0xffu << (8 * d);
+	}
+	const carc_game *g = v->g;
+	for (int i = g->next; i < g->nsupply; i++) {
+		int t = g->supply[i] & 0x7fff;
+		if (!river_edges(t)) continue;
+		for (int r = 0; r < 4; r++)
+			if ((carc_tiletypes[t].edge_code[r] & mask) == want && room_ahead(v, x, y, open_ends(v, t, r, x, y)))
+				return 1;
+	}
+	return 0;
+}
+
+static int river_left(const carc_game *g)
+{
+	for (int i = g->next; i < g->nsupply; i++)
+		if (river_edges(g->supply[i] & 0x7fff)) return 1;
+	return 0;
+}
+
+static int river_allowed(const carc_game *g, int type, int x, int y, int rot)
+{
+	vboard v = { g, x, y, type, rot };
+	unsigned e = river_edges(type);
+	e = (e << rot | e >> (4 - rot)) & 0xf;
+	unsigned open = open_ends(&v, type, rot, x, y);
+	if (open == e) return 0; /* it must continue the river */
+	if (!room_ahead(&v, x, y, open)) return 0;
+	if (!river_left(g)) return 1;
+	/* Every open end of the river afterwards, this tile's and the other
+	 * branch's, must be one that a river tile still to come can continue
+	 * (RULES.md 4.20: no placement that boxes in a later river tile). */
+	for (int d = 0; d < 4; d++)
+		if (open >> d & 1 && !continuable(&v, x + dx[d], y + dy[d])) return 0;
+	for (int i = 0; i < g->nfront; i++) {
+		const carc_front *f = &g->front[i];
+		if (f->x == x && f->y == y) continue;
+		int river = 0;
+		for (int d = 0; d < 4; d++) river |= (f->mask >> (8 * d) & 0xff) && (f->want >> (8 * d) & 0xff) == CARC_EK_RIVER;
+		if (river && !continuable(&v, f->x, f->y)) return 0;
 	}
 	return 1;
 }

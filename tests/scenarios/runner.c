@@ -42,7 +42,11 @@
  *                             just placed (X Y default to that tile); KIND
  *                             is a figure kind of carc.h (follower, large,
  *                             ...; default follower)
- *   pass                      deploy nothing
+ *   pass                      deploy nothing (or, in the escape phase, free
+ *                             nobody)
+ *   escape SEAT.KIND.N        free that figure from a besieged city
+ *                             (Cathars; the figure as carc_figure_find(),
+ *                             e.g. 0.follower.1: seat 0's first follower)
  * A decision whose only move would be `pass` is skipped by the engine, so
  * the script does not write it.  Every move must also be in
  * carc_legal_moves().
@@ -60,14 +64,22 @@
  *                             compares the event's x, y (and port).  king
  *                             and robber scores have no place: they take no
  *                             `at`, and the event's port must be
- *                             CARC_PORT_COUNT
+ *                             CARC_PORT_COUNT; so has `trade` (trade goods,
+ *                             10 a majority at the end); also `barn`
  *   discard TILE [unplaceable|reshuffled]
  *                             a `tile_discarded` event (and its reason)
- *   token SEAT king|robber [from SEAT]
+ *   token SEAT king|robber|wine|grain|cloth [from SEAT]
  *                             a `token_taken` event: SEAT takes the token,
  *                             from the seat named after `from`; without
  *                             `from` the event's `from` must be -1 (nobody
  *                             held the token)
+ *   returned SEAT KIND WHY    a `returned` event: a figure of KIND (follower,
+ *                             builder, pig, ...) of SEAT goes home; WHY is
+ *                             scored, escape, lonely or challenge.  Returns
+ *                             for escape, lonely and challenge are compared
+ *                             exactly (an unexpected one fails); returns
+ *                             after scoring need not be written, but one
+ *                             that is written must happen
  * Checks of the state, made where they stand:
  *   expect-illegal MOVE CODE  MOVE (written as above) must be refused with
  *                             CODE, must not change the game and must not be
@@ -76,10 +88,13 @@
  *                             not-tile-just-placed no-feature feature-taken
  *                             no-figure kind capacity
  *   turn SEAT                 SEAT must decide now
+ *   phase NAME                the decision due is of phase NAME (tile,
+ *                             action, escape, over)
  *   followers SEAT N          followers SEAT has in supply now
  *   supply SEAT KIND N        figures of KIND (follower, large, ...) SEAT
  *                             has in supply now
- *   tokens SEAT king|robber N how many of that token SEAT holds now
+ *   tokens SEAT TOKEN N       how many of that token (king, robber, wine,
+ *                             grain, cloth) SEAT holds now
  *   total SEAT POINTS         SEAT's score now
  *
  * At the end of the file the game must be over, and every seat must have a
@@ -113,18 +128,19 @@ static const char *const port_names[CARC_PORT_COUNT] = {
 
 static const struct { const char *name; int sc; } score_kinds[] = {
 	{ "road", CARC_SC_ROAD }, { "city", CARC_SC_CITY }, { "cloister", CARC_SC_CLOISTER }, { "field", CARC_SC_FIELD },
-	{ "king", CARC_SC_KING }, { "robber", CARC_SC_ROBBER },
+	{ "king", CARC_SC_KING }, { "robber", CARC_SC_ROBBER }, { "trade", CARC_SC_TRADE }, { "barn", CARC_SC_BARN },
 };
 
 /* Scores that belong to no place on the board: their event's port is
  * CARC_PORT_COUNT, and a `score` line for them takes no `at`. */
 static int placeless(int sc)
 {
-	return sc == CARC_SC_KING || sc == CARC_SC_ROBBER;
+	return sc == CARC_SC_KING || sc == CARC_SC_ROBBER || sc == CARC_SC_TRADE;
 }
 
 static const struct { const char *name; int tok; } token_kinds[] = {
 	{ "king", CARC_TOK_KING }, { "robber", CARC_TOK_ROBBER },
+	{ "wine", CARC_TOK_WINE }, { "grain", CARC_TOK_GRAIN }, { "cloth", CARC_TOK_CLOTH },
 };
 
 static const struct { const char *name; carc_rc rc; } rc_names[] = {
@@ -201,13 +217,33 @@ static const char *why_name(int why)
 	switch (why) {
 	case CARC_WHY_UNPLACEABLE: return "unplaceable";
 	case CARC_WHY_RESHUFFLED: return "reshuffled";
+	case CARC_WHY_SCORED: return "scored";
+	case CARC_WHY_ESCAPE: return "escape";
+	case CARC_WHY_LONELY: return "lonely";
+	case CARC_WHY_CHALLENGE: return "challenge";
 	default: return "?";
 	}
 }
 
+/* Reasons of a `returned` expectation. */
+static int find_return_why(const char *s)
+{
+	static const int whys[] = { CARC_WHY_SCORED, CARC_WHY_ESCAPE, CARC_WHY_LONELY, CARC_WHY_CHALLENGE };
+	for (int i = 0; i < COUNT(whys); i++)
+		if (!strcmp(why_name(whys[i]), s)) return whys[i];
+	return -1;
+}
+
+/* A `returned` event the scenario must expect: every reason but `scored`
+ * (figures going home after their feature scored are not written). */
+static int strict_return(const carc_event *e)
+{
+	return e->type == CARC_EV_RETURNED && e->why != CARC_WHY_SCORED;
+}
+
 /* ---- one scenario's run ----------------------------------------------------- */
 
-enum { X_SCORE, X_DISCARD, X_TOKEN };
+enum { X_SCORE, X_DISCARD, X_TOKEN, X_RETURN };
 
 typedef struct expect {
 	int line;
@@ -216,6 +252,7 @@ typedef struct expect {
 	int has_at, x, y, port;   /* port -1: any */
 	int tile, why;            /* discard; why -1: any */
 	int token, from;          /* token_taken: the token, the seat it came from (-1 none) */
+	int kind;                 /* returned: the figure kind (and `why`) */
 	int matched;
 } expect;
 
@@ -302,13 +339,17 @@ static void describe_event(char *buf, size_t n, const carc_event *e)
 		snprintf(buf, n, "token %d %s from %d", e->seat, token_name(e->kind), e->from);
 	else if (e->type == CARC_EV_TOKEN_TAKEN)
 		snprintf(buf, n, "token %d %s (from nobody)", e->seat, token_name(e->kind));
+	else if (e->type == CARC_EV_RETURNED)
+		snprintf(buf, n, "returned %d %s %s", e->seat, carc_figkind_name(e->kind), why_name(e->why));
 	else
 		snprintf(buf, n, "discard %s %s", carc_tile_id(e->tile) ? carc_tile_id(e->tile) : "?", why_name(e->why));
 }
 
 static void describe_expect(char *buf, size_t n, const expect *x)
 {
-	if (x->what == X_TOKEN) {
+	if (x->what == X_RETURN) {
+		snprintf(buf, n, "returned %d %s %s", x->seat, carc_figkind_name(x->kind), why_name(x->why));
+	} else if (x->what == X_TOKEN) {
 		if (x->from >= 0) snprintf(buf, n, "token %d %s from %d", x->seat, token_name(x->token), x->from);
 		else snprintf(buf, n, "token %d %s", x->seat, token_name(x->token));
 	} else if (x->what == X_SCORE) {
@@ -324,6 +365,8 @@ static void describe_expect(char *buf, size_t n, const expect *x)
 
 static int expect_matches(const expect *x, const carc_event *e)
 {
+	if (x->what == X_RETURN)
+		return e->type == CARC_EV_RETURNED && e->seat == x->seat && e->kind == x->kind && e->why == x->why;
 	if (x->what == X_TOKEN)
 		return e->type == CARC_EV_TOKEN_TAKEN && e->seat == x->seat && e->kind == x->token && e->from == x->from;
 	if (x->what == X_SCORE) {
@@ -348,7 +391,7 @@ static int expect_spec(const expect *x)
 		return x->has_at ? 1 : 2;
 	case X_DISCARD:
 		return x->why >= 0 ? 0 : 2;
-	default: /* a token: seat, token and `from` are always compared */
+	default: /* a token (seat, token, `from`) or a return (seat, kind, why) */
 		return 0;
 	}
 }
@@ -382,7 +425,8 @@ static void flush(run *r)
 		}
 	for (int k = 0; k < nev; k++) {
 		const carc_event *e = &r->ev[k];
-		if (used[k] || (e->type != CARC_EV_SCORED && e->type != CARC_EV_TILE_DISCARDED && e->type != CARC_EV_TOKEN_TAKEN))
+		if (used[k] || (e->type != CARC_EV_SCORED && e->type != CARC_EV_TILE_DISCARDED && e->type != CARC_EV_TOKEN_TAKEN &&
+		                !strict_return(e)))
 			continue;
 		describe_event(buf, sizeof buf, e);
 		r->line = r->call_line;
@@ -463,7 +507,31 @@ static int parse_move(run *r, char **t, int n, carc_move *m)
 		m->type = CARC_MV_PASS;
 		return 1;
 	}
-	ERR(r, "not a move: expected `place TILE X Y ROT`, `deploy PORT [X Y] [KIND]` or `pass`");
+	if (n == 2 && !strcmp(t[0], "escape")) {
+		/* escape SEAT.KIND.N: the figure as in carc_figure_find() */
+		char id[64], *dot1, *dot2;
+		int seat, kind, num, fig;
+		snprintf(id, sizeof id, "%s", t[1]);
+		dot1 = strchr(id, '.');
+		dot2 = dot1 ? strchr(dot1 + 1, '.') : NULL;
+		if (!dot1 || !dot2) {
+			ERR(r, "escape wants a figure SEAT.KIND.N, e.g. 0.follower.1");
+			return 0;
+		}
+		*dot1 = *dot2 = 0;
+		if (!parse_int(id, &seat) || (kind = carc_figkind_parse(dot1 + 1)) < 0 || !parse_int(dot2 + 1, &num)) {
+			ERR(r, "escape wants a figure SEAT.KIND.N, e.g. 0.follower.1");
+			return 0;
+		}
+		if (r->g && (fig = carc_figure_find(r->g, seat, kind, num)) >= 0) {
+			m->type = CARC_MV_ESCAPE;
+			m->figure = (uint16_t)fig;
+			return 1;
+		}
+		ERR(r, "no figure %s in this game", t[1]);
+		return 0;
+	}
+	ERR(r, "not a move: expected `place TILE X Y ROT`, `deploy PORT [X Y] [KIND]`, `escape SEAT.KIND.N` or `pass`");
 	return 0;
 }
 
@@ -488,6 +556,8 @@ static int same_move(const carc_game *g, const carc_move *a, const carc_move *b)
 		int fa = feature_of(g, a->x, a->y, a->port);
 		return fa >= 0 && fa == feature_of(g, b->x, b->y, b->port);
 	}
+	case CARC_MV_ESCAPE:
+		return a->figure == b->figure;
 	default:
 		return 1;
 	}
@@ -580,11 +650,22 @@ static void do_expect(run *r, char **t, int nt)
 		return;
 	}
 	expect x = { .line = r->line, .port = -1, .why = -1, .from = -1 };
-	if (!strcmp(t[0], "token")) {
+	if (!strcmp(t[0], "returned")) {
+		x.what = X_RETURN;
+		if (nt != 4 || !parse_int(t[1], &x.seat) || (x.kind = carc_figkind_parse(t[2])) < 0 ||
+		    (x.why = find_return_why(t[3])) < 0) {
+			ERR(r, "returned wants SEAT KIND scored|escape|lonely|challenge");
+			return;
+		}
+		if (x.seat < 0 || x.seat >= r->cfg.nseats) {
+			ERR(r, "no seat %d", x.seat);
+			return;
+		}
+	} else if (!strcmp(t[0], "token")) {
 		x.what = X_TOKEN;
 		if ((nt != 3 && nt != 5) || !parse_int(t[1], &x.seat) || (x.token = find_token(t[2])) < 0 ||
 		    (nt == 5 && (strcmp(t[3], "from") || !parse_int(t[4], &x.from)))) {
-			ERR(r, "token wants SEAT king|robber [from SEAT]");
+			ERR(r, "token wants SEAT king|robber|wine|grain|cloth [from SEAT]");
 			return;
 		}
 		if (x.seat < 0 || x.seat >= r->cfg.nseats || (nt == 5 && (x.from < 0 || x.from >= r->cfg.nseats))) {
@@ -661,6 +742,20 @@ static void do_turn(run *r, char **t, int nt)
 	}
 	int got = carc_game_seat(r->g);
 	if (got != seat) FAIL(r, "seat %d must decide now (phase %s), expected seat %d", got, carc_phase_name(carc_game_phase(r->g)), seat);
+}
+
+/* phase NAME: the decision due now is of that phase (tile, action, escape, over) */
+static void do_phase(run *r, char **t, int nt)
+{
+	int want = -1;
+	for (int i = 0; nt == 2 && i < CARC_PH_COUNT; i++)
+		if (!strcmp(carc_phase_name(i), t[1])) want = i;
+	if (want < 0) {
+		ERR(r, "phase wants one of tile action escape over");
+		return;
+	}
+	int got = carc_game_phase(r->g);
+	if (got != want) FAIL(r, "the phase is %s (seat %d to decide), expected %s", carc_phase_name(got), carc_game_seat(r->g), t[1]);
 }
 
 /* supply SEAT KIND N, tokens SEAT TOKEN N */
@@ -819,7 +914,8 @@ static void statement(run *r, char **t, int nt)
 	}
 	int known = !strcmp(k, "place") || !strcmp(k, "deploy") || !strcmp(k, "pass") || !strcmp(k, "expect-illegal") ||
 	            !strcmp(k, "score") || !strcmp(k, "discard") || !strcmp(k, "token") || !strcmp(k, "followers") ||
-	            !strcmp(k, "supply") || !strcmp(k, "tokens") || !strcmp(k, "total") || !strcmp(k, "turn");
+	            !strcmp(k, "supply") || !strcmp(k, "tokens") || !strcmp(k, "total") || !strcmp(k, "turn") ||
+	            !strcmp(k, "escape") || !strcmp(k, "returned") || !strcmp(k, "phase");
 	if (!known) {
 		ERR(r, "unknown statement '%s'", k);
 		return;
@@ -829,10 +925,12 @@ static void statement(run *r, char **t, int nt)
 		start_game(r);
 	}
 	if (!r->g) return;
-	if (!strcmp(k, "place") || !strcmp(k, "deploy") || !strcmp(k, "pass")) do_move(r, t, nt);
+	if (!strcmp(k, "place") || !strcmp(k, "deploy") || !strcmp(k, "pass") || !strcmp(k, "escape")) do_move(r, t, nt);
 	else if (!strcmp(k, "expect-illegal")) do_illegal(r, t, nt);
-	else if (!strcmp(k, "score") || !strcmp(k, "discard") || !strcmp(k, "token")) do_expect(r, t, nt);
+	else if (!strcmp(k, "score") || !strcmp(k, "discard") || !strcmp(k, "token") || !strcmp(k, "returned"))
+		do_expect(r, t, nt);
 	else if (!strcmp(k, "turn")) do_turn(r, t, nt);
+	else if (!strcmp(k, "phase")) do_phase(r, t, nt);
 	else if (!strcmp(k, "supply") || !strcmp(k, "tokens")) do_count(r, t, nt);
 	else do_state(r, t, nt);
 }
