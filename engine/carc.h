@@ -57,6 +57,7 @@ enum {
 	CARC_P_CLOISTER,                                /* centre building 12 */
 	CARC_P_TOWER,                                   /* 13 */
 	CARC_P_I, CARC_P_II,                            /* enclosed features 14, 15 */
+	CARC_P_NW, CARC_P_NE, CARC_P_SE, CARC_P_SW,     /* corners, where barns stand 16..19 */
 	CARC_PORT_COUNT
 };
 const char *carc_port_name(int port);
@@ -161,7 +162,8 @@ void carc_config_init(carc_config *cfg);
 
 /* ---- moves -------------------------------------------------------------- */
 typedef enum carc_mtype {
-	CARC_MV_PASS, CARC_MV_PLACE_TILE, CARC_MV_DEPLOY, CARC_MV_ESCAPE, CARC_MV_COUNT
+	CARC_MV_PASS, CARC_MV_PLACE_TILE, CARC_MV_DEPLOY, CARC_MV_ESCAPE, CARC_MV_DRAW, CARC_MV_PLACE_ABBEY,
+	CARC_MV_MOVE_WAGON, CARC_MV_COUNT
 } carc_mtype;
 const char *carc_mtype_name(int type);
 
@@ -177,7 +179,7 @@ typedef struct carc_move {
 
 /* ---- phases -------------------------------------------------------------- */
 typedef enum carc_phase {
-	CARC_PH_TILE, CARC_PH_ACTION, CARC_PH_OVER, CARC_PH_ESCAPE, CARC_PH_COUNT
+	CARC_PH_TILE, CARC_PH_ACTION, CARC_PH_OVER, CARC_PH_ESCAPE, CARC_PH_WAGON, CARC_PH_COUNT
 } carc_phase;
 const char *carc_phase_name(int phase);
 
@@ -192,7 +194,7 @@ const char *carc_etype_name(int type);
 /* Reasons in `returned` and `tile_discarded` events. */
 enum {
 	CARC_WHY_SCORED, CARC_WHY_UNPLACEABLE, CARC_WHY_RESHUFFLED, CARC_WHY_ESCAPE, CARC_WHY_LONELY, CARC_WHY_CHALLENGE,
-	CARC_WHY_COUNT
+	CARC_WHY_BARN, CARC_WHY_COUNT
 };
 const char *carc_why_name(int why);
 
@@ -291,6 +293,8 @@ int carc_figure_find(const carc_game *g, int seat, int kind, int n); /* -1 when 
 int carc_supply_count(const carc_game *g, int seat, int kind);
 /* How many of a token a seat holds (king and robber: 0 or 1). */
 int carc_tokens(const carc_game *g, int seat, int token);
+/* Abbey tiles a seat still holds (Abbey & Mayor). */
+int carc_abbeys(const carc_game *g, int seat);
 
 /* Features of a placed tile, in board orientation (for the wire's `ports`). */
 int carc_tile_features(const carc_game *g, int x, int y, uint16_t *ports_out,

@@ -32,7 +32,9 @@ unsigned carc_ext_hooks(const carc_config *cfg, uint32_t components, uint32_t *o
 		     (e->feature_points ? CARC_HOOK_POINTS : 0u) | (e->order_supply ? CARC_HOOK_SETUP : 0u) |
 		     (e->deploy_allowed ? CARC_HOOK_DEPLOY : 0u) | (e->extra_turn ? CARC_HOOK_EXTRA : 0u) |
 		     (e->turn_end ? CARC_HOOK_TURN_END : 0u) | (e->city_weight ? CARC_HOOK_CITY_WEIGHT : 0u) |
-		     (e->deploy_special ? CARC_HOOK_SPECIAL : 0u) | (e->farm_bonus ? CARC_HOOK_FARM_BONUS : 0u);
+		     (e->deploy_special ? CARC_HOOK_SPECIAL : 0u) | (e->farm_bonus ? CARC_HOOK_FARM_BONUS : 0u) |
+		     (e->deployed ? CARC_HOOK_DEPLOYED : 0u) | (e->feature_closed ? CARC_HOOK_CLOSED : 0u) |
+		     (e->turn_start ? CARC_HOOK_TURN_START : 0u) | (e->tile_moves ? CARC_HOOK_TILE_MOVES : 0u);
 	}
 	return h;
 }

@@ -34,10 +34,22 @@ typedef struct carc_ext {
 	/* A completed feature has been scored, its figures not yet returned. */
 	void (*feature_scored)(carc_game *g, int root, carc_sink *out);
 	/* A deploy of a figure kind the base rules do not place (builder,
-	 * pig, ...) on feature segment `node` of the tile just placed:
-	 * CARC_OK, an error code, or -1 when the kind is not this expansion's.
-	 * Such figures never block a feature nor count for its majority. */
-	int (*deploy_special)(const carc_game *g, int seat, int kind, int node);
+	 * pig, barn, ...) at `port` of the tile just placed: CARC_OK with the
+	 * feature segment in *node, an error code, or -1 when the kind is not
+	 * this expansion's.  Such figures never block a feature nor count for
+	 * its majority. */
+	int (*deploy_special)(const carc_game *g, int seat, int kind, int port, int *node);
+	/* A figure has just been deployed (slot `fig`). */
+	void (*deployed)(carc_game *g, int fig, carc_sink *out);
+	/* No follower may be deployed into this feature (a farm with a barn). */
+	int (*feature_closed)(const carc_game *g, int root);
+	/* Start of a turn, before the draw: returns 1 to let the seat choose
+	 * (tile_moves) instead of drawing at once. */
+	int (*turn_start)(carc_game *g);
+	/* More moves for the tile phase (the abbey); returns the new count. */
+	int (*tile_moves)(const carc_game *g, carc_move *out, int n, int cap);
+	/* Applies a move this expansion listed in the tile or action phase. */
+	void (*apply_move)(carc_game *g, const carc_move *m, carc_sink *out);
 	/* May the seat on turn deploy on the tile just placed? */
 	int (*deploy_allowed)(const carc_game *g, int cell);
 	/* After the turn's scoring: returns 1 when it opened a decision of its
@@ -63,7 +75,8 @@ enum {
 	CARC_HOOK_SCORED = 1 << 3, CARC_HOOK_FINAL = 1 << 4, CARC_HOOK_COMPLETED = 1 << 5,
 	CARC_HOOK_POINTS = 1 << 6, CARC_HOOK_SETUP = 1 << 7, CARC_HOOK_DEPLOY = 1 << 8, CARC_HOOK_EXTRA = 1 << 9,
 	CARC_HOOK_TURN_END = 1 << 10, CARC_HOOK_CITY_WEIGHT = 1 << 11, CARC_HOOK_SPECIAL = 1 << 12,
-	CARC_HOOK_FARM_BONUS = 1 << 13
+	CARC_HOOK_FARM_BONUS = 1 << 13, CARC_HOOK_DEPLOYED = 1 << 14, CARC_HOOK_CLOSED = 1 << 15,
+	CARC_HOOK_TURN_START = 1 << 16, CARC_HOOK_TILE_MOVES = 1 << 17
 };
 
 /* Expansions with hooks, NULL-terminated. */
@@ -80,6 +93,15 @@ unsigned carc_ext_hooks(const carc_config *cfg, uint32_t components, uint32_t *a
 		for (const carc_ext *const *e##_p = carc_exts, *e; (e = *e##_p) != NULL; e##_p++) \
 			if ((g)->exts >> (e##_p - carc_exts) & 1)
 
+/* game.c: places a tile for the seat on turn (the abbey: no edge check) and
+ * goes on to the action phase. */
+void carc_place_tile(carc_game *g, int type, int x, int y, int rot, carc_sink *out);
+/* game.c: draws the tile for the seat on turn (ends the game when none is left). */
+void carc_draw(carc_game *g, carc_sink *out);
+/* game.c: deploys figure `fig` onto segment `node` (at: the port shown). */
+void carc_deploy(carc_game *g, int fig, int node, int at, carc_sink *out);
+/* game.c: a free figure of that kind in the seat's supply, or -1. */
+int carc_fig_free(const carc_game *g, int seat, int kind);
 /* game.c: resumes the end of the turn after an expansion's decision. */
 void carc_turn_continue(carc_game *g, carc_sink *out);
 /* game.c: may the seat on turn deploy on the tile just placed at all? */

@@ -152,7 +152,7 @@ static carc_rc build_supply(carc_game *g, const carc_tileset *start)
 		if (river_only && !river) continue;
 		for (int j = 0; j < s->nref; j++) {
 			int type = s->ref[j].type, max = carc_tiletypes[type].max;
-			if (carc_tiletypes[type].symbols & CARC_SYM_SPRING) continue;
+			if (carc_tiletypes[type].symbols & (CARC_SYM_SPRING | CARC_SYM_ABBEY)) continue; /* never drawn */
 			for (int k = 0; k < s->ref[j].count; k++) {
 				if (taken[type] == 0xff || (max && taken[type] >= max)) break;
 				taken[type]++;
@@ -281,6 +281,8 @@ static void draw(carc_game *g, carc_sink *out)
 	}
 }
 
+void carc_draw(carc_game *g, carc_sink *out) { draw(g, out); }
+
 static void begin_turn(carc_game *g, carc_sink *out)
 {
 	if (g->next >= g->nsupply) { /* no turn begins: the game is over */
@@ -290,19 +292,37 @@ static void begin_turn(carc_game *g, carc_sink *out)
 	g->turn++;
 	carc_event *e = carc_emit(out, CARC_EV_TURN);
 	if (e) e->seat = (int8_t)g->turn_seat;
+	CARC_EXT_EACH(g, CARC_HOOK_TURN_START, x)
+		if (x->turn_start && x->turn_start(g)) { /* the seat may choose instead of drawing */
+			g->phase = CARC_PH_TILE;
+			g->seat = g->turn_seat;
+			g->drawn = CARC_NONE;
+			return;
+		}
 	draw(g, out);
 }
 
-/* Roads and cities the placement closed (cloisters are queued by the board). */
+static void pend_if_closed(carc_game *g, int node)
+{
+	int k = g->nodes[node].kind;
+	if (k != CARC_F_ROAD && k != CARC_F_CITY) return;
+	int root = carc_feat_root(g, node);
+	if (g->nodes[root].open == 0) carc_pending_add(g, root);
+}
+
+/* Roads and cities the placement closed, its own and those that end at its
+ * walls (cloisters are queued by the board). */
 static void find_completed(carc_game *g, int cell)
 {
+	static const int dx[4] = { 0, 1, 0, -1 }, dy[4] = { -1, 0, 1, 0 };
 	const carc_cell *c = &g->cells[cell];
 	const carc_tiletype *t = carc_cell_type(g, cell);
-	for (int i = 0; i < t->nfeat; i++) {
-		int k = t->f[i].kind;
-		if ((k != CARC_F_ROAD && k != CARC_F_CITY) || !t->f[i].edges) continue;
-		int root = carc_feat_root(g, c->node0 + i);
-		if (g->nodes[root].open == 0) carc_pending_add(g, root);
+	for (int i = 0; i < t->nfeat; i++)
+		if (t->f[i].edges) pend_if_closed(g, c->node0 + i);
+	for (int d = 0; d < 4; d++) {
+		if (carc_board_feature_at(g, cell, d) >= 0) continue; /* joined above */
+		int n = carc_board_lookup(g, c->x + dx[d], c->y + dy[d]), f = n >= 0 ? carc_board_feature_at(g, n, (d + 2) & 3) : -1;
+		if (f >= 0) pend_if_closed(g, f);
 	}
 }
 
@@ -356,6 +376,8 @@ static void finish_turn(carc_game *g, carc_sink *out)
 
 /* ---- figures ------------------------------------------------------------------- */
 
+static int feature_closed(const carc_game *g, int root);
+
 static int fig_slot_free(const carc_game *g, int seat, int kind)
 {
 	for (int i = seat * CARC_FIGS_PER_SEAT; i < (seat + 1) * CARC_FIGS_PER_SEAT; i++)
@@ -407,6 +429,8 @@ void carc_return_figure(carc_game *g, int fig, int why, carc_sink *out)
 		if (g->figs[i].used && g->figs[i].node != CARC_NONE && carc_feat_root(g, g->figs[i].node) == root)
 			carc_return_figure(g, i, CARC_WHY_LONELY, out);
 }
+
+int carc_abbeys(const carc_game *g, int seat) { return seat >= 0 && seat < g->nseats ? g->abbeys[seat] : 0; }
 
 int carc_tokens(const carc_game *g, int seat, int token)
 {
@@ -532,7 +556,9 @@ static int deploy_moves(const carc_game *g, carc_move *out, int n, int cap)
 		if (!g->in_supply[g->seat][kind] || !carc_is_follower(kind)) continue;
 		for (int i = 0; i < t->nfeat; i++) {
 			int node = c->node0 + i;
-			if (!may_stand(g, kind, t->f[i].kind) || g->nodes[carc_feat_root_c(g, node)].nfig) continue;
+			int root = carc_feat_root_c(g, node);
+			if (!may_stand(g, kind, t->f[i].kind) || g->nodes[root].nfig) continue;
+			if ((g->hooks & CARC_HOOK_CLOSED) && feature_closed(g, root)) continue;
 			carc_move m = { .type = CARC_MV_DEPLOY, .kind = (uint8_t)kind, .x = c->x, .y = c->y,
 			                .port = (uint8_t)carc_board_first_port(g, node), .tile = CARC_NONE, .figure = CARC_NONE };
 			n = push(out, n, cap, &m);
@@ -560,10 +586,21 @@ static const carc_ext *phase_owner(const carc_game *g)
 	return NULL;
 }
 
+/* Moves that expansions add to the tile phase (the abbey, `draw`). */
+static int ext_tile_moves(const carc_game *g, carc_move *out, int n, int cap)
+{
+	CARC_EXT_EACH(g, CARC_HOOK_TILE_MOVES, e)
+		if (e->tile_moves) n = e->tile_moves(g, out, n, cap);
+	return n;
+}
+
 int carc_legal_moves(const carc_game *g, carc_move *out, int cap)
 {
 	switch (g->phase) {
-	case CARC_PH_TILE: return tile_moves(g, out, cap);
+	case CARC_PH_TILE: {
+		int n = g->drawn != CARC_NONE ? tile_moves(g, out, cap) : 0;
+		return g->hooks & CARC_HOOK_TILE_MOVES ? ext_tile_moves(g, out, n, cap) : n;
+	}
 	case CARC_PH_ACTION: return action_moves(g, out, cap);
 	case CARC_PH_OVER: return 0;
 	default: {
@@ -586,119 +623,151 @@ static int same_move(const carc_game *g, const carc_move *a, const carc_move *b)
 	return fa >= 0 && fa == fb;
 }
 
-/* A decision of an expansion's phase: the move must be one it lists. */
-static carc_rc check_phase_move(const carc_game *g, const carc_move *m)
+/* Finds `m` among the moves one expansion lists now: in its own phase, or
+ * among its additions to the tile and action phases.  Returns that
+ * expansion, or NULL with the reason in *rc. */
+static const carc_ext *ext_move_owner(const carc_game *g, const carc_move *m, carc_rc *rc)
 {
 	carc_move list[256];
-	const carc_ext *e = phase_owner(g);
-	int n = e ? e->phase_moves(g, list, 256) : 0;
 	int types = 0;
-	for (int i = 0; i < n && i < 256; i++) {
-		if (same_move(g, &list[i], m)) return CARC_OK;
-		types |= list[i].type == m->type;
+	for (int i = 0; carc_exts[i]; i++) {
+		const carc_ext *e = carc_exts[i];
+		if (!(g->exts >> i & 1)) continue;
+		int n = 0;
+		if (e->phases >> g->phase & 1) n = e->phase_moves(g, list, 256);
+		else if (g->phase == CARC_PH_TILE && e->tile_moves) n = e->tile_moves(g, list, 0, 256);
+		else if (g->phase == CARC_PH_ACTION && e->action_moves && e->apply_move) n = e->action_moves(g, list, 0, 256);
+		for (int j = 0; j < n && j < 256; j++) {
+			if (same_move(g, &list[j], m)) return e;
+			types |= list[j].type == m->type;
+		}
 	}
-	return types ? CARC_E_RULE : CARC_E_PHASE;
+	*rc = types ? CARC_E_RULE : CARC_E_PHASE;
+	return NULL;
 }
 
 /* ---- checking and applying a move ----------------------------------------------- */
 
-/* A builder, pig, ... : the expansion that brings it judges. */
-static carc_rc check_special(const carc_game *g, int kind, int node)
+/* A builder, pig, barn ... : the expansion that brings it judges and
+ * finds the feature segment it joins. */
+static carc_rc check_special(const carc_game *g, int kind, int port, int *node)
 {
 	CARC_EXT_EACH(g, CARC_HOOK_SPECIAL, e)
 		if (e->deploy_special) {
-			int rc = e->deploy_special(g, g->seat, kind, node);
+			int rc = e->deploy_special(g, g->seat, kind, port, node);
 			if (rc >= 0) return (carc_rc)rc;
 		}
 	return CARC_E_KIND;
 }
 
+/* Is this feature shut to new followers (a farm with a barn)? */
+static int feature_closed(const carc_game *g, int root)
+{
+	CARC_EXT_EACH(g, CARC_HOOK_CLOSED, e)
+		if (e->feature_closed && e->feature_closed(g, root)) return 1;
+	return 0;
+}
+
+/* A deploy from the supply onto the tile just placed; *node receives the
+ * feature segment it joins. */
+static carc_rc check_deploy(const carc_game *g, const carc_move *m, int *node)
+{
+	if (m->kind >= CARC_FIG_COUNT || m->port >= CARC_PORT_COUNT) return CARC_E_ARG;
+	const carc_cell *c = &g->cells[g->last];
+	if (m->x != c->x || m->y != c->y) return CARC_E_NOT_TILE_JUST_PLACED;
+	if (!carc_deploy_here_ok(g)) return CARC_E_RULE;
+	if (!g->in_supply[g->seat][m->kind]) return CARC_E_NO_FIGURE;
+	if (!carc_is_follower(m->kind)) return check_special(g, m->kind, m->port, node);
+	*node = carc_board_feature_at(g, g->last, m->port);
+	if (*node < 0) return CARC_E_NO_FEATURE;
+	if (!may_stand(g, m->kind, g->nodes[*node].kind)) return CARC_E_KIND;
+	int root = carc_feat_root_c(g, *node);
+	if (g->nodes[root].nfig) return CARC_E_FEATURE_TAKEN;
+	if ((g->hooks & CARC_HOOK_CLOSED) && feature_closed(g, root)) return CARC_E_RULE;
+	return CARC_OK;
+}
+
 carc_rc carc_check_move(const carc_game *g, const carc_move *m, int *detail)
 {
 	if (g->over) return CARC_E_OVER;
-	if (g->phase == CARC_PH_TILE) {
-		if (m->type != CARC_MV_PLACE_TILE) return CARC_E_PHASE;
+	carc_rc rc = CARC_E_PHASE;
+	int node;
+	if (g->phase == CARC_PH_TILE && m->type == CARC_MV_PLACE_TILE) {
+		if (g->drawn == CARC_NONE) return CARC_E_PHASE; /* draw (or place the abbey) first */
 		if (m->tile != g->drawn) return CARC_E_TILE;
 		if (m->rot > 3) return CARC_E_ARG;
-		int rc = carc_board_fits(g, m->tile, m->x, m->y, m->rot, detail);
-		if (rc != CARC_OK) return (carc_rc)rc;
+		rc = (carc_rc)carc_board_fits(g, m->tile, m->x, m->y, m->rot, detail);
+		if (rc != CARC_OK) return rc;
 		return placement_allowed(g, m->tile, m->x, m->y, m->rot) ? CARC_OK : CARC_E_RULE;
 	}
-	if (g->phase == CARC_PH_ACTION) {
-		if (m->type == CARC_MV_PASS) return CARC_OK;
-		if (m->type != CARC_MV_DEPLOY) return CARC_E_PHASE;
-		if (m->kind >= CARC_FIG_COUNT || m->port >= CARC_PORT_COUNT) return CARC_E_ARG;
-		const carc_cell *c = &g->cells[g->last];
-		if (m->x != c->x || m->y != c->y) return CARC_E_NOT_TILE_JUST_PLACED;
-		if (!carc_deploy_here_ok(g)) return CARC_E_RULE;
-		if (!g->in_supply[g->seat][m->kind]) return CARC_E_NO_FIGURE;
-		int node = carc_board_feature_at(g, g->last, m->port);
-		if (node < 0) return CARC_E_NO_FEATURE;
-		if (!carc_is_follower(m->kind)) return check_special(g, m->kind, node);
-		if (!may_stand(g, m->kind, g->nodes[node].kind)) return CARC_E_KIND;
-		if (g->nodes[carc_feat_root_c(g, node)].nfig) return CARC_E_FEATURE_TAKEN;
-		return CARC_OK;
-	}
-	return check_phase_move(g, m);
+	if (g->phase == CARC_PH_ACTION && m->type == CARC_MV_PASS) return CARC_OK;
+	if (g->phase == CARC_PH_ACTION && m->type == CARC_MV_DEPLOY) return check_deploy(g, m, &node);
+	if (g->phase == CARC_PH_TILE && m->type == CARC_MV_DEPLOY) return CARC_E_PHASE;
+	return ext_move_owner(g, m, &rc) ? CARC_OK : rc;
 }
 
-static void do_place(carc_game *g, const carc_move *m, carc_sink *out)
+void carc_place_tile(carc_game *g, int type, int x, int y, int rot, carc_sink *out)
 {
-	int cell = carc_board_place(g, m->tile, m->x, m->y, m->rot);
+	int cell = carc_board_place(g, type, x, y, rot);
 	carc_event *e = carc_emit(out, CARC_EV_TILE_PLACED);
 	if (e) {
 		e->seat = (int8_t)g->seat;
-		e->tile = m->tile;
-		e->x = m->x;
-		e->y = m->y;
-		e->rot = m->rot;
+		e->tile = (uint16_t)type;
+		e->x = (int16_t)x;
+		e->y = (int16_t)y;
+		e->rot = (uint8_t)rot;
 	}
 	g->last = (uint16_t)cell;
 	g->drawn = CARC_NONE;
 	find_completed(g, cell);
-	CARC_EXT_EACH(g, CARC_HOOK_PLACED, x)
-		if (x->tile_placed) x->tile_placed(g, cell, out);
+	CARC_EXT_EACH(g, CARC_HOOK_PLACED, h)
+		if (h->tile_placed) h->tile_placed(g, cell, out);
 	g->phase = CARC_PH_ACTION;
 	if (!deploy_moves(g, NULL, 0, 0) && !(g->hooks & CARC_HOOK_ACTION && action_moves(g, NULL, 0)))
 		finish_turn(g, out);
 }
 
-static void do_deploy(carc_game *g, const carc_move *m, carc_sink *out)
+int carc_fig_free(const carc_game *g, int seat, int kind) { return fig_slot_free(g, seat, kind); }
+
+void carc_deploy(carc_game *g, int fig, int node, int at, carc_sink *out)
 {
-	int node = carc_board_feature_at(g, g->last, m->port);
-	int slot = fig_slot_free(g, g->seat, m->kind);
-	g->figs[slot].node = (uint16_t)node;
-	g->in_supply[g->seat][m->kind]--;
-	if (carc_is_follower(m->kind)) g->nodes[carc_feat_root(g, node)].nfig++;
+	carc_fig *f = &g->figs[fig];
+	f->node = (uint16_t)node;
+	f->at = (uint8_t)(at >= CARC_P_NW ? at : 0);
+	g->in_supply[f->seat][f->kind]--;
+	if (carc_is_follower(f->kind)) g->nodes[carc_feat_root(g, node)].nfig++;
 	carc_event *e = carc_emit(out, CARC_EV_DEPLOYED);
 	if (e) {
-		e->seat = (int8_t)g->seat;
-		e->figure = (uint16_t)slot;
-		e->kind = m->kind;
-		e->x = m->x;
-		e->y = m->y;
-		e->port = (uint8_t)carc_board_first_port(g, node);
+		const carc_cell *c = &g->cells[g->nodes[node].cell];
+		e->seat = (int8_t)f->seat;
+		e->figure = (uint16_t)fig;
+		e->kind = f->kind;
+		e->x = c->x;
+		e->y = c->y;
+		e->port = (uint8_t)(f->at ? f->at : carc_board_first_port(g, node));
 		e->fkind = g->nodes[node].kind;
 	}
+	CARC_EXT_EACH(g, CARC_HOOK_DEPLOYED, h)
+		if (h->deployed) h->deployed(g, fig, out);
 }
 
 carc_rc carc_apply(carc_game *g, const carc_move *m, carc_sink *out)
 {
 	carc_rc rc = carc_check_move(g, m, NULL);
 	if (rc != CARC_OK) return rc;
-	switch (m->type) {
-	case CARC_MV_PLACE_TILE:
-		do_place(g, m, out);
-		break;
-	case CARC_MV_DEPLOY:
-		do_deploy(g, m, out);
+	int node = -1;
+	if (g->phase == CARC_PH_TILE && m->type == CARC_MV_PLACE_TILE) {
+		carc_place_tile(g, m->tile, m->x, m->y, m->rot, out);
+	} else if (g->phase == CARC_PH_ACTION && m->type == CARC_MV_DEPLOY) {
+		check_deploy(g, m, &node);
+		carc_deploy(g, fig_slot_free(g, g->seat, m->kind), node, m->port, out);
 		finish_turn(g, out);
-		break;
-	default:
-		/* a pass, or a move of an expansion's phase */
-		if (m->type == CARC_MV_PASS && g->phase == CARC_PH_ACTION) finish_turn(g, out);
-		else phase_owner(g)->phase_apply(g, m, out);
-		break;
+	} else if (g->phase == CARC_PH_ACTION && m->type == CARC_MV_PASS) {
+		finish_turn(g, out);
+	} else {
+		const carc_ext *e = ext_move_owner(g, m, &rc);
+		if (e->phases >> g->phase & 1) e->phase_apply(g, m, out);
+		else e->apply_move(g, m, out);
 	}
 	return CARC_OK;
 }
@@ -742,16 +811,17 @@ carc_rc carc_game_init(carc_game *g, const carc_config *cfg, carc_sink *out)
 	g->components = cfg->components_given ? cfg->components : carc_default_components(cfg->expansions);
 	g->king = g->robber = -1;
 	for (int s = 0; s < g->nseats; s++) {
+		g->abbeys[s] = g->components >> CARC_C_ABBEY & 1;
 		int slot = s * CARC_FIGS_PER_SEAT;
 		for (int kind = 0; kind < CARC_FIG_COUNT; kind++) {
 			int c = figure_supply[kind].component;
 			if (c >= 0 && !(g->components >> c & 1)) continue;
 			for (int n = 1; n <= figure_supply[kind].count; n++)
-				g->figs[slot++] = (carc_fig){ CARC_NONE, (uint8_t)s, (uint8_t)kind, (uint8_t)n, 1 };
+				g->figs[slot++] = (carc_fig){ CARC_NONE, (uint8_t)s, (uint8_t)kind, (uint8_t)n, 1, 0, 0 };
 			g->in_supply[s][kind] = (uint8_t)figure_supply[kind].count;
 		}
 	}
-	g->hooks = (uint16_t)carc_ext_hooks(cfg, g->components, &g->exts);
+	g->hooks = carc_ext_hooks(cfg, g->components, &g->exts);
 
 	const carc_tileset *start_set = standard_start(cfg->expansions);
 	if (cfg->ntiles) {
@@ -815,7 +885,7 @@ int carc_figure_get(const carc_game *g, int i, carc_figure_info *out)
 		const carc_cell *c = &g->cells[g->nodes[f->node].cell];
 		out->x = c->x;
 		out->y = c->y;
-		out->port = (uint8_t)carc_board_first_port(g, f->node);
+		out->port = (uint8_t)(f->at ? f->at : carc_board_first_port(g, f->node));
 		out->fkind = g->nodes[f->node].kind;
 	}
 	return 1;

@@ -50,6 +50,7 @@ typedef struct carc_front {
 typedef struct carc_fig {
 	uint16_t node;     /* feature node it stands on, CARC_NONE in the supply */
 	uint8_t seat, kind, n, used; /* used: this slot exists in this game */
+	uint8_t at, pad;   /* a barn's corner port (0 for others) */
 } carc_fig;
 
 struct carc_game {
@@ -60,7 +61,7 @@ struct carc_game {
 	uint8_t turn_seat;    /* whose turn it is */
 	uint8_t nseats;
 	uint8_t over;
-	uint16_t hooks;       /* CARC_HOOK_* bits: which hooks an active expansion fills */
+	uint32_t hooks;       /* CARC_HOOK_* bits: which hooks an active expansion fills */
 	uint8_t stage;        /* end of the turn: the next expansion to ask */
 	uint32_t exts;        /* bit i: carc_exts[i] is active in this game */
 	uint16_t drawn;       /* tile type to place, CARC_NONE if none */
@@ -77,6 +78,9 @@ struct carc_game {
 	int8_t king, robber;              /* king-robber: holder seats, -1 none */
 	uint16_t king_size, robber_size;  /* largest completed city / longest road */
 	uint8_t builder_turn;             /* traders: 1 extra turn earned, 2 in it */
+	uint8_t abbeys[CARC_MAX_SEATS];   /* abbey: abbey tiles still held */
+	uint8_t nwagons;                  /* abbey: wagons whose feature just scored */
+	struct { uint8_t seat, fig; uint16_t root, cell; } wagons[CARC_MAX_SEATS];
 	uint8_t nbuild;                   /* cult: cloisters and cult places on the board */
 	struct { int16_t x, y; uint8_t kind; } build[48]; /* all sets in scope: 25, abbeys 6 */
 	uint8_t nescaped;                 /* cathars: besieged cities left this turn */

@@ -41,7 +41,8 @@ static const char *const rc_names[CARC_E_COUNT] = {
 const char *carc_strerror(carc_rc rc) { return name_of(rc_names, CARC_E_COUNT, (int)rc); }
 
 static const char *const ports[CARC_PORT_COUNT] = {
-	"N", "E", "S", "W", "NL", "NR", "EL", "ER", "SL", "SR", "WL", "WR", "cloister", "tower", "I", "II"
+	"N", "E", "S", "W", "NL", "NR", "EL", "ER", "SL", "SR", "WL", "WR", "cloister", "tower", "I", "II",
+	"nw", "ne", "se", "sw"
 };
 const char *carc_port_name(int p) { return name_of(ports, CARC_PORT_COUNT, p); }
 int carc_port_parse(const char *s) { return index_of(ports, CARC_PORT_COUNT, s); }
@@ -55,10 +56,12 @@ static const char *const figkinds[CARC_FIG_COUNT] = {
 const char *carc_figkind_name(int k) { return name_of(figkinds, CARC_FIG_COUNT, k); }
 int carc_figkind_parse(const char *s) { return index_of(figkinds, CARC_FIG_COUNT, s); }
 
-static const char *const mtypes[CARC_MV_COUNT] = { "pass", "place_tile", "deploy", "escape" };
+static const char *const mtypes[CARC_MV_COUNT] = {
+	"pass", "place_tile", "deploy", "escape", "draw", "place_abbey", "move_wagon"
+};
 const char *carc_mtype_name(int t) { return name_of(mtypes, CARC_MV_COUNT, t); }
 
-static const char *const phases[CARC_PH_COUNT] = { "tile", "action", "over", "escape" };
+static const char *const phases[CARC_PH_COUNT] = { "tile", "action", "over", "escape", "wagon" };
 const char *carc_phase_name(int p) { return name_of(phases, CARC_PH_COUNT, p); }
 
 static const char *const etypes[CARC_EV_COUNT] = {
@@ -68,7 +71,7 @@ static const char *const etypes[CARC_EV_COUNT] = {
 const char *carc_etype_name(int t) { return name_of(etypes, CARC_EV_COUNT, t); }
 
 static const char *const whys[CARC_WHY_COUNT] = {
-	"scored", "unplaceable", "reshuffled", "escape", "lonely", "challenge"
+	"scored", "unplaceable", "reshuffled", "escape", "lonely", "challenge", "barn"
 };
 const char *carc_why_name(int w) { return name_of(whys, CARC_WHY_COUNT, w); }
 

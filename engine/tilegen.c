@@ -68,7 +68,7 @@ static void die(const char *fmt, ...)
 
 static const char *const kinds[] = { "road", "city", "field", "cloister", "river", "tower", NULL };
 static const char *const symbols[] = { "volcano", "dragon", "portal", "hill", "vineyard", "fair", "garden",
-	                               "spring", "lake", NULL };
+	                               "spring", "lake", "abbey", NULL };
 static const char *const quarters[] = { "castle", "blacksmith", "cathedral", "market", NULL };
 static const char *const goods[] = { "", "wine", "grain", "cloth", NULL };
 static const struct { const char *name; unsigned flag; } flags[] = {
@@ -218,7 +218,7 @@ static void finish_tile(const gtile *t, carc_tiletype *o)
 			if (o->half_feat[h] != CARC_NOF) die("%s: inner half-edge %s is in a field", t->id, carc_port_name(CARC_NL + h));
 		} else if (ek[d] == CARC_EK_CITY) {
 			if (o->half_feat[h] != CARC_NOF) die("%s: field half-edge %s on a city edge", t->id, carc_port_name(CARC_NL + h));
-		} else if (o->half_feat[h] == CARC_NOF) {
+		} else if (o->half_feat[h] == CARC_NOF && !(t->symbols & CARC_SYM_ABBEY)) { /* abbey walls bound fields */
 			die("%s: half-edge %s belongs to no field", t->id, carc_port_name(CARC_NL + h));
 		}
 	}

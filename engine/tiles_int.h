@@ -39,7 +39,8 @@ enum {
 	CARC_SYM_FAIR = 1 << 5,
 	CARC_SYM_GARDEN = 1 << 6,
 	CARC_SYM_SPRING = 1 << 7, /* a river spring (the river start tile) */
-	CARC_SYM_LAKE = 1 << 8    /* a river lake: the river tile placed last */
+	CARC_SYM_LAKE = 1 << 8,   /* a river lake: the river tile placed last */
+	CARC_SYM_ABBEY = 1 << 9   /* a player's abbey: never drawn, its walls face anything */
 };
 
 /* Quarters of the City of Carcassonne (Count), bound to one tile of the block. */

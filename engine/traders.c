@@ -37,8 +37,12 @@ static void goods_final(carc_game *g, carc_sink *out)
 	}
 }
 
-static int traders_special(const carc_game *g, int seat, int kind, int node)
+static int traders_special(const carc_game *g, int seat, int kind, int port, int *out_node)
 {
+	if (kind != CARC_FIG_BUILDER && kind != CARC_FIG_PIG) return -1;
+	int node = carc_board_feature_at(g, g->last, port);
+	if (node < 0) return CARC_E_NO_FEATURE;
+	*out_node = node;
 	int fk = g->nodes[node].kind;
 	if (kind == CARC_FIG_BUILDER) {
 		if (fk != CARC_F_ROAD && fk != CARC_F_CITY) return CARC_E_KIND;
@@ -59,11 +63,11 @@ static int traders_moves(const carc_game *g, carc_move *out, int n, int cap)
 	for (int k = 0; k < 2; k++) {
 		if (!carc_supply_count(g, g->seat, kinds[k])) continue;
 		for (int i = 0; i < nfeat; i++) {
-			int node = c->node0 + i;
-			if (traders_special(g, g->seat, kinds[k], node) != CARC_OK) continue;
+			int node = c->node0 + i, port = carc_board_first_port(g, node), found;
+			if (traders_special(g, g->seat, kinds[k], port, &found) != CARC_OK) continue;
 			if (n < cap)
 				out[n] = (carc_move){ .type = CARC_MV_DEPLOY, .kind = (uint8_t)kinds[k], .x = c->x, .y = c->y,
-				                      .port = (uint8_t)carc_board_first_port(g, node), .tile = CARC_NONE,
+				                      .port = (uint8_t)port, .tile = CARC_NONE,
 				                      .figure = CARC_NONE };
 			n++;
 		}
