@@ -195,6 +195,8 @@ int carc_board_place(carc_game *g, int type, int x, int y, int rot)
 		}
 		int a = carc_board_feature_at(g, c, d), b = carc_board_feature_at(g, nc, o);
 		if (a >= 0 && b >= 0) connect(g, a, b);
+		else if ((a >= 0) != (b >= 0)) /* an abbey wall ends the road or city there */
+			g->nodes[carc_feat_root(g, a >= 0 ? a : b)].open--;
 		for (int h = 0; h < 2; h++) {
 			a = carc_board_feature_at(g, c, 4 + 2 * d + h);
 			b = carc_board_feature_at(g, nc, 4 + 2 * o + (1 - h));

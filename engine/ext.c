@@ -5,11 +5,13 @@
  */
 #include "ext_int.h"
 
-extern const carc_ext carc_ext_river, carc_ext_inns, carc_ext_king, carc_ext_cathars, carc_ext_traders,
-	carc_ext_cult;
+extern const carc_ext carc_ext_river, carc_ext_inns, carc_ext_king, carc_ext_abbey, carc_ext_cathars,
+	carc_ext_traders, carc_ext_cult;
 
+/* The wagon moves (abbey) before followers escape (cathars) at the end of a turn. */
 const carc_ext *const carc_exts[] = {
-	&carc_ext_river, &carc_ext_inns, &carc_ext_king, &carc_ext_cathars, &carc_ext_traders, &carc_ext_cult, NULL
+	&carc_ext_river, &carc_ext_inns, &carc_ext_king, &carc_ext_abbey, &carc_ext_cathars, &carc_ext_traders,
+	&carc_ext_cult, NULL
 };
 
 static int active(const carc_ext *e, uint32_t expansions, uint32_t components)

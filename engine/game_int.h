@@ -178,6 +178,8 @@ void carc_score_final(carc_game *g, carc_sink *out);
 void carc_return_figures(carc_game *g, int root, carc_sink *out);
 void carc_add_score(carc_game *g, int seat, int sc, int points, int node, int final, carc_sink *out);
 int carc_completed_count(const carc_game *g, int fkind); /* completed roads, cities, ... on the board */
+void carc_score_farm_now(carc_game *g, int root, int per_city, carc_sink *out);
+int carc_farm_worth(carc_game *g, int root);
 /* game.c */
 void carc_take_token(carc_game *g, int seat, int token, int from, carc_sink *out);
 

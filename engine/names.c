@@ -160,7 +160,7 @@ static const carc_expansion_desc expansions[] = {
 	{ "traders-builders", "traders-and-builders:1", 1, C(BUILDER) | C(PIG) | C(GOODS) },
 	{ "princess-dragon", "princess-and-dragon:1", 0, C(FAIRY) | C(DRAGON) },
 	{ "tower", "tower:1", 0, C(TOWER) },
-	{ "abbey-mayor", "abbey-and-mayor:1", 0, C(ABBEY) | C(MAYOR) | C(WAGON) | C(BARN) },
+	{ "abbey-mayor", "abbey-and-mayor:1", 1, C(ABBEY) | C(MAYOR) | C(WAGON) | C(BARN) },
 	{ "count", "count", 0, C(COUNT) },
 	{ "king-robber", "king-and-robber:1", 1, C(KING) | C(ROBBER) },
 	{ "cathars", "siege/cathars", 1, 0 },

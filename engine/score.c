@@ -225,6 +225,34 @@ static void score_farms(carc_game *g, carc_sink *out)
 		}
 }
 
+/* A farm scored in play (a barn placed in it or joined to it, RULES.md
+ * rows 14 and 16): the farmer majority scores `per_city` (plus its pigs)
+ * for each completed city it borders, and every farmer goes home. */
+void carc_score_farm_now(carc_game *g, int root, int per_city, carc_sink *out)
+{
+	farm fm = { .root = root };
+	int top = majority(g, root, 0, fm.str), worth = carc_farm_worth(g, root);
+	int where = carc_feat_first_node(g, root);
+	for (int s = 0; top && s < g->nseats; s++)
+		if (fm.str[s] == top) carc_add_score(g, s, CARC_SC_FIELD, (per_city + farm_bonus(g, root, s)) * worth, where, 0, out);
+	for (int i = 0; i < g->nseats * CARC_FIGS_PER_SEAT; i++) {
+		const carc_fig *f = &g->figs[i];
+		if (f->used && f->node != CARC_NONE && carc_is_follower(f->kind) && carc_feat_root(g, f->node) == root)
+			carc_return_figure(g, i, CARC_WHY_BARN, out);
+	}
+}
+
+/* The completed cities a farm borders, each counted as many times as it
+ * weighs (a besieged city twice). */
+int carc_farm_worth(carc_game *g, int root)
+{
+	farm fm = { .root = root };
+	int worth = 0;
+	farm_cities(g, &fm);
+	for (int j = 0; j < fm.ncities; j++) worth += city_weight(g, fm.cities[j]);
+	return worth;
+}
+
 /* End of the game: every incomplete road, city and cloister that holds a
  * follower, each once, then the farms. */
 void carc_score_final(carc_game *g, carc_sink *out)

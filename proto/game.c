@@ -15,8 +15,8 @@ static const char *const side_names[4] = { "north", "east", "south", "west" };
 /* Move types of PROTOCOL.md section 5 that expansions bring; the engine
  * does not play them yet, so they are illegal rather than malformed. */
 static const char *const later_moves[] = {
-	"draw", "place_abbey", "ransom", "tower_piece", "move_fairy", "remove_knight", "capture",
-	"exchange", "move_dragon", "leave_city", "move_wagon", "flock", "enter_city", "move_count",
+	"ransom", "tower_piece", "move_fairy", "remove_knight", "capture",
+	"exchange", "move_dragon", "leave_city", "flock", "enter_city", "move_count",
 	"catapult", "catapult_result", NULL
 };
 
@@ -85,6 +85,8 @@ static proto_val *seat_state(proto_arena *a, const carc_game *g, int seat, const
 		if (carc_figure_get(g, i, &f) && f.seat == seat) has[f.kind] = 1;
 	for (int k = 0; k < CARC_FIG_COUNT; k++)
 		if (has[k]) pv_set_int(a, supply, carc_figkind_name(k), carc_supply_count(g, seat, k));
+	if (carc_game_config(g)->expansions >> carc_expansion_find("abbey-mayor") & 1 || carc_abbeys(g, seat))
+		pv_set_int(a, supply, "abbey", carc_abbeys(g, seat));
 	pv_set(s, "supply", supply);
 	proto_val *tokens = pv_map(a);
 	for (int t = 0; t < CARC_TOK_COUNT; t++) {
@@ -171,6 +173,11 @@ proto_val *proto_move(proto_arena *a, const carc_game *g, const carc_move *m)
 		set_port_at(a, v, m->x, m->y, m->port);
 		break;
 	case CARC_MV_ESCAPE: pv_set(v, "figure", figure_id_val(a, g, m->figure)); break;
+	case CARC_MV_PLACE_ABBEY:
+		pv_set_int(a, v, "x", m->x);
+		pv_set_int(a, v, "y", m->y);
+		break;
+	case CARC_MV_MOVE_WAGON: set_port_at(a, v, m->x, m->y, m->port); break;
 	default: break;
 	}
 	return v;
@@ -251,6 +258,18 @@ proto_err proto_move_parse(proto_arena *a, const carc_game *g, const proto_val *
 		if (k < 0) return bad_move(a, why, "%s", "deploy needs `kind`, a figure kind such as \"follower\"");
 		if (p < 0) return bad_move(a, why, "%s", "deploy needs `at`, a port such as \"N\", \"NL\" or \"cloister\"");
 		m->kind = (uint8_t)k;
+		m->port = (uint8_t)p;
+		if ((rc = coord(a, v, "x", &m->x, why)) || (rc = coord(a, v, "y", &m->y, why))) return rc;
+	} else if (!strcmp(type, "draw")) {
+		m->type = CARC_MV_DRAW;
+	} else if (!strcmp(type, "place_abbey")) {
+		m->type = CARC_MV_PLACE_ABBEY;
+		if ((rc = coord(a, v, "x", &m->x, why)) || (rc = coord(a, v, "y", &m->y, why))) return rc;
+	} else if (!strcmp(type, "move_wagon")) {
+		m->type = CARC_MV_MOVE_WAGON;
+		const char *at = str_member(v, "at");
+		int p = at ? carc_port_parse(at) : -1;
+		if (p < 0) return bad_move(a, why, "%s", "move_wagon needs `at`, a port such as \"N\" or \"cloister\"");
 		m->port = (uint8_t)p;
 		if ((rc = coord(a, v, "x", &m->x, why)) || (rc = coord(a, v, "y", &m->y, why))) return rc;
 	} else if (!strcmp(type, "escape")) {

@@ -407,7 +407,7 @@ START_TEST(moves)
 	ck_assert_int_eq(proto_move_parse(&a, NULL, rq.params, &m, &why), PROTO_E_INVALID_PARAMS);
 	json(&a, "x {\"type\": \"deploy\", \"kind\": \"follower\", \"x\": 0, \"y\": 0, \"at\": \"middle\"}", &rq);
 	ck_assert_int_eq(proto_move_parse(&a, NULL, rq.params, &m, &why), PROTO_E_INVALID_PARAMS);
-	json(&a, "x {\"type\": \"place_abbey\", \"x\": 0, \"y\": 0}", &rq);
+	json(&a, "x {\"type\": \"move_dragon\", \"x\": 0, \"y\": 0}", &rq);
 	ck_assert_int_eq(proto_move_parse(&a, NULL, rq.params, &m, &why), PROTO_E_ILLEGAL_MOVE);
 	json(&a, "x {\"type\": \"fly\"}", &rq);
 	ck_assert_int_eq(proto_move_parse(&a, NULL, rq.params, &m, &why), PROTO_E_INVALID_PARAMS);

@@ -1,0 +1,325 @@
+/*
+ * abbey.c - Abbey & Mayor (RULES.md 2.9, table rows 8, 14-16, 30, 31;
+ * 4.8, 4.9, 4.12, 4.14).
+ *
+ * The abbey: instead of drawing, a seat that still holds its abbey may put
+ * it into a hole (an empty place with tiles on all four sides), whatever
+ * the edges there; its walls end roads and close cities around it, and it
+ * is a cloister in every way.  The mayor is a follower for cities whose
+ * strength is the city's pennants, and the wagon a follower for roads,
+ * cities and cloisters: the base rules know both from their tables.  After
+ * a wagon's feature scores during play, its owner (clockwise from the
+ * player on turn) may move it to an unoccupied, incomplete feature next to
+ * that feature (wagon_move connected: through the tile's wagon groups;
+ * adjacent-tiles: on the wagon's tile or the eight around it).  The barn
+ * stands on a corner of the tile just placed where four tiles meet in
+ * fields; its farm's farmers score 3 a city at once and go home, farmers of
+ * a farm joined to it later score 1 a city and go home, no farmer may join
+ * a farm with a barn, and at the end every barn owner scores 4 a city.
+ */
+#include "ext_int.h"
+
+/* ---- the abbey ------------------------------------------------------------ */
+
+static int abbey_tile(void)
+{
+	for (int i = 0; i < carc_ntiletypes; i++)
+		if (carc_tiletypes[i].symbols & CARC_SYM_ABBEY) return i;
+	return -1;
+}
+
+static int is_hole(const carc_front *f) { return f->mask == 0xffffffffu; }
+
+static int abbey_turn_start(carc_game *g)
+{
+	if (!g->abbeys[g->turn_seat]) return 0;
+	for (int i = 0; i < g->nfront; i++)
+		if (is_hole(&g->front[i])) return 1;
+	return 0;
+}
+
+static int abbey_tile_moves(const carc_game *g, carc_move *out, int n, int cap)
+{
+	if (g->drawn != CARC_NONE || !g->abbeys[g->seat]) return n;
+	int start = n;
+	for (int i = 0; i < g->nfront; i++) {
+		if (!is_hole(&g->front[i])) continue;
+		if (n < cap)
+			out[n] = (carc_move){ .type = CARC_MV_PLACE_ABBEY, .x = g->front[i].x, .y = g->front[i].y,
+			                      .tile = CARC_NONE, .figure = CARC_NONE };
+		n++;
+	}
+	if (n > start) {
+		if (n < cap) out[n] = (carc_move){ .type = CARC_MV_DRAW, .tile = CARC_NONE, .figure = CARC_NONE };
+		n++;
+	}
+	return n;
+}
+
+/* ---- the barn --------------------------------------------------------------- */
+
+/* The two half-edges of a tile that meet at corner k (NW NE SE SW). */
+static const int corner_halves[4][2] = {
+	{ CARC_NL, CARC_WR }, { CARC_NR, CARC_EL }, { CARC_ER, CARC_SL }, { CARC_SR, CARC_WL }
+};
+
+/* Is the field there at both half-edges of this corner of (x, y)? */
+static int field_corner(const carc_game *g, int x, int y, int k)
+{
+	int c = carc_board_lookup(g, x, y);
+	if (c < 0) return 0;
+	for (int h = 0; h < 2; h++) {
+		int node = carc_board_feature_at(g, c, corner_halves[k][h]);
+		if (node < 0 || g->nodes[node].kind != CARC_F_FIELD) return 0;
+	}
+	return 1;
+}
+
+static int farm_has_barn(const carc_game *g, int root)
+{
+	for (int i = 0; i < g->nseats * CARC_FIGS_PER_SEAT; i++) {
+		const carc_fig *f = &g->figs[i];
+		if (f->used && f->kind == CARC_FIG_BARN && f->node != CARC_NONE && carc_feat_root_c(g, f->node) == root) return 1;
+	}
+	return 0;
+}
+
+static int farm_has_farmers(const carc_game *g, int root)
+{
+	for (int i = 0; i < g->nseats * CARC_FIGS_PER_SEAT; i++) {
+		const carc_fig *f = &g->figs[i];
+		if (f->used && f->node != CARC_NONE && carc_is_follower(f->kind) && carc_feat_root_c(g, f->node) == root)
+			return 1;
+	}
+	return 0;
+}
+
+static int barn_special(const carc_game *g, int seat, int kind, int port, int *node)
+{
+	(void)seat;
+	if (kind != CARC_FIG_BARN) return -1;
+	if (port < CARC_P_NW || port > CARC_P_SW) return CARC_E_NO_FEATURE;
+	if (!g->cfg.rules[CARC_R_FARMERS]) return CARC_E_KIND;
+	int k = port - CARC_P_NW;
+	const carc_cell *c = &g->cells[g->last];
+	/* the point the corner touches, and the four tiles around it */
+	int px = c->x + (k == 1 || k == 2), py = c->y + (k >= 2);
+	if (!field_corner(g, px - 1, py - 1, 2) || !field_corner(g, px, py - 1, 3) || !field_corner(g, px - 1, py, 1) ||
+	    !field_corner(g, px, py, 0))
+		return CARC_E_RULE;
+	*node = carc_board_feature_at(g, g->last, corner_halves[k][0]);
+	if (g->cfg.rules[CARC_R_BARN_PLACEMENT] == 0 && farm_has_barn(g, carc_feat_root_c(g, *node))) return CARC_E_RULE;
+	return CARC_OK;
+}
+
+static int barn_moves(const carc_game *g, carc_move *out, int n, int cap)
+{
+	if (!carc_supply_count(g, g->seat, CARC_FIG_BARN) || !carc_deploy_here_ok(g)) return n;
+	const carc_cell *c = &g->cells[g->last];
+	for (int port = CARC_P_NW; port <= CARC_P_SW; port++) {
+		int node;
+		if (barn_special(g, g->seat, CARC_FIG_BARN, port, &node) != CARC_OK) continue;
+		if (n < cap)
+			out[n] = (carc_move){ .type = CARC_MV_DEPLOY, .kind = CARC_FIG_BARN, .x = c->x, .y = c->y,
+			                      .port = (uint8_t)port, .tile = CARC_NONE, .figure = CARC_NONE };
+		n++;
+	}
+	return n;
+}
+
+/* A barn placed: the farmers already there score 3 a city and go home. */
+static void barn_deployed(carc_game *g, int fig, carc_sink *out)
+{
+	if (g->figs[fig].kind != CARC_FIG_BARN) return;
+	int root = carc_feat_root(g, g->figs[fig].node);
+	if (farm_has_farmers(g, root)) carc_score_farm_now(g, root, 3, out);
+}
+
+/* A tile that joins farmers to a barn's farm: they score 1 a city. */
+static void barn_joined(carc_game *g, int cell, carc_sink *out)
+{
+	const carc_tiletype *t = carc_cell_type(g, cell);
+	for (int i = 0; i < t->nfeat; i++) {
+		if (t->f[i].kind != CARC_F_FIELD) continue;
+		int root = carc_feat_root(g, g->cells[cell].node0 + i);
+		if (farm_has_barn(g, root) && farm_has_farmers(g, root)) carc_score_farm_now(g, root, 1, out);
+	}
+}
+
+static int barn_closed(const carc_game *g, int root)
+{
+	return g->nodes[root].kind == CARC_F_FIELD && farm_has_barn(g, root);
+}
+
+/* End: each barn owner scores 4 for every completed city of the farm. */
+static void barn_final(carc_game *g, carc_sink *out)
+{
+	uint16_t done[CARC_MAX_FIGS];
+	int ndone = 0;
+	for (int i = 0; i < g->nseats * CARC_FIGS_PER_SEAT; i++) {
+		const carc_fig *f = &g->figs[i];
+		if (!f->used || f->kind != CARC_FIG_BARN || f->node == CARC_NONE) continue;
+		int root = carc_feat_root(g, f->node), k;
+		for (k = 0; k < ndone && done[k] != root; k++) {}
+		if (k < ndone) continue;
+		done[ndone++] = (uint16_t)root;
+		int worth = carc_farm_worth(g, root), owner[CARC_MAX_SEATS] = { 0 };
+		for (int j = 0; j < g->nseats * CARC_FIGS_PER_SEAT; j++) {
+			const carc_fig *b = &g->figs[j];
+			if (b->used && b->kind == CARC_FIG_BARN && b->node != CARC_NONE && carc_feat_root(g, b->node) == root)
+				owner[b->seat] = 1;
+		}
+		for (int s = 0; s < g->nseats; s++)
+			if (owner[s]) carc_add_score(g, s, CARC_SC_BARN, 4 * worth, carc_feat_first_node(g, root), 1, out);
+	}
+}
+
+/* ---- the wagon ---------------------------------------------------------------- */
+
+/* Remembers the wagons of a feature scored in play, before they go home. */
+static void wagon_scored(carc_game *g, int root, carc_sink *out)
+{
+	(void)out;
+	for (int i = 0; i < g->nseats * CARC_FIGS_PER_SEAT; i++) {
+		const carc_fig *f = &g->figs[i];
+		if (!f->used || f->kind != CARC_FIG_WAGON || f->node == CARC_NONE || carc_feat_root(g, f->node) != root) continue;
+		if (g->nwagons < CARC_MAX_SEATS)
+			g->wagons[g->nwagons++] = (__typeof__(g->wagons[0])){ f->seat, (uint8_t)i, (uint16_t)root,
+				                                               g->nodes[f->node].cell };
+	}
+}
+
+static int wagon_target(const carc_game *g, int node)
+{
+	int k = g->nodes[node].kind, root = carc_feat_root_c(g, node);
+	if (k != CARC_F_ROAD && k != CARC_F_CITY && k != CARC_F_CLOISTER) return -1;
+	if (g->nodes[root].done || g->nodes[root].nfig) return -1;
+	return root;
+}
+
+/* Where the first waiting wagon may go. */
+static int wagon_targets(const carc_game *g, carc_move *out, int cap)
+{
+	const __typeof__(g->wagons[0]) *w = &g->wagons[0];
+	uint16_t seen[64];
+	int n = 0, nseen = 0;
+	uint16_t cand[128];
+	int ncand = 0;
+	if (g->cfg.rules[CARC_R_WAGON_MOVE] == 0) {
+		/* connected: features that share a wagon group with the scored one on one of its tiles */
+		int s = w->root;
+		do {
+			const carc_node *nd = &g->nodes[s];
+			const carc_tiletype *t = carc_cell_type(g, nd->cell);
+			unsigned groups = t->f[nd->feat].wagon;
+			for (int j = 0; groups && j < t->nfeat; j++)
+				if (j != nd->feat && (t->f[j].wagon & groups) && ncand < 128)
+					cand[ncand++] = (uint16_t)(g->cells[nd->cell].node0 + j);
+			s = nd->next;
+		} while (s != w->root);
+	} else {
+		/* adjacent tiles: any feature on the wagon's tile or the eight around it */
+		const carc_cell *c = &g->cells[w->cell];
+		for (int ddy = -1; ddy <= 1; ddy++)
+			for (int ddx = -1; ddx <= 1; ddx++) {
+				int cell = carc_board_lookup(g, c->x + ddx, c->y + ddy);
+				if (cell < 0) continue;
+				for (int j = 0; j < carc_cell_type(g, cell)->nfeat && ncand < 128; j++)
+					cand[ncand++] = (uint16_t)(g->cells[cell].node0 + j);
+			}
+	}
+	for (int i = 0; i < ncand; i++) {
+		int root = wagon_target(g, cand[i]), k;
+		if (root < 0) continue;
+		for (k = 0; k < nseen && seen[k] != root; k++) {}
+		if (k < nseen || nseen == 64) continue;
+		seen[nseen++] = (uint16_t)root;
+		const carc_cell *c = &g->cells[g->nodes[cand[i]].cell];
+		if (n < cap)
+			out[n] = (carc_move){ .type = CARC_MV_MOVE_WAGON, .x = c->x, .y = c->y,
+			                      .port = (uint8_t)carc_board_first_port(g, cand[i]), .tile = CARC_NONE,
+			                      .figure = CARC_NONE }; /* the wagon waiting first moves */
+		n++;
+	}
+	return n;
+}
+
+static int wagon_moves(const carc_game *g, carc_move *out, int cap)
+{
+	int n = g->nwagons ? wagon_targets(g, out, cap) : 0;
+	if (n && n < cap) out[n] = (carc_move){ .type = CARC_MV_PASS, .tile = CARC_NONE, .figure = CARC_NONE };
+	return n ? n + 1 : 0;
+}
+
+/* Drops waiting wagons with nowhere to go; the next one decides, if any. */
+static int next_wagon(carc_game *g)
+{
+	while (g->nwagons && !wagon_targets(g, NULL, 0)) {
+		g->nwagons--;
+		for (int i = 0; i < g->nwagons; i++) g->wagons[i] = g->wagons[i + 1];
+	}
+	if (!g->nwagons) return 0;
+	g->phase = CARC_PH_WAGON;
+	g->seat = g->wagons[0].seat;
+	return 1;
+}
+
+static int wagon_turn_end(carc_game *g, carc_sink *out)
+{
+	(void)out;
+	/* clockwise from the player on turn */
+	for (int i = 1; i < g->nwagons; i++)
+		for (int j = i; j > 0; j--) {
+			int a = (g->wagons[j - 1].seat - g->turn_seat + g->nseats) % g->nseats;
+			int b = (g->wagons[j].seat - g->turn_seat + g->nseats) % g->nseats;
+			if (a <= b) break;
+			__typeof__(g->wagons[0]) t = g->wagons[j];
+			g->wagons[j] = g->wagons[j - 1];
+			g->wagons[j - 1] = t;
+		}
+	return next_wagon(g);
+}
+
+static void wagon_apply(carc_game *g, const carc_move *m, carc_sink *out)
+{
+	if (m->type == CARC_MV_MOVE_WAGON) {
+		int cell = carc_board_lookup(g, m->x, m->y);
+		carc_deploy(g, g->wagons[0].fig, carc_board_feature_at(g, cell, m->port), m->port, out);
+	}
+	g->nwagons--;
+	for (int i = 0; i < g->nwagons; i++) g->wagons[i] = g->wagons[i + 1];
+	if (!next_wagon(g)) carc_turn_continue(g, out);
+}
+
+/* ---- hooks shared by the parts -------------------------------------------------- */
+
+static void abbey_apply(carc_game *g, const carc_move *m, carc_sink *out)
+{
+	if (m->type == CARC_MV_DRAW) {
+		carc_draw(g, out);
+	} else { /* place_abbey; barn deploys are the base game's deploys */
+		g->abbeys[g->seat]--;
+		carc_place_tile(g, abbey_tile(), m->x, m->y, 0, out);
+	}
+}
+
+static void abbey_placed(carc_game *g, int cell, carc_sink *out) { barn_joined(g, cell, out); }
+
+const carc_ext carc_ext_abbey = {
+	.name = "abbey-mayor",
+	.components = 1u << CARC_C_ABBEY | 1u << CARC_C_BARN | 1u << CARC_C_WAGON,
+	.turn_start = abbey_turn_start,
+	.tile_moves = abbey_tile_moves,
+	.deploy_special = barn_special,
+	.action_moves = barn_moves,
+	.apply_move = abbey_apply,
+	.deployed = barn_deployed,
+	.tile_placed = abbey_placed,
+	.feature_closed = barn_closed,
+	.final_scoring = barn_final,
+	.feature_scored = wagon_scored,
+	.turn_end = wagon_turn_end,
+	.phases = 1u << CARC_PH_WAGON,
+	.phase_moves = wagon_moves,
+	.phase_apply = wagon_apply,
+};
