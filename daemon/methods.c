@@ -380,6 +380,25 @@ static proto_err parse_start(proto_arena *a, const proto_val *v, carc_config *cf
 	return PROTO_OK;
 }
 
+/* Hills & Sheep tokens in the order they will be drawn: 1-4 sheep or "wolf";
+ * no more of a kind than the bag holds (4, 5, 5, 2 sheep, 2 wolves). */
+static proto_err parse_bag(proto_arena *a, const proto_val *v, carc_config *cfg, const char **why)
+{
+	static const int in_bag[CARC_WOLF + 1] = { 0, 4, 5, 5, 2, 2 };
+	int used[CARC_WOLF + 1] = { 0 };
+	if (!v) return PROTO_OK;
+	if (!(cfg->expansions >> carc_expansion_find("hills-sheep") & 1)) return INVALID("%s", "`bag` needs the hills-sheep expansion");
+	if (v->n > CARC_BAG_TOKENS) return INVALID("`bag` holds at most %d tokens", CARC_BAG_TOKENS);
+	for (const proto_val *t = v->u.c.first; t; t = t->next) {
+		int64_t n = 0;
+		int k = t->type == PV_STR && !strcmp(t->u.s, "wolf") ? CARC_WOLF : pv_to_int(t, &n) && n >= 1 && n <= 4 ? (int)n : -1;
+		if (k < 0) return INVALID("%s", "`bag` entries are 1, 2, 3, 4 (sheep) or \"wolf\"");
+		if (++used[k] > in_bag[k]) return INVALID("the bag holds only %d of that token", in_bag[k]);
+		cfg->bag[cfg->nbag++] = (uint8_t)k;
+	}
+	return PROTO_OK;
+}
+
 static proto_err m_new_game(method_call *c, proto_val **result, const char **why)
 {
 	proto_arena *a = c->a;
@@ -395,7 +414,7 @@ static proto_err m_new_game(method_call *c, proto_val **result, const char **why
 	    (rc = parse_rules(a, pv_opt(p, "rules"), &cfg, why)) || (rc = parse_tiles(a, pv_opt(p, "tiles"), &cfg, why)) ||
 	    (rc = parse_start(a, pv_opt(p, "start"), &cfg, why)))
 		return rc;
-	if (pv_opt(p, "bag")) return INVALID("`bag` is for Hills & Sheep, which is not available yet");
+	if ((rc = parse_bag(a, pv_opt(p, "bag"), &cfg, why))) return rc;
 	int64_t seed;
 	if (pv_to_int(pv_opt(p, "seed"), &seed)) {
 		cfg.seed = (uint64_t)seed;
@@ -580,7 +599,11 @@ static proto_val *setup_of(proto_arena *a, const games_game *gm, const carc_conf
 	for (int e = 0; e < carc_expansion_count(); e++)
 		if (cfg->expansions >> e & 1) pv_push(ex, pv_str(a, carc_expansion(e)->name));
 	pv_set(s, "expansions", ex);
-	pv_set(s, "components", pv_map(a));
+	proto_val *co = pv_map(a);
+	for (int c = 0; c < CARC_C_NUM; c++)
+		if (cfg->components_given && (cfg->components ^ carc_default_components(cfg->expansions)) >> c & 1)
+			pv_set_bool(a, co, carc_component_name(c), cfg->components >> c & 1);
+	pv_set(s, "components", co);
 	for (int r = 0; r < CARC_R_COUNT; r++) pv_set(rules, carc_rule(r)->key, rule_value(a, r, cfg->rules[r]));
 	pv_set(s, "rules", rules);
 	pv_set_bool(a, s, "auth", gm->auth);
@@ -589,6 +612,12 @@ static proto_val *setup_of(proto_arena *a, const games_game *gm, const carc_conf
 		proto_val *t = pv_array(a);
 		for (int i = 0; i < cfg->ntiles; i++) pv_push(t, pv_str(a, carc_tile_id(cfg->tiles[i])));
 		pv_set(s, "tiles", t);
+	}
+	if (cfg->nbag && carc_game_over(gm->g)) { /* the bag's order, likewise */
+		proto_val *t = pv_array(a);
+		for (int i = 0; i < cfg->nbag; i++)
+			pv_push(t, cfg->bag[i] == CARC_WOLF ? pv_str(a, "wolf") : pv_int(a, cfg->bag[i]));
+		pv_set(s, "bag", t);
 	}
 	if (cfg->nstart) {
 		proto_val *t = pv_array(a);

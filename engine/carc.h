@@ -26,6 +26,8 @@
 #define CARC_MAX_MOVES 4096  /* legal moves of one decision, worst case */
 #define CARC_MAX_START 16    /* custom start tiles */
 #define CARC_NONE 0xffff
+#define CARC_BAG_TOKENS 18   /* Hills & Sheep: 4x1, 5x2, 5x3, 2x4 sheep and 2 wolves */
+#define CARC_WOLF 5
 
 /* ---- result codes ------------------------------------------------------ */
 typedef enum carc_rc {
@@ -155,6 +157,8 @@ typedef struct carc_config {
 	uint16_t tiles[CARC_MAX_TILES];
 	uint8_t nstart;                     /* >0: these instead of the standard start */
 	carc_start_tile start[CARC_MAX_START];
+	uint8_t nbag;                       /* >0: Hills & Sheep tokens drawn in this order */
+	uint8_t bag[CARC_BAG_TOKENS];       /* 1-4 sheep, CARC_WOLF */
 } carc_config;
 
 /* Defaults: base game, 2 seats, every rule at its section-6 default. */
@@ -163,14 +167,14 @@ void carc_config_init(carc_config *cfg);
 /* ---- moves -------------------------------------------------------------- */
 typedef enum carc_mtype {
 	CARC_MV_PASS, CARC_MV_PLACE_TILE, CARC_MV_DEPLOY, CARC_MV_ESCAPE, CARC_MV_DRAW, CARC_MV_PLACE_ABBEY,
-	CARC_MV_MOVE_WAGON, CARC_MV_COUNT
+	CARC_MV_MOVE_WAGON, CARC_MV_FLOCK, CARC_MV_COUNT
 } carc_mtype;
 const char *carc_mtype_name(int type);
 
 typedef struct carc_move {
 	uint8_t type;    /* carc_mtype */
 	uint8_t rot;     /* quarter turns clockwise */
-	uint8_t kind;    /* figure kind (deploy) */
+	uint8_t kind;    /* figure kind (deploy); flock: 0 expand, 1 gather */
 	uint8_t port;    /* any port of the feature (deploy) */
 	int16_t x, y;
 	uint16_t tile;   /* tile type (place_tile) */
@@ -179,7 +183,7 @@ typedef struct carc_move {
 
 /* ---- phases -------------------------------------------------------------- */
 typedef enum carc_phase {
-	CARC_PH_TILE, CARC_PH_ACTION, CARC_PH_OVER, CARC_PH_ESCAPE, CARC_PH_WAGON, CARC_PH_COUNT
+	CARC_PH_TILE, CARC_PH_ACTION, CARC_PH_OVER, CARC_PH_ESCAPE, CARC_PH_WAGON, CARC_PH_FLOCK, CARC_PH_COUNT
 } carc_phase;
 const char *carc_phase_name(int phase);
 
@@ -187,21 +191,22 @@ const char *carc_phase_name(int phase);
 typedef enum carc_etype {
 	CARC_EV_TILE_DRAWN, CARC_EV_TILE_PLACED, CARC_EV_TILE_DISCARDED,
 	CARC_EV_DEPLOYED, CARC_EV_RETURNED, CARC_EV_FEATURE_COMPLETED,
-	CARC_EV_SCORED, CARC_EV_TURN, CARC_EV_GAME_OVER, CARC_EV_TOKEN_TAKEN, CARC_EV_COUNT
+	CARC_EV_SCORED, CARC_EV_TURN, CARC_EV_GAME_OVER, CARC_EV_TOKEN_TAKEN, CARC_EV_TILE_HIDDEN,
+	CARC_EV_SHEEP_DRAWN, CARC_EV_COUNT
 } carc_etype;
 const char *carc_etype_name(int type);
 
 /* Reasons in `returned` and `tile_discarded` events. */
 enum {
 	CARC_WHY_SCORED, CARC_WHY_UNPLACEABLE, CARC_WHY_RESHUFFLED, CARC_WHY_ESCAPE, CARC_WHY_LONELY, CARC_WHY_CHALLENGE,
-	CARC_WHY_BARN, CARC_WHY_COUNT
+	CARC_WHY_BARN, CARC_WHY_WOLF, CARC_WHY_FLOCK, CARC_WHY_COUNT
 };
 const char *carc_why_name(int why);
 
 /* What a score is for (the `by` breakdown and the `feature` of `scored`). */
 enum {
 	CARC_SC_ROAD, CARC_SC_CITY, CARC_SC_CLOISTER, CARC_SC_FIELD, CARC_SC_BARN, CARC_SC_TRADE,
-	CARC_SC_KING, CARC_SC_ROBBER, CARC_SC_COUNT
+	CARC_SC_KING, CARC_SC_ROBBER, CARC_SC_FLOCK, CARC_SC_COUNT
 };
 
 /* Tokens a seat can hold (`token_taken` events, the state's `tokens`). */
@@ -218,7 +223,7 @@ typedef struct carc_event {
 	uint8_t fkind;   /* scored: CARC_SC_*; feature_completed/deployed: carc_fkind */
 	uint8_t why;
 	uint8_t final;   /* scored at the end of the game */
-	uint8_t kind;    /* figure kind; token_taken: the token */
+	uint8_t kind;    /* figure kind; token_taken: the token; sheep_drawn: 1-4 sheep, 5 wolf */
 	int8_t from;     /* token_taken: the seat it was taken from, -1 none */
 	int16_t x, y;
 	uint16_t tile;

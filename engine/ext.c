@@ -6,12 +6,12 @@
 #include "ext_int.h"
 
 extern const carc_ext carc_ext_river, carc_ext_inns, carc_ext_king, carc_ext_abbey, carc_ext_cathars,
-	carc_ext_traders, carc_ext_cult;
+	carc_ext_traders, carc_ext_cult, carc_ext_hills;
 
 /* The wagon moves (abbey) before followers escape (cathars) at the end of a turn. */
 const carc_ext *const carc_exts[] = {
 	&carc_ext_river, &carc_ext_inns, &carc_ext_king, &carc_ext_abbey, &carc_ext_cathars, &carc_ext_traders,
-	&carc_ext_cult, NULL
+	&carc_ext_cult, &carc_ext_hills, NULL
 };
 
 static int active(const carc_ext *e, uint32_t expansions, uint32_t components)
@@ -36,7 +36,8 @@ unsigned carc_ext_hooks(const carc_config *cfg, uint32_t components, uint32_t *o
 		     (e->turn_end ? CARC_HOOK_TURN_END : 0u) | (e->city_weight ? CARC_HOOK_CITY_WEIGHT : 0u) |
 		     (e->deploy_special ? CARC_HOOK_SPECIAL : 0u) | (e->farm_bonus ? CARC_HOOK_FARM_BONUS : 0u) |
 		     (e->deployed ? CARC_HOOK_DEPLOYED : 0u) | (e->feature_closed ? CARC_HOOK_CLOSED : 0u) |
-		     (e->turn_start ? CARC_HOOK_TURN_START : 0u) | (e->tile_moves ? CARC_HOOK_TILE_MOVES : 0u);
+		     (e->turn_start ? CARC_HOOK_TURN_START : 0u) | (e->tile_moves ? CARC_HOOK_TILE_MOVES : 0u) |
+		     (e->tiebreak ? CARC_HOOK_TIEBREAK : 0u);
 	}
 	return h;
 }

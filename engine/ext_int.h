@@ -15,6 +15,8 @@ typedef struct carc_ext {
 	const char *name;         /* the expansion name of new_game */
 	const char *also;         /* a second expansion that brings the same rules, or NULL */
 	uint32_t components;      /* also active when one of these is in play without the expansion */
+	/* Set-up, after the figures and before the supply. */
+	void (*setup)(carc_game *g);
 	/* Set-up: reorder the shuffled supply (not a given tile order). */
 	void (*order_supply)(carc_game *g);
 	/* May this tile go there?  Edge matching has already passed.  With
@@ -62,6 +64,9 @@ typedef struct carc_ext {
 	void (*phase_apply)(carc_game *g, const carc_move *m, carc_sink *out);
 	/* The turn is over: does the same seat take another? */
 	int (*extra_turn)(carc_game *g);
+	/* Seats tied for the most strength in feature `root` (bit s): returns
+	 * those that win (the hill tie-break). */
+	unsigned (*tiebreak)(const carc_game *g, int root, unsigned tied);
 	/* Extra points per city for `seat` when it wins farm `root` (pigs). */
 	int (*farm_bonus)(const carc_game *g, int root, int seat);
 	/* How many completed cities a completed city counts as for farms. */
@@ -76,7 +81,7 @@ enum {
 	CARC_HOOK_POINTS = 1 << 6, CARC_HOOK_SETUP = 1 << 7, CARC_HOOK_DEPLOY = 1 << 8, CARC_HOOK_EXTRA = 1 << 9,
 	CARC_HOOK_TURN_END = 1 << 10, CARC_HOOK_CITY_WEIGHT = 1 << 11, CARC_HOOK_SPECIAL = 1 << 12,
 	CARC_HOOK_FARM_BONUS = 1 << 13, CARC_HOOK_DEPLOYED = 1 << 14, CARC_HOOK_CLOSED = 1 << 15,
-	CARC_HOOK_TURN_START = 1 << 16, CARC_HOOK_TILE_MOVES = 1 << 17
+	CARC_HOOK_TURN_START = 1 << 16, CARC_HOOK_TILE_MOVES = 1 << 17, CARC_HOOK_TIEBREAK = 1 << 18
 };
 
 /* Expansions with hooks, NULL-terminated. */

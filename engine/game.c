@@ -822,6 +822,8 @@ carc_rc carc_game_init(carc_game *g, const carc_config *cfg, carc_sink *out)
 		}
 	}
 	g->hooks = carc_ext_hooks(cfg, g->components, &g->exts);
+	for (int i = 0; carc_exts[i]; i++)
+		if (g->exts >> i & 1 && carc_exts[i]->setup) carc_exts[i]->setup(g);
 
 	const carc_tileset *start_set = standard_start(cfg->expansions);
 	if (cfg->ntiles) {

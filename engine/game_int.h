@@ -79,6 +79,10 @@ struct carc_game {
 	uint16_t king_size, robber_size;  /* largest completed city / longest road */
 	uint8_t builder_turn;             /* traders: 1 extra turn earned, 2 in it */
 	uint8_t abbeys[CARC_MAX_SEATS];   /* abbey: abbey tiles still held */
+	uint8_t bag[CARC_WOLF + 1];       /* hills: tokens in the bag by kind, 1-4 sheep, wolf */
+	uint8_t bag_next;                 /* hills: next entry of cfg.bag to draw */
+	uint8_t flock[CARC_MAX_SEATS][CARC_WOLF + 1]; /* hills: tokens beside each seat's shepherd */
+	uint8_t flock_due;                /* hills: bit s: seat s extended its shepherd's farm */
 	uint8_t nwagons;                  /* abbey: wagons whose feature just scored */
 	struct { uint8_t seat, fig; uint16_t root, cell; } wagons[CARC_MAX_SEATS];
 	uint8_t nbuild;                   /* cult: cloisters and cult places on the board */

@@ -57,26 +57,26 @@ const char *carc_figkind_name(int k) { return name_of(figkinds, CARC_FIG_COUNT, 
 int carc_figkind_parse(const char *s) { return index_of(figkinds, CARC_FIG_COUNT, s); }
 
 static const char *const mtypes[CARC_MV_COUNT] = {
-	"pass", "place_tile", "deploy", "escape", "draw", "place_abbey", "move_wagon"
+	"pass", "place_tile", "deploy", "escape", "draw", "place_abbey", "move_wagon", "flock"
 };
 const char *carc_mtype_name(int t) { return name_of(mtypes, CARC_MV_COUNT, t); }
 
-static const char *const phases[CARC_PH_COUNT] = { "tile", "action", "over", "escape", "wagon" };
+static const char *const phases[CARC_PH_COUNT] = { "tile", "action", "over", "escape", "wagon", "flock" };
 const char *carc_phase_name(int p) { return name_of(phases, CARC_PH_COUNT, p); }
 
 static const char *const etypes[CARC_EV_COUNT] = {
 	"tile_drawn", "tile_placed", "tile_discarded", "deployed", "returned",
-	"feature_completed", "scored", "turn", "game_over", "token_taken"
+	"feature_completed", "scored", "turn", "game_over", "token_taken", "tile_hidden", "sheep_drawn"
 };
 const char *carc_etype_name(int t) { return name_of(etypes, CARC_EV_COUNT, t); }
 
 static const char *const whys[CARC_WHY_COUNT] = {
-	"scored", "unplaceable", "reshuffled", "escape", "lonely", "challenge", "barn"
+	"scored", "unplaceable", "reshuffled", "escape", "lonely", "challenge", "barn", "wolf", "flock"
 };
 const char *carc_why_name(int w) { return name_of(whys, CARC_WHY_COUNT, w); }
 
 static const char *const scs[CARC_SC_COUNT] = {
-	"road", "city", "cloister", "field", "barn", "trade", "king", "robber"
+	"road", "city", "cloister", "field", "barn", "trade", "king", "robber", "flock"
 };
 const char *carc_sc_name(int s) { return name_of(scs, CARC_SC_COUNT, s); }
 
@@ -166,7 +166,7 @@ static const carc_expansion_desc expansions[] = {
 	{ "cathars", "siege/cathars", 1, 0 },
 	{ "cult", "cult/6", 1, 0 },
 	{ "catapult", "catapult", 0, C(CATAPULT) },
-	{ "hills-sheep", "hills-and-sheep:1", 0, C(SHEPHERD) },
+	{ "hills-sheep", "hills-and-sheep:1", 1, C(SHEPHERD) },
 };
 #undef C
 

@@ -34,6 +34,19 @@ static int majority(carc_game *g, int root, int pennants, int str[CARC_MAX_SEATS
 	return top;
 }
 
+/* The seats that win feature `root` (bit s): the most strength, a tie
+ * broken by the expansions that break ties (hills). */
+static unsigned winners(carc_game *g, int root, const int str[CARC_MAX_SEATS], int top)
+{
+	unsigned tied = 0;
+	for (int s = 0; top && s < g->nseats; s++)
+		if (str[s] == top) tied |= 1u << s;
+	if (tied & (tied - 1))
+		CARC_EXT_EACH(g, CARC_HOOK_TIEBREAK, e)
+			if (e->tiebreak) tied = e->tiebreak(g, root, tied);
+	return tied;
+}
+
 void carc_add_score(carc_game *g, int seat, int sc, int points, int node, int final, carc_sink *out)
 {
 	if (points <= 0) return;
@@ -56,11 +69,10 @@ void carc_add_score(carc_game *g, int seat, int sc, int points, int node, int fi
 static void pay_majority(carc_game *g, int root, int sc, int points, int pennants, int final, carc_sink *out)
 {
 	int str[CARC_MAX_SEATS];
-	int top = majority(g, root, pennants, str);
-	if (!top) return;
-	int where = carc_feat_first_node(g, root);
+	unsigned win = winners(g, root, str, majority(g, root, pennants, str));
+	int where = win ? carc_feat_first_node(g, root) : 0;
 	for (int s = 0; s < g->nseats; s++)
-		if (str[s] == top) carc_add_score(g, s, sc, points, where, final, out);
+		if (win >> s & 1) carc_add_score(g, s, sc, points, where, final, out);
 }
 
 void carc_return_figures(carc_game *g, int root, carc_sink *out)
@@ -188,9 +200,10 @@ static void score_farms(carc_game *g, carc_sink *out)
 			for (int s = 0; s < g->nseats; s++)
 				if (farms[k].str[s] > top) top = farms[k].str[s];
 			int where = carc_feat_first_node(g, farms[k].root), worth = 0;
+			unsigned win = winners(g, farms[k].root, farms[k].str, top);
 			for (int j = 0; j < farms[k].ncities; j++) worth += city_weight(g, farms[k].cities[j]);
-			for (int s = 0; top && s < g->nseats; s++)
-				if (farms[k].str[s] == top)
+			for (int s = 0; s < g->nseats; s++)
+				if (win >> s & 1)
 					carc_add_score(g, s, CARC_SC_FIELD, (per_farm[rule] + farm_bonus(g, farms[k].root, s)) * worth,
 					               where, 1, out);
 		}
@@ -231,10 +244,10 @@ static void score_farms(carc_game *g, carc_sink *out)
 void carc_score_farm_now(carc_game *g, int root, int per_city, carc_sink *out)
 {
 	farm fm = { .root = root };
-	int top = majority(g, root, 0, fm.str), worth = carc_farm_worth(g, root);
-	int where = carc_feat_first_node(g, root);
-	for (int s = 0; top && s < g->nseats; s++)
-		if (fm.str[s] == top) carc_add_score(g, s, CARC_SC_FIELD, (per_city + farm_bonus(g, root, s)) * worth, where, 0, out);
+	unsigned win = winners(g, root, fm.str, majority(g, root, 0, fm.str));
+	int worth = carc_farm_worth(g, root), where = carc_feat_first_node(g, root);
+	for (int s = 0; s < g->nseats; s++)
+		if (win >> s & 1) carc_add_score(g, s, CARC_SC_FIELD, (per_city + farm_bonus(g, root, s)) * worth, where, 0, out);
 	for (int i = 0; i < g->nseats * CARC_FIGS_PER_SEAT; i++) {
 		const carc_fig *f = &g->figs[i];
 		if (f->used && f->node != CARC_NONE && carc_is_follower(f->kind) && carc_feat_root(g, f->node) == root)

@@ -16,7 +16,7 @@ static const char *const side_names[4] = { "north", "east", "south", "west" };
  * does not play them yet, so they are illegal rather than malformed. */
 static const char *const later_moves[] = {
 	"ransom", "tower_piece", "move_fairy", "remove_knight", "capture",
-	"exchange", "move_dragon", "leave_city", "flock", "enter_city", "move_count",
+	"exchange", "move_dragon", "leave_city", "enter_city", "move_count",
 	"catapult", "catapult_result", NULL
 };
 
@@ -178,6 +178,7 @@ proto_val *proto_move(proto_arena *a, const carc_game *g, const carc_move *m)
 		pv_set_int(a, v, "y", m->y);
 		break;
 	case CARC_MV_MOVE_WAGON: set_port_at(a, v, m->x, m->y, m->port); break;
+	case CARC_MV_FLOCK: pv_set_str(a, v, "choice", m->kind ? "gather" : "expand"); break;
 	default: break;
 	}
 	return v;
@@ -272,6 +273,12 @@ proto_err proto_move_parse(proto_arena *a, const carc_game *g, const proto_val *
 		if (p < 0) return bad_move(a, why, "%s", "move_wagon needs `at`, a port such as \"N\" or \"cloister\"");
 		m->port = (uint8_t)p;
 		if ((rc = coord(a, v, "x", &m->x, why)) || (rc = coord(a, v, "y", &m->y, why))) return rc;
+	} else if (!strcmp(type, "flock")) {
+		m->type = CARC_MV_FLOCK;
+		const char *choice = str_member(v, "choice");
+		if (!choice || (strcmp(choice, "expand") && strcmp(choice, "gather")))
+			return bad_move(a, why, "%s", "flock needs `choice`: \"expand\" or \"gather\"");
+		m->kind = !strcmp(choice, "gather");
 	} else if (!strcmp(type, "escape")) {
 		m->type = CARC_MV_ESCAPE;
 		if ((rc = figure_member(a, g, v, &m->figure, why))) return rc;
@@ -423,6 +430,17 @@ proto_val *proto_event(proto_arena *a, const carc_game *g, const carc_event *e)
 		if (e->from >= 0) pv_set_int(a, v, "from", e->from);
 		break;
 	case CARC_EV_TURN: pv_set(v, "seat", seat_val(a, e->seat)); break;
+	case CARC_EV_TILE_HIDDEN:
+		pv_set_int(a, v, "x", e->x);
+		pv_set_int(a, v, "y", e->y);
+		break;
+	case CARC_EV_SHEEP_DRAWN:
+		pv_set(v, "seat", seat_val(a, e->seat));
+		pv_set_int(a, v, "x", e->x);
+		pv_set_int(a, v, "y", e->y);
+		if (e->kind == CARC_WOLF) pv_set_str(a, v, "token", "wolf");
+		else pv_set_int(a, v, "token", e->kind);
+		break;
 	case CARC_EV_GAME_OVER: pv_set(v, "scores", proto_scores(a, g)); break;
 	default: break;
 	}

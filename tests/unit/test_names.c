@@ -53,20 +53,23 @@ START_TEST(test_kind_names)
 		ck_assert_int_eq(carc_figkind_parse(fig[k]), k);
 	}
 	ck_assert_int_eq(carc_figkind_parse("dragon"), -1);
-	static const char *const mv[] = { "pass", "place_tile", "deploy", "escape", "draw", "place_abbey", "move_wagon" };
+	static const char *const mv[] = { "pass",  "place_tile",  "deploy",     "escape",
+		                          "draw",  "place_abbey", "move_wagon", "flock" };
 	ck_assert_int_eq(sizeof mv / sizeof mv[0], CARC_MV_COUNT);
 	for (int k = 0; k < CARC_MV_COUNT; k++) ck_assert_str_eq(carc_mtype_name(k), mv[k]);
-	static const char *const ph[] = { "tile", "action", "over", "escape", "wagon" };
+	static const char *const ph[] = { "tile", "action", "over", "escape", "wagon", "flock" };
 	ck_assert_int_eq(sizeof ph / sizeof ph[0], CARC_PH_COUNT);
 	for (int k = 0; k < CARC_PH_COUNT; k++) ck_assert_str_eq(carc_phase_name(k), ph[k]);
 	static const char *const ev[] = { "tile_drawn", "tile_placed", "tile_discarded", "deployed", "returned",
-		                          "feature_completed", "scored", "turn", "game_over", "token_taken" };
+		                          "feature_completed", "scored", "turn", "game_over", "token_taken",
+		                          "tile_hidden", "sheep_drawn" };
 	ck_assert_int_eq(sizeof ev / sizeof ev[0], CARC_EV_COUNT);
 	for (int k = 0; k < CARC_EV_COUNT; k++) ck_assert_str_eq(carc_etype_name(k), ev[k]);
-	static const char *const why[] = { "scored", "unplaceable", "reshuffled", "escape", "lonely", "challenge", "barn" };
+	static const char *const why[] = { "scored", "unplaceable", "reshuffled", "escape", "lonely",
+		                           "challenge", "barn", "wolf", "flock" };
 	ck_assert_int_eq(sizeof why / sizeof why[0], CARC_WHY_COUNT);
 	for (int k = 0; k < CARC_WHY_COUNT; k++) ck_assert_str_eq(carc_why_name(k), why[k]);
-	static const char *const sc[] = { "road", "city", "cloister", "field", "barn", "trade", "king", "robber" };
+	static const char *const sc[] = { "road", "city", "cloister", "field", "barn", "trade", "king", "robber", "flock" };
 	ck_assert_int_eq(sizeof sc / sizeof sc[0], CARC_SC_COUNT);
 	for (int k = 0; k < CARC_SC_COUNT; k++) ck_assert_str_eq(carc_sc_name(k), sc[k]);
 	static const char *const tok[] = { "king", "robber", "wine", "grain", "cloth" };

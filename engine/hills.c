@@ -1,0 +1,257 @@
+/*
+ * hills.c - Hills & Sheep (RULES.md 2.13, table rows 21, 22, 23; 4.19).
+ *
+ * A hill tile hides the next tile of the supply under it (never played:
+ * the game is shorter).  Tied majorities go to the tied players with a
+ * follower on a hill tile in the feature, if exactly one has
+ * (hill_tiebreak at-least-one), or to the most followers on hills (count);
+ * otherwise all tied players score.  A completed cloister scores 3 more for
+ * every vineyard around it.  The shepherd joins a field of the tile just
+ * placed whose farm has no shepherd and draws a token from the bag: sheep
+ * stay beside it, a wolf sends it home.  When its owner places a tile that
+ * extends its farm, the owner must expand (draw again; a wolf clears the
+ * farm of shepherds and sheep) or gather (every shepherd owner in the farm
+ * scores all its sheep; shepherds and sheep leave).  A farm that can no
+ * longer grow is gathered at once.  Shepherds left at the end score 0.
+ */
+#include "ext_int.h"
+
+static const uint8_t bag_start[CARC_WOLF + 1] = { 0, 4, 5, 5, 2, 2 };
+
+static void hills_setup(carc_game *g)
+{
+	for (int t = 0; t <= CARC_WOLF; t++) g->bag[t] = g->components >> CARC_C_SHEPHERD & 1 ? bag_start[t] : 0;
+}
+
+/* ---- hills ------------------------------------------------------------------ */
+
+static int on_hill(const carc_game *g, const carc_fig *f)
+{
+	return carc_cell_type(g, g->nodes[f->node].cell)->symbols & CARC_SYM_HILL;
+}
+
+static unsigned hills_tiebreak(const carc_game *g, int root, unsigned tied)
+{
+	int hills[CARC_MAX_SEATS] = { 0 }, best = 0;
+	for (int i = 0; i < g->nseats * CARC_FIGS_PER_SEAT; i++) {
+		const carc_fig *f = &g->figs[i];
+		if (f->used && f->node != CARC_NONE && carc_is_follower(f->kind) && (tied >> f->seat & 1) &&
+		    carc_feat_root_c(g, f->node) == root && on_hill(g, f))
+			hills[f->seat]++;
+	}
+	unsigned with = 0;
+	if (g->cfg.rules[CARC_R_HILL_TIEBREAK] == 0) { /* at least one */
+		for (int s = 0; s < g->nseats; s++)
+			if (hills[s]) with |= 1u << s;
+		return with && !(with & (with - 1)) ? with : tied;
+	}
+	for (int s = 0; s < g->nseats; s++)
+		if (hills[s] > best) best = hills[s];
+	for (int s = 0; best && s < g->nseats; s++)
+		if (hills[s] == best) with |= 1u << s;
+	return best ? with : tied;
+}
+
+/* ---- vineyards ------------------------------------------------------------------ */
+
+static int vineyard_points(const carc_game *g, int root, const carc_feat_info *fi, int points)
+{
+	if (fi->kind != CARC_F_CLOISTER || fi->final) return points;
+	const carc_cell *c = &g->cells[g->nodes[root].cell];
+	for (int dy = -1; dy <= 1; dy++)
+		for (int dx = -1; dx <= 1; dx++) {
+			int n = carc_board_lookup(g, c->x + dx, c->y + dy);
+			if ((dx || dy) && n >= 0 && carc_cell_type(g, n)->symbols & CARC_SYM_VINEYARD) points += 3;
+		}
+	return points;
+}
+
+/* ---- shepherds ------------------------------------------------------------------- */
+
+static int draw_token(carc_game *g)
+{
+	int t = 0;
+	if (g->bag_next < g->cfg.nbag) {
+		t = g->cfg.bag[g->bag_next++];
+	} else {
+		int total = 0;
+		for (int k = 1; k <= CARC_WOLF; k++) total += g->bag[k];
+		if (!total) return 0;
+		int r = (int)carc_rng_below(&g->rng, (uint32_t)total);
+		for (t = 1; r >= g->bag[t]; t++) r -= g->bag[t];
+	}
+	if (g->bag[t]) g->bag[t]--;
+	return t;
+}
+
+static int shepherd_of(const carc_game *g, int seat)
+{
+	for (int i = seat * CARC_FIGS_PER_SEAT; i < (seat + 1) * CARC_FIGS_PER_SEAT; i++)
+		if (g->figs[i].used && g->figs[i].kind == CARC_FIG_SHEPHERD && g->figs[i].node != CARC_NONE) return i;
+	return -1;
+}
+
+/* A shepherd and its sheep leave the board; the tokens go back in the bag. */
+static void shepherd_home(carc_game *g, int fig, int why, carc_sink *out)
+{
+	int seat = g->figs[fig].seat;
+	for (int t = 1; t <= CARC_WOLF; t++) {
+		g->bag[t] += g->flock[seat][t];
+		g->flock[seat][t] = 0;
+	}
+	carc_return_figure(g, fig, why, out);
+}
+
+/* The shepherds in a farm, as a seat mask. */
+static unsigned shepherds_in(const carc_game *g, int root)
+{
+	unsigned m = 0;
+	for (int s = 0; s < g->nseats; s++) {
+		int f = shepherd_of(g, s);
+		if (f >= 0 && carc_feat_root_c(g, g->figs[f].node) == root) m |= 1u << s;
+	}
+	return m;
+}
+
+/* Draws a token for the shepherd of `seat`: sheep stay, a wolf clears the
+ * whole farm. */
+static void expand(carc_game *g, int seat, carc_sink *out)
+{
+	int fig = shepherd_of(g, seat), t = draw_token(g);
+	if (!t) return;
+	const carc_cell *c = &g->cells[g->nodes[g->figs[fig].node].cell];
+	carc_event *e = carc_emit(out, CARC_EV_SHEEP_DRAWN);
+	if (e) {
+		e->seat = (int8_t)seat;
+		e->x = c->x;
+		e->y = c->y;
+		e->kind = (uint8_t)t;
+	}
+	if (t != CARC_WOLF) {
+		g->flock[seat][t]++;
+		return;
+	}
+	g->bag[CARC_WOLF]++;
+	unsigned m = shepherds_in(g, carc_feat_root(g, g->figs[fig].node));
+	for (int s = 0; s < g->nseats; s++)
+		if (m >> s & 1) shepherd_home(g, shepherd_of(g, s), CARC_WHY_WOLF, out);
+}
+
+/* Every shepherd owner in the farm scores all the sheep there; all leave. */
+static void gather(carc_game *g, int root, carc_sink *out)
+{
+	unsigned m = shepherds_in(g, root);
+	int sheep = 0;
+	for (int s = 0; s < g->nseats; s++)
+		for (int t = 1; (m >> s & 1) && t < CARC_WOLF; t++) sheep += t * g->flock[s][t];
+	int where = carc_feat_first_node(g, root);
+	for (int s = 0; s < g->nseats; s++)
+		if (m >> s & 1) carc_add_score(g, s, CARC_SC_FLOCK, sheep, where, 0, out);
+	for (int s = 0; s < g->nseats; s++)
+		if (m >> s & 1) shepherd_home(g, shepherd_of(g, s), CARC_WHY_FLOCK, out);
+}
+
+static int shepherd_special(const carc_game *g, int seat, int kind, int port, int *node)
+{
+	(void)seat;
+	if (kind != CARC_FIG_SHEPHERD) return -1;
+	*node = carc_board_feature_at(g, g->last, port);
+	if (*node < 0) return CARC_E_NO_FEATURE;
+	if (g->nodes[*node].kind != CARC_F_FIELD) return CARC_E_KIND;
+	return shepherds_in(g, carc_feat_root_c(g, *node)) ? CARC_E_RULE : CARC_OK;
+}
+
+static int shepherd_moves(const carc_game *g, carc_move *out, int n, int cap)
+{
+	if (!carc_supply_count(g, g->seat, CARC_FIG_SHEPHERD) || !carc_deploy_here_ok(g)) return n;
+	const carc_cell *c = &g->cells[g->last];
+	for (int i = 0; i < carc_cell_type(g, g->last)->nfeat; i++) {
+		int node, port = carc_board_first_port(g, c->node0 + i);
+		if (shepherd_special(g, g->seat, CARC_FIG_SHEPHERD, port, &node) != CARC_OK) continue;
+		if (n < cap)
+			out[n] = (carc_move){ .type = CARC_MV_DEPLOY, .kind = CARC_FIG_SHEPHERD, .x = c->x, .y = c->y,
+			                      .port = (uint8_t)port, .tile = CARC_NONE, .figure = CARC_NONE };
+		n++;
+	}
+	return n;
+}
+
+static void shepherd_deployed(carc_game *g, int fig, carc_sink *out)
+{
+	if (g->figs[fig].kind == CARC_FIG_SHEPHERD) expand(g, g->figs[fig].seat, out);
+}
+
+static void hill_placed(carc_game *g, int cell, carc_sink *out)
+{
+	const carc_cell *c = &g->cells[cell];
+	if (carc_cell_type(g, cell)->symbols & CARC_SYM_HILL && g->next < g->nsupply) {
+		g->next++; /* face down under the hill, never played */
+		carc_event *e = carc_emit(out, CARC_EV_TILE_HIDDEN);
+		if (e) {
+			e->x = c->x;
+			e->y = c->y;
+		}
+	}
+	/* the placer's own shepherd, if this tile extends its farm */
+	int fig = shepherd_of(g, g->turn_seat);
+	if (fig < 0 || g->phase == CARC_PH_OVER) return;
+	int root = carc_feat_root(g, g->figs[fig].node);
+	for (int i = 0; i < carc_cell_type(g, cell)->nfeat; i++)
+		if (carc_feat_root(g, c->node0 + i) == root) g->flock_due |= (uint8_t)(1u << g->turn_seat);
+}
+
+static int flock_moves(const carc_game *g, carc_move *out, int cap)
+{
+	(void)g;
+	for (int k = 0; k < 2 && k < cap; k++)
+		out[k] = (carc_move){ .type = CARC_MV_FLOCK, .kind = (uint8_t)k, .tile = CARC_NONE, .figure = CARC_NONE };
+	return 2;
+}
+
+/* Farms that can no longer grow are gathered at once. */
+static void gather_closed(carc_game *g, carc_sink *out)
+{
+	for (int s = 0; s < g->nseats; s++) {
+		int fig = shepherd_of(g, s);
+		if (fig >= 0 && g->nodes[carc_feat_root(g, g->figs[fig].node)].open == 0)
+			gather(g, carc_feat_root(g, g->figs[fig].node), out);
+	}
+}
+
+static int flock_turn_end(carc_game *g, carc_sink *out)
+{
+	int seat = g->turn_seat, due = g->flock_due >> seat & 1;
+	g->flock_due = 0;
+	if (due && shepherd_of(g, seat) >= 0) {
+		g->phase = CARC_PH_FLOCK;
+		g->seat = (uint8_t)seat;
+		return 1;
+	}
+	gather_closed(g, out);
+	return 0;
+}
+
+static void flock_apply(carc_game *g, const carc_move *m, carc_sink *out)
+{
+	int fig = shepherd_of(g, g->seat);
+	if (m->kind == 0) expand(g, g->seat, out);
+	else gather(g, carc_feat_root(g, g->figs[fig].node), out);
+	gather_closed(g, out);
+	carc_turn_continue(g, out);
+}
+
+const carc_ext carc_ext_hills = {
+	.name = "hills-sheep",
+	.components = 1u << CARC_C_SHEPHERD,
+	.setup = hills_setup,
+	.tiebreak = hills_tiebreak,
+	.feature_points = vineyard_points,
+	.deploy_special = shepherd_special,
+	.action_moves = shepherd_moves,
+	.deployed = shepherd_deployed,
+	.tile_placed = hill_placed,
+	.turn_end = flock_turn_end,
+	.phases = 1u << CARC_PH_FLOCK,
+	.phase_moves = flock_moves,
+	.phase_apply = flock_apply,
+};
