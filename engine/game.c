@@ -88,7 +88,7 @@ int carc_tile_expansion(int type)
 {
 	for (int s = 0; s < carc_ntilesets; s++)
 		for (int j = 0; j < carc_tilesets[s].nref; j++)
-			if (carc_tilesets[s].ref[j].type == type) return carc_expansion_find(carc_tilesets[s].expansion);
+			if (carc_tilesets[s].ref[j].type == type) return carc_tilesets[s].expansion_index;
 	return -1;
 }
 
@@ -99,11 +99,7 @@ const char *carc_tile_edge(int type, int rot, int dir)
 	return names[carc_tiletypes[type].edge_code[rot] >> (8 * dir) & 0xff];
 }
 
-static int set_chosen(const carc_tileset *s, uint32_t expansions)
-{
-	int e = carc_expansion_find(s->expansion);
-	return e >= 0 && (expansions >> e & 1);
-}
+static int set_chosen(const carc_tileset *s, uint32_t expansions) { return expansions >> s->expansion_index & 1; }
 
 static int tile_has(int type, int fkind)
 {

@@ -421,9 +421,10 @@ int main(int argc, char **argv)
 		char starts[32] = "NULL", remove[32] = "NULL";
 		if (s->nstarts) snprintf(starts, sizeof starts, "set%d_starts", i);
 		if (s->nremove) snprintf(remove, sizeof remove, "set%d_remove", i);
-		printf("  { \"%s\", \"%s\", %u, %d, %d, %d, %d, set%d_refs, %d, %s, %d, %s },\n", s->id, s->expansion,
+		printf("  { \"%s\", \"%s\", %u, %d, %d, %d, %d, set%d_refs, %d, %s, %d, %s, %d },\n", s->id, s->expansion,
 		       s->start < 0 ? 0xffffu : (unsigned)s->start, s->nstarts ? s->sx[0] : 0, s->nstarts ? s->sy[0] : 0,
-		       s->nstarts ? s->srot[0] : 0, s->nref, i, s->nstarts, starts, s->nremove, remove);
+		       s->nstarts ? s->srot[0] : 0, s->nref, i, s->nstarts, starts, s->nremove, remove,
+		       carc_expansion_find(s->expansion));
 	}
 	printf("};\nconst int carc_ntilesets = %d;\n", nsets);
 	return 0;

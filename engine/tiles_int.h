@@ -108,6 +108,7 @@ typedef struct carc_tileset {
 	const carc_tilestart *starts; /* for most sets, 12 for the City block */
 	uint16_t nremove;          /* tiles of other sets left out of a game */
 	const uint16_t *remove;    /* that has this set (River II's lake rule) */
+	uint8_t expansion_index;   /* carc_expansion() index of `expansion` */
 } carc_tileset;
 
 extern const carc_tiletype carc_tiletypes[];
