@@ -112,21 +112,6 @@ static int barn_special(const carc_game *g, int seat, int kind, int port, int *n
 	return CARC_OK;
 }
 
-static int barn_moves(const carc_game *g, carc_move *out, int n, int cap)
-{
-	if (!carc_supply_count(g, g->seat, CARC_FIG_BARN) || !carc_deploy_here_ok(g)) return n;
-	const carc_cell *c = &g->cells[g->last];
-	for (int port = CARC_P_NW; port <= CARC_P_SW; port++) {
-		int node;
-		if (barn_special(g, g->seat, CARC_FIG_BARN, port, &node) != CARC_OK) continue;
-		if (n < cap)
-			out[n] = (carc_move){ .type = CARC_MV_DEPLOY, .kind = CARC_FIG_BARN, .x = c->x, .y = c->y,
-			                      .port = (uint8_t)port, .tile = CARC_NONE, .figure = CARC_NONE };
-		n++;
-	}
-	return n;
-}
-
 /* A barn placed: the farmers already there score 3 a city and go home. */
 static void barn_deployed(carc_game *g, int fig, carc_sink *out)
 {
@@ -311,7 +296,6 @@ const carc_ext carc_ext_abbey = {
 	.turn_start = abbey_turn_start,
 	.tile_moves = abbey_tile_moves,
 	.deploy_special = barn_special,
-	.action_moves = barn_moves,
 	.apply_move = abbey_apply,
 	.deployed = barn_deployed,
 	.tile_placed = abbey_placed,

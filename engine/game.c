@@ -373,6 +373,7 @@ static void finish_turn(carc_game *g, carc_sink *out)
 /* ---- figures ------------------------------------------------------------------- */
 
 static int feature_closed(const carc_game *g, int root);
+static carc_rc check_special(const carc_game *g, int kind, int port, int *node);
 
 static int fig_slot_free(const carc_game *g, int seat, int kind)
 {
@@ -557,6 +558,19 @@ static int deploy_moves(const carc_game *g, carc_move *out, int n, int cap)
 			if ((g->hooks & CARC_HOOK_CLOSED) && feature_closed(g, root)) continue;
 			carc_move m = { .type = CARC_MV_DEPLOY, .kind = (uint8_t)kind, .x = c->x, .y = c->y,
 			                .port = (uint8_t)carc_board_first_port(g, node), .tile = CARC_NONE, .figure = CARC_NONE };
+			n = push(out, n, cap, &m);
+			if (!out) return n;
+		}
+	}
+	/* builders, pigs, barns, shepherds: at each feature and each corner,
+	 * as the expansion that brings them says */
+	for (int kind = 0; (g->hooks & CARC_HOOK_SPECIAL) && kind < CARC_FIG_COUNT; kind++) {
+		if (!g->in_supply[g->seat][kind] || carc_is_follower(kind)) continue;
+		for (int i = 0; i < t->nfeat + 4; i++) {
+			int port = i < t->nfeat ? carc_board_first_port(g, c->node0 + i) : CARC_P_NW + i - t->nfeat, node;
+			if (check_special(g, kind, port, &node) != CARC_OK) continue;
+			carc_move m = { .type = CARC_MV_DEPLOY, .kind = (uint8_t)kind, .x = c->x, .y = c->y,
+			                .port = (uint8_t)port, .tile = CARC_NONE, .figure = CARC_NONE };
 			n = push(out, n, cap, &m);
 			if (!out) return n;
 		}

@@ -161,21 +161,6 @@ static int shepherd_special(const carc_game *g, int seat, int kind, int port, in
 	return shepherds_in(g, carc_feat_root_c(g, *node)) ? CARC_E_RULE : CARC_OK;
 }
 
-static int shepherd_moves(const carc_game *g, carc_move *out, int n, int cap)
-{
-	if (!carc_supply_count(g, g->seat, CARC_FIG_SHEPHERD) || !carc_deploy_here_ok(g)) return n;
-	const carc_cell *c = &g->cells[g->last];
-	for (int i = 0; i < carc_cell_type(g, g->last)->nfeat; i++) {
-		int node, port = carc_board_first_port(g, c->node0 + i);
-		if (shepherd_special(g, g->seat, CARC_FIG_SHEPHERD, port, &node) != CARC_OK) continue;
-		if (n < cap)
-			out[n] = (carc_move){ .type = CARC_MV_DEPLOY, .kind = CARC_FIG_SHEPHERD, .x = c->x, .y = c->y,
-			                      .port = (uint8_t)port, .tile = CARC_NONE, .figure = CARC_NONE };
-		n++;
-	}
-	return n;
-}
-
 static void shepherd_deployed(carc_game *g, int fig, carc_sink *out)
 {
 	if (g->figs[fig].kind == CARC_FIG_SHEPHERD) expand(g, g->figs[fig].seat, out);
@@ -247,7 +232,6 @@ const carc_ext carc_ext_hills = {
 	.tiebreak = hills_tiebreak,
 	.feature_points = vineyard_points,
 	.deploy_special = shepherd_special,
-	.action_moves = shepherd_moves,
 	.deployed = shepherd_deployed,
 	.tile_placed = hill_placed,
 	.turn_end = flock_turn_end,

@@ -54,27 +54,6 @@ static int traders_special(const carc_game *g, int seat, int kind, int port, int
 	return carc_seat_in(g, seat, carc_feat_root_c(g, node)) ? CARC_OK : CARC_E_RULE;
 }
 
-static int traders_moves(const carc_game *g, carc_move *out, int n, int cap)
-{
-	static const int kinds[] = { CARC_FIG_BUILDER, CARC_FIG_PIG };
-	if (!carc_deploy_here_ok(g)) return n;
-	const carc_cell *c = &g->cells[g->last];
-	int nfeat = carc_cell_type(g, g->last)->nfeat;
-	for (int k = 0; k < 2; k++) {
-		if (!carc_supply_count(g, g->seat, kinds[k])) continue;
-		for (int i = 0; i < nfeat; i++) {
-			int node = c->node0 + i, port = carc_board_first_port(g, node), found;
-			if (traders_special(g, g->seat, kinds[k], port, &found) != CARC_OK) continue;
-			if (n < cap)
-				out[n] = (carc_move){ .type = CARC_MV_DEPLOY, .kind = (uint8_t)kinds[k], .x = c->x, .y = c->y,
-				                      .port = (uint8_t)port, .tile = CARC_NONE,
-				                      .figure = CARC_NONE };
-			n++;
-		}
-	}
-	return n;
-}
-
 /* A tile that extends or completes the feature of its placer's builder. */
 static void builder_placed(carc_game *g, int cell, carc_sink *out)
 {
@@ -126,7 +105,6 @@ const carc_ext carc_ext_traders = {
 	.feature_completed = goods_completed,
 	.final_scoring = goods_final,
 	.deploy_special = traders_special,
-	.action_moves = traders_moves,
 	.tile_placed = builder_placed,
 	.extra_turn = builder_extra_turn,
 	.farm_bonus = pig_bonus,
