@@ -186,7 +186,7 @@ static int wagon_target(const carc_game *g, int node)
 static int wagon_targets(const carc_game *g, carc_move *out, int cap)
 {
 	const __typeof__(g->wagons[0]) *w = &g->wagons[0];
-	uint16_t seen[64];
+	uint16_t seen[128], seen_cell[128];
 	int n = 0, nseen = 0;
 	uint16_t cand[128];
 	int ncand = 0;
@@ -213,12 +213,14 @@ static int wagon_targets(const carc_game *g, carc_move *out, int cap)
 					cand[ncand++] = (uint16_t)(g->cells[cell].node0 + j);
 			}
 	}
+	/* one move per target feature and tile it may be named at */
 	for (int i = 0; i < ncand; i++) {
-		int root = wagon_target(g, cand[i]), k;
+		int root = wagon_target(g, cand[i]), k, cell = g->nodes[cand[i]].cell;
 		if (root < 0) continue;
-		for (k = 0; k < nseen && seen[k] != root; k++) {}
-		if (k < nseen || nseen == 64) continue;
-		seen[nseen++] = (uint16_t)root;
+		for (k = 0; k < nseen && (seen[k] != root || seen_cell[k] != cell); k++) {}
+		if (k < nseen) continue;
+		seen[nseen] = (uint16_t)root;
+		seen_cell[nseen++] = (uint16_t)cell;
 		const carc_cell *c = &g->cells[g->nodes[cand[i]].cell];
 		if (n < cap)
 			out[n] = (carc_move){ .type = CARC_MV_MOVE_WAGON, .x = c->x, .y = c->y,

@@ -15,7 +15,8 @@
  * One statement a line; blank lines and everything from a `#` are ignored.
  * Rotations are degrees clockwise (0 90 180 270), tiles are ids such as
  * BA/RCr, seats count from 0 (seat 0 begins), ports are
- * N E S W NL NR EL ER SL SR WL WR cloister tower I II in board orientation.
+ * N E S W NL NR EL ER SL SR WL WR cloister tower I II in board orientation,
+ * and the corners nw ne se sw (NW ... also), where barns stand.
  *
  * Setup (before the first move):
  *   name TEXT...              a title (optional)
@@ -24,6 +25,8 @@
  *                             (default: base), e.g.
  *                             `expansions base inns-cathedrals king-robber`;
  *                             a tile of `tiles` must belong to one of them
+ *   bag TOKEN...              Hills & Sheep: the bag's tokens drawn in this
+ *                             order (1 2 3 4 sheep, wolf); repeatable
  *   components NAME...        the figures and tokens in play instead of
  *                             the expansions' own (large, king, robber, ...;
  *                             no NAME: none of them)
@@ -44,9 +47,20 @@
  *                             ...; default follower)
  *   pass                      deploy nothing (or, in the escape phase, free
  *                             nobody)
+ *   flock expand|gather       the shepherd owner's decision (phase flock,
+ *                             Hills & Sheep); deploy KIND shepherd
  *   escape SEAT.KIND.N        free that figure from a besieged city
  *                             (Cathars; the figure as carc_figure_find(),
  *                             e.g. 0.follower.1: seat 0's first follower)
+ *   draw                      draw a tile instead of placing the abbey
+ *                             (Abbey & Mayor: a turn of a seat holding its
+ *                             abbey while a hole exists begins undrawn)
+ *   abbey X Y                 place the seat's abbey into the hole (X, Y);
+ *                             a later `deploy` defaults to it
+ *   wagon X Y PORT            move the waiting wagon (phase wagon) onto
+ *                             the feature at PORT of the tile at (X, Y)
+ * Deploy KINDs of Abbey & Mayor: mayor, wagon, barn; a barn's PORT is the
+ * corner of the tile just placed: nw ne se sw.
  * A decision whose only move would be `pass` is skipped by the engine, so
  * the script does not write it.  Every move must also be in
  * carc_legal_moves().
@@ -73,10 +87,17 @@
  *                             from the seat named after `from`; without
  *                             `from` the event's `from` must be -1 (nobody
  *                             held the token)
+ *   hidden X Y                a `tile_hidden` event: a hill at (X, Y) took
+ *                             the next tile face down (compared exactly)
+ *   sheep SEAT TOKEN [at X Y] a `sheep_drawn` event: SEAT's shepherd (at X Y)
+ *                             drew TOKEN 1 2 3 4 or wolf (compared exactly);
+ *                             score KIND `flock` is a gathered flock
  *   returned SEAT KIND WHY    a `returned` event: a figure of KIND (follower,
  *                             builder, pig, ...) of SEAT goes home; WHY is
- *                             scored, escape, lonely or challenge.  Returns
- *                             for escape, lonely and challenge are compared
+ *                             scored, escape, lonely, challenge or barn
+ *                             (farmers sent home by a barn), wolf or flock
+ *                             (shepherds).  Returns
+ *                             for escape, lonely, challenge and barn are compared
  *                             exactly (an unexpected one fails); returns
  *                             after scoring need not be written, but one
  *                             that is written must happen
@@ -89,7 +110,8 @@
  *                             no-figure kind capacity
  *   turn SEAT                 SEAT must decide now
  *   phase NAME                the decision due is of phase NAME (tile,
- *                             action, escape, over)
+ *                             action, escape, wagon, over)
+ *   abbeys SEAT N             abbey tiles SEAT still holds
  *   followers SEAT N          followers SEAT has in supply now
  *   supply SEAT KIND N        figures of KIND (follower, large, ...) SEAT
  *                             has in supply now
@@ -109,6 +131,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "carc.h"
 
@@ -123,12 +146,14 @@
 /* ---- names ---------------------------------------------------------------- */
 
 static const char *const port_names[CARC_PORT_COUNT] = {
-	"N", "E", "S", "W", "NL", "NR", "EL", "ER", "SL", "SR", "WL", "WR", "cloister", "tower", "I", "II"
+	"N", "E", "S", "W", "NL", "NR", "EL", "ER", "SL", "SR", "WL", "WR", "cloister", "tower", "I", "II",
+	"nw", "ne", "se", "sw"
 };
 
 static const struct { const char *name; int sc; } score_kinds[] = {
 	{ "road", CARC_SC_ROAD }, { "city", CARC_SC_CITY }, { "cloister", CARC_SC_CLOISTER }, { "field", CARC_SC_FIELD },
 	{ "king", CARC_SC_KING }, { "robber", CARC_SC_ROBBER }, { "trade", CARC_SC_TRADE }, { "barn", CARC_SC_BARN },
+	{ "flock", CARC_SC_FLOCK },
 };
 
 /* Scores that belong to no place on the board: their event's port is
@@ -163,10 +188,11 @@ static const struct { const char *name; carc_rc rc; } rc_names[] = {
 
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
+/* Ports as written; the corners (where barns stand) also in capitals. */
 static int find_port(const char *s)
 {
 	for (int i = 0; i < CARC_PORT_COUNT; i++)
-		if (!strcmp(port_names[i], s)) return i;
+		if (!strcmp(port_names[i], s) || (i >= CARC_P_NW && !strcasecmp(port_names[i], s))) return i;
 	return -1;
 }
 
@@ -212,6 +238,19 @@ static const char *rc_name(int rc)
 	return "?";
 }
 
+/* Hills & Sheep bag tokens: 1-4 sheep, wolf (CARC_WOLF). */
+static int find_sheep(const char *s)
+{
+	if (!strcmp(s, "wolf")) return CARC_WOLF;
+	return s[0] >= '1' && s[0] <= '4' && !s[1] ? s[0] - '0' : -1;
+}
+
+static const char *sheep_name(int tok)
+{
+	static const char *const names[] = { "?", "1", "2", "3", "4", "wolf" };
+	return tok >= 0 && tok <= CARC_WOLF ? names[tok] : "?";
+}
+
 static const char *why_name(int why)
 {
 	switch (why) {
@@ -221,6 +260,9 @@ static const char *why_name(int why)
 	case CARC_WHY_ESCAPE: return "escape";
 	case CARC_WHY_LONELY: return "lonely";
 	case CARC_WHY_CHALLENGE: return "challenge";
+	case CARC_WHY_BARN: return "barn";
+	case CARC_WHY_WOLF: return "wolf";
+	case CARC_WHY_FLOCK: return "flock";
 	default: return "?";
 	}
 }
@@ -228,7 +270,8 @@ static const char *why_name(int why)
 /* Reasons of a `returned` expectation. */
 static int find_return_why(const char *s)
 {
-	static const int whys[] = { CARC_WHY_SCORED, CARC_WHY_ESCAPE, CARC_WHY_LONELY, CARC_WHY_CHALLENGE };
+	static const int whys[] = { CARC_WHY_SCORED, CARC_WHY_ESCAPE, CARC_WHY_LONELY, CARC_WHY_CHALLENGE, CARC_WHY_BARN,
+	                            CARC_WHY_WOLF, CARC_WHY_FLOCK };
 	for (int i = 0; i < COUNT(whys); i++)
 		if (!strcmp(why_name(whys[i]), s)) return whys[i];
 	return -1;
@@ -243,7 +286,7 @@ static int strict_return(const carc_event *e)
 
 /* ---- one scenario's run ----------------------------------------------------- */
 
-enum { X_SCORE, X_DISCARD, X_TOKEN, X_RETURN };
+enum { X_SCORE, X_DISCARD, X_TOKEN, X_RETURN, X_HIDDEN, X_SHEEP };
 
 typedef struct expect {
 	int line;
@@ -253,6 +296,7 @@ typedef struct expect {
 	int tile, why;            /* discard; why -1: any */
 	int token, from;          /* token_taken: the token, the seat it came from (-1 none) */
 	int kind;                 /* returned: the figure kind (and `why`) */
+	int sheep;                /* sheep: 1-4 or CARC_WOLF (seat; x y with has_at); hidden: x y */
 	int matched;
 } expect;
 
@@ -339,6 +383,10 @@ static void describe_event(char *buf, size_t n, const carc_event *e)
 		snprintf(buf, n, "token %d %s from %d", e->seat, token_name(e->kind), e->from);
 	else if (e->type == CARC_EV_TOKEN_TAKEN)
 		snprintf(buf, n, "token %d %s (from nobody)", e->seat, token_name(e->kind));
+	else if (e->type == CARC_EV_TILE_HIDDEN)
+		snprintf(buf, n, "hidden %d %d", e->x, e->y);
+	else if (e->type == CARC_EV_SHEEP_DRAWN)
+		snprintf(buf, n, "sheep %d %s at %d %d", e->seat, sheep_name(e->kind), e->x, e->y);
 	else if (e->type == CARC_EV_RETURNED)
 		snprintf(buf, n, "returned %d %s %s", e->seat, carc_figkind_name(e->kind), why_name(e->why));
 	else
@@ -347,7 +395,12 @@ static void describe_event(char *buf, size_t n, const carc_event *e)
 
 static void describe_expect(char *buf, size_t n, const expect *x)
 {
-	if (x->what == X_RETURN) {
+	if (x->what == X_HIDDEN) {
+		snprintf(buf, n, "hidden %d %d", x->x, x->y);
+	} else if (x->what == X_SHEEP) {
+		if (x->has_at) snprintf(buf, n, "sheep %d %s at %d %d", x->seat, sheep_name(x->sheep), x->x, x->y);
+		else snprintf(buf, n, "sheep %d %s", x->seat, sheep_name(x->sheep));
+	} else if (x->what == X_RETURN) {
 		snprintf(buf, n, "returned %d %s %s", x->seat, carc_figkind_name(x->kind), why_name(x->why));
 	} else if (x->what == X_TOKEN) {
 		if (x->from >= 0) snprintf(buf, n, "token %d %s from %d", x->seat, token_name(x->token), x->from);
@@ -365,6 +418,10 @@ static void describe_expect(char *buf, size_t n, const expect *x)
 
 static int expect_matches(const expect *x, const carc_event *e)
 {
+	if (x->what == X_HIDDEN) return e->type == CARC_EV_TILE_HIDDEN && e->x == x->x && e->y == x->y;
+	if (x->what == X_SHEEP)
+		return e->type == CARC_EV_SHEEP_DRAWN && e->seat == x->seat && e->kind == x->sheep &&
+		       (!x->has_at || (e->x == x->x && e->y == x->y));
 	if (x->what == X_RETURN)
 		return e->type == CARC_EV_RETURNED && e->seat == x->seat && e->kind == x->kind && e->why == x->why;
 	if (x->what == X_TOKEN)
@@ -426,6 +483,7 @@ static void flush(run *r)
 	for (int k = 0; k < nev; k++) {
 		const carc_event *e = &r->ev[k];
 		if (used[k] || (e->type != CARC_EV_SCORED && e->type != CARC_EV_TILE_DISCARDED && e->type != CARC_EV_TOKEN_TAKEN &&
+		                e->type != CARC_EV_TILE_HIDDEN && e->type != CARC_EV_SHEEP_DRAWN &&
 		                !strict_return(e)))
 			continue;
 		describe_event(buf, sizeof buf, e);
@@ -507,6 +565,43 @@ static int parse_move(run *r, char **t, int n, carc_move *m)
 		m->type = CARC_MV_PASS;
 		return 1;
 	}
+	if (n == 1 && !strcmp(t[0], "draw")) {
+		m->type = CARC_MV_DRAW;
+		return 1;
+	}
+	if (n == 3 && !strcmp(t[0], "abbey")) {
+		int x, y;
+		if (!parse_int(t[1], &x) || !parse_int(t[2], &y)) {
+			ERR(r, "abbey wants X Y");
+			return 0;
+		}
+		m->type = CARC_MV_PLACE_ABBEY;
+		m->x = (int16_t)x;
+		m->y = (int16_t)y;
+		return 1;
+	}
+	if (n == 4 && !strcmp(t[0], "wagon")) {
+		int x, y, port = find_port(t[3]);
+		if (!parse_int(t[1], &x) || !parse_int(t[2], &y) || port < 0) {
+			ERR(r, "wagon wants X Y PORT");
+			return 0;
+		}
+		m->type = CARC_MV_MOVE_WAGON;
+		m->x = (int16_t)x;
+		m->y = (int16_t)y;
+		m->port = (uint8_t)port;
+		return 1;
+	}
+	if (n == 2 && !strcmp(t[0], "flock")) {
+		/* flock expand|gather: the shepherd's decision (Hills & Sheep) */
+		if (strcmp(t[1], "expand") && strcmp(t[1], "gather")) {
+			ERR(r, "flock wants expand or gather");
+			return 0;
+		}
+		m->type = CARC_MV_FLOCK;
+		m->kind = (uint8_t)!strcmp(t[1], "gather");
+		return 1;
+	}
 	if (n == 2 && !strcmp(t[0], "escape")) {
 		/* escape SEAT.KIND.N: the figure as in carc_figure_find() */
 		char id[64], *dot1, *dot2;
@@ -531,13 +626,16 @@ static int parse_move(run *r, char **t, int n, carc_move *m)
 		ERR(r, "no figure %s in this game", t[1]);
 		return 0;
 	}
-	ERR(r, "not a move: expected `place TILE X Y ROT`, `deploy PORT [X Y] [KIND]`, `escape SEAT.KIND.N` or `pass`");
+	ERR(r, "not a move: expected `place TILE X Y ROT`, `deploy PORT [X Y] [KIND]`, `escape SEAT.KIND.N`, `draw`, "
+	       "`abbey X Y`, `wagon X Y PORT` or `pass`");
 	return 0;
 }
 
-/* The feature index on the placed tile at (x, y) that touches `port`, or -1. */
+/* The feature index on the placed tile at (x, y) that touches `port`, or -1.
+ * A corner (a barn's port) is no feature's: it is compared as itself. */
 static int feature_of(const carc_game *g, int x, int y, int port)
 {
+	if (port >= CARC_P_NW) return -1;
 	uint16_t ports[32];
 	int nf = carc_tile_features(g, x, y, ports, NULL, 32);
 	for (int i = 0; i < nf && i < 32; i++)
@@ -553,9 +651,19 @@ static int same_move(const carc_game *g, const carc_move *a, const carc_move *b)
 		return a->tile == b->tile && a->x == b->x && a->y == b->y && a->rot == b->rot;
 	case CARC_MV_DEPLOY: {
 		if (a->kind != b->kind || a->x != b->x || a->y != b->y) return 0;
+		if (a->port >= CARC_P_NW || b->port >= CARC_P_NW) return a->port == b->port;
 		int fa = feature_of(g, a->x, a->y, a->port);
 		return fa >= 0 && fa == feature_of(g, b->x, b->y, b->port);
 	}
+	case CARC_MV_PLACE_ABBEY:
+		return a->x == b->x && a->y == b->y;
+	case CARC_MV_MOVE_WAGON: {
+		if (a->x != b->x || a->y != b->y) return 0;
+		int fa = feature_of(g, a->x, a->y, a->port);
+		return fa >= 0 && fa == feature_of(g, b->x, b->y, b->port);
+	}
+	case CARC_MV_FLOCK:
+		return a->kind == b->kind;
 	case CARC_MV_ESCAPE:
 		return a->figure == b->figure;
 	default:
@@ -571,6 +679,29 @@ static int is_listed(const carc_game *g, const carc_move *m)
 	for (int i = 0; i < n; i++)
 		if (same_move(g, m, &moves[i])) return 1;
 	return 0;
+}
+
+/* Writes the legal moves now into the report (after a move that is not
+ * among them), in the scenario's own words. */
+static void list_moves(run *r)
+{
+	static carc_move moves[CARC_MAX_MOVES];
+	int n = carc_legal_moves(r->g, moves, CARC_MAX_MOVES);
+	if (n > CARC_MAX_MOVES) n = CARC_MAX_MOVES;
+	say(r, "    legal now (%d):", n);
+	for (int i = 0; i < n && i < 40; i++) {
+		const carc_move *m = &moves[i];
+		const char *port = m->port < CARC_PORT_COUNT ? port_names[m->port] : "?";
+		switch (m->type) {
+		case CARC_MV_PLACE_TILE: say(r, " [place %s %d %d %d]", carc_tile_id(m->tile), m->x, m->y, m->rot * 90); break;
+		case CARC_MV_DEPLOY: say(r, " [deploy %s %d %d %s]", port, m->x, m->y, carc_figkind_name(m->kind)); break;
+		case CARC_MV_PLACE_ABBEY: say(r, " [abbey %d %d]", m->x, m->y); break;
+		case CARC_MV_MOVE_WAGON: say(r, " [wagon %d %d %s]", m->x, m->y, port); break;
+		case CARC_MV_FLOCK: say(r, " [flock %s]", m->kind ? "gather" : "expand"); break;
+		default: say(r, " [%s]", carc_mtype_name(m->type)); break;
+		}
+	}
+	say(r, "%s\n", n > 40 ? " ..." : "");
 }
 
 static void join_tokens(char *buf, size_t n, char **t, int nt)
@@ -591,9 +722,11 @@ static void do_move(run *r, char **t, int nt)
 	join_tokens(r->call, sizeof r->call, t, nt);
 	r->call_line = r->line;
 	int seat = carc_game_seat(r->g);
-	if (!is_listed(r->g, &m))
+	if (!is_listed(r->g, &m)) {
 		FAIL(r, "`%s` (seat %d, phase %s) is not among carc_legal_moves()", r->call, seat,
 		     carc_phase_name(carc_game_phase(r->g)));
+		list_moves(r);
+	}
 	carc_rc rc = carc_apply(r->g, &m, &r->sink);
 	if (rc != CARC_OK) {
 		int drawn = carc_game_drawn(r->g);
@@ -601,7 +734,7 @@ static void do_move(run *r, char **t, int nt)
 		     seat, carc_phase_name(carc_game_phase(r->g)), drawn >= 0 ? carc_tile_id(drawn) : "none");
 		return;
 	}
-	if (m.type == CARC_MV_PLACE_TILE) {
+	if (m.type == CARC_MV_PLACE_TILE || m.type == CARC_MV_PLACE_ABBEY) {
 		r->last_x = m.x;
 		r->last_y = m.y;
 		r->have_last = 1;
@@ -654,9 +787,27 @@ static void do_expect(run *r, char **t, int nt)
 		x.what = X_RETURN;
 		if (nt != 4 || !parse_int(t[1], &x.seat) || (x.kind = carc_figkind_parse(t[2])) < 0 ||
 		    (x.why = find_return_why(t[3])) < 0) {
-			ERR(r, "returned wants SEAT KIND scored|escape|lonely|challenge");
+			ERR(r, "returned wants SEAT KIND scored|escape|lonely|challenge|barn|wolf|flock");
 			return;
 		}
+		if (x.seat < 0 || x.seat >= r->cfg.nseats) {
+			ERR(r, "no seat %d", x.seat);
+			return;
+		}
+	} else if (!strcmp(t[0], "hidden")) {
+		x.what = X_HIDDEN;
+		if (nt != 3 || !parse_int(t[1], &x.x) || !parse_int(t[2], &x.y)) {
+			ERR(r, "hidden wants X Y");
+			return;
+		}
+	} else if (!strcmp(t[0], "sheep")) {
+		x.what = X_SHEEP;
+		if ((nt != 3 && nt != 6) || !parse_int(t[1], &x.seat) || (x.sheep = find_sheep(t[2])) < 0 ||
+		    (nt == 6 && (strcmp(t[3], "at") || !parse_int(t[4], &x.x) || !parse_int(t[5], &x.y)))) {
+			ERR(r, "sheep wants SEAT 1|2|3|4|wolf [at X Y]");
+			return;
+		}
+		x.has_at = nt == 6;
 		if (x.seat < 0 || x.seat >= r->cfg.nseats) {
 			ERR(r, "no seat %d", x.seat);
 			return;
@@ -751,7 +902,7 @@ static void do_phase(run *r, char **t, int nt)
 	for (int i = 0; nt == 2 && i < CARC_PH_COUNT; i++)
 		if (!strcmp(carc_phase_name(i), t[1])) want = i;
 	if (want < 0) {
-		ERR(r, "phase wants one of tile action escape over");
+		ERR(r, "phase wants one of tile action escape wagon over");
 		return;
 	}
 	int got = carc_game_phase(r->g);
@@ -797,6 +948,11 @@ static void do_state(run *r, char **t, int nt)
 	if (!strcmp(t[0], "followers")) {
 		int got = carc_supply_count(r->g, seat, CARC_FIG_FOLLOWER);
 		if (got != n) FAIL(r, "seat %d has %d followers in supply, expected %d", seat, got, n);
+		return;
+	}
+	if (!strcmp(t[0], "abbeys")) {
+		int got = carc_abbeys(r->g, seat);
+		if (got != n) FAIL(r, "seat %d holds %d abbeys, expected %d", seat, got, n);
 		return;
 	}
 	/* total: the scenario's own sum first, then the engine */
@@ -884,6 +1040,16 @@ static void do_setup(run *r, char **t, int nt)
 		r->cfg.start[r->cfg.nstart++] = (carc_start_tile){ (uint16_t)tile, (int16_t)x, (int16_t)y, (uint8_t)rot };
 		return;
 	}
+	if (!strcmp(k, "bag")) {
+		/* bag TOKEN...: the Hills & Sheep bag drawn in this order; repeatable (appends) */
+		for (int i = 1; i < nt; i++) {
+			int tok = find_sheep(t[i]);
+			if (tok < 0) ERR(r, "bag wants tokens 1 2 3 4 or wolf, not '%s'", t[i]);
+			else if (r->cfg.nbag >= CARC_BAG_TOKENS) ERR(r, "more than %d bag tokens", CARC_BAG_TOKENS);
+			else r->cfg.bag[r->cfg.nbag++] = (uint8_t)tok;
+		}
+		return;
+	}
 	if (!strcmp(k, "tiles")) {
 		for (int i = 1; i < nt; i++) {
 			int tile;
@@ -901,7 +1067,8 @@ static void do_setup(run *r, char **t, int nt)
 static int is_setup(const char *k)
 {
 	return !strcmp(k, "name") || !strcmp(k, "seats") || !strcmp(k, "seed") || !strcmp(k, "rule") ||
-	       !strcmp(k, "start") || !strcmp(k, "tiles") || !strcmp(k, "expansions") || !strcmp(k, "components");
+	       !strcmp(k, "start") || !strcmp(k, "tiles") || !strcmp(k, "expansions") || !strcmp(k, "components") ||
+	       !strcmp(k, "bag");
 }
 
 static void statement(run *r, char **t, int nt)
@@ -913,9 +1080,11 @@ static void statement(run *r, char **t, int nt)
 		return;
 	}
 	int known = !strcmp(k, "place") || !strcmp(k, "deploy") || !strcmp(k, "pass") || !strcmp(k, "expect-illegal") ||
+	            !strcmp(k, "draw") || !strcmp(k, "abbey") || !strcmp(k, "wagon") || !strcmp(k, "abbeys") ||
 	            !strcmp(k, "score") || !strcmp(k, "discard") || !strcmp(k, "token") || !strcmp(k, "followers") ||
 	            !strcmp(k, "supply") || !strcmp(k, "tokens") || !strcmp(k, "total") || !strcmp(k, "turn") ||
-	            !strcmp(k, "escape") || !strcmp(k, "returned") || !strcmp(k, "phase");
+	            !strcmp(k, "escape") || !strcmp(k, "returned") || !strcmp(k, "phase") ||
+	            !strcmp(k, "flock") || !strcmp(k, "hidden") || !strcmp(k, "sheep");
 	if (!known) {
 		ERR(r, "unknown statement '%s'", k);
 		return;
@@ -925,9 +1094,12 @@ static void statement(run *r, char **t, int nt)
 		start_game(r);
 	}
 	if (!r->g) return;
-	if (!strcmp(k, "place") || !strcmp(k, "deploy") || !strcmp(k, "pass") || !strcmp(k, "escape")) do_move(r, t, nt);
+	if (!strcmp(k, "place") || !strcmp(k, "deploy") || !strcmp(k, "pass") || !strcmp(k, "escape") || !strcmp(k, "draw") ||
+	    !strcmp(k, "abbey") || !strcmp(k, "wagon") || !strcmp(k, "flock"))
+		do_move(r, t, nt);
 	else if (!strcmp(k, "expect-illegal")) do_illegal(r, t, nt);
-	else if (!strcmp(k, "score") || !strcmp(k, "discard") || !strcmp(k, "token") || !strcmp(k, "returned"))
+	else if (!strcmp(k, "score") || !strcmp(k, "discard") || !strcmp(k, "token") || !strcmp(k, "returned") ||
+	         !strcmp(k, "hidden") || !strcmp(k, "sheep"))
 		do_expect(r, t, nt);
 	else if (!strcmp(k, "turn")) do_turn(r, t, nt);
 	else if (!strcmp(k, "phase")) do_phase(r, t, nt);
