@@ -30,13 +30,15 @@ static int abbey_tile(void)
 
 static int is_hole(const carc_front *f) { return f->mask == 0xffffffffu; }
 
-static int abbey_turn_start(carc_game *g)
+static int abbey_turn_start_for(const carc_game *g, int seat)
 {
-	if (!g->abbeys[g->turn_seat]) return 0;
+	if (!g->abbeys[seat]) return 0;
 	for (int i = 0; i < g->nfront; i++)
 		if (is_hole(&g->front[i])) return 1;
 	return 0;
 }
+
+static int abbey_turn_start(carc_game *g) { return abbey_turn_start_for(g, g->turn_seat); }
 
 static int abbey_tile_moves(const carc_game *g, carc_move *out, int n, int cap)
 {
@@ -54,6 +56,38 @@ static int abbey_tile_moves(const carc_game *g, carc_move *out, int n, int cap)
 		n++;
 	}
 	return n;
+}
+
+/* abbey_final_round: after the last tile, each seat in turn, from the one
+ * that would play next, may still place its abbey (then deploy and score
+ * as in any turn). */
+static int abbey_end_round(carc_game *g, carc_sink *out)
+{
+	if (!g->cfg.rules[CARC_R_ABBEY_FINAL_ROUND]) return 0;
+	if (!g->final_asked) {
+		g->final_asked = 1;
+		g->final_from = g->turn_seat;
+	}
+	while (g->final_asked <= g->nseats) {
+		int s = (g->final_from + g->final_asked - 1) % g->nseats;
+		g->final_asked++;
+		if (!g->abbeys[s] || !abbey_turn_start_for(g, s)) continue;
+		g->turn_seat = g->seat = (uint8_t)s;
+		g->phase = CARC_PH_ABBEY_FINAL;
+		g->drawn = CARC_NONE;
+		carc_event *e = carc_emit(out, CARC_EV_TURN);
+		if (e) e->seat = (int8_t)s;
+		return 1;
+	}
+	return 0;
+}
+
+static int final_moves(const carc_game *g, carc_move *out, int cap)
+{
+	int n = abbey_tile_moves(g, out, 0, cap) - 1; /* its holes, without `draw` */
+	if (n < 0) return 0;
+	if (n < cap) out[n] = (carc_move){ .type = CARC_MV_PASS, .tile = CARC_NONE, .figure = CARC_NONE };
+	return n + 1;
 }
 
 /* ---- the barn --------------------------------------------------------------- */
@@ -292,6 +326,18 @@ static void abbey_apply(carc_game *g, const carc_move *m, carc_sink *out)
 
 static void abbey_placed(carc_game *g, int cell, carc_sink *out) { barn_joined(g, cell, out); }
 
+static int abbey_phase_moves(const carc_game *g, carc_move *out, int cap)
+{
+	return g->phase == CARC_PH_WAGON ? wagon_moves(g, out, cap) : final_moves(g, out, cap);
+}
+
+static void abbey_phase_apply(carc_game *g, const carc_move *m, carc_sink *out)
+{
+	if (g->phase == CARC_PH_WAGON) wagon_apply(g, m, out);
+	else if (m->type == CARC_MV_PASS) carc_begin_turn(g, out); /* the next seat of the final round */
+	else abbey_apply(g, m, out);
+}
+
 const carc_ext carc_ext_abbey = {
 	.name = "abbey-mayor",
 	.components = 1u << CARC_C_ABBEY | 1u << CARC_C_BARN | 1u << CARC_C_WAGON,
@@ -305,7 +351,8 @@ const carc_ext carc_ext_abbey = {
 	.final_scoring = barn_final,
 	.feature_scored = wagon_scored,
 	.turn_end = wagon_turn_end,
-	.phases = 1u << CARC_PH_WAGON,
-	.phase_moves = wagon_moves,
-	.phase_apply = wagon_apply,
+	.end_round = abbey_end_round,
+	.phases = 1u << CARC_PH_WAGON | 1u << CARC_PH_ABBEY_FINAL,
+	.phase_moves = abbey_phase_moves,
+	.phase_apply = abbey_phase_apply,
 };

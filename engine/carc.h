@@ -183,7 +183,8 @@ typedef struct carc_move {
 
 /* ---- phases -------------------------------------------------------------- */
 typedef enum carc_phase {
-	CARC_PH_TILE, CARC_PH_ACTION, CARC_PH_OVER, CARC_PH_ESCAPE, CARC_PH_WAGON, CARC_PH_FLOCK, CARC_PH_COUNT
+	CARC_PH_TILE, CARC_PH_ACTION, CARC_PH_OVER, CARC_PH_ESCAPE, CARC_PH_WAGON, CARC_PH_FLOCK, CARC_PH_ABBEY_FINAL,
+	CARC_PH_COUNT
 } carc_phase;
 const char *carc_phase_name(int phase);
 

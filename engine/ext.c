@@ -37,7 +37,7 @@ unsigned carc_ext_hooks(const carc_config *cfg, uint32_t components, uint32_t *o
 		     (e->deploy_special ? CARC_HOOK_SPECIAL : 0u) | (e->farm_bonus ? CARC_HOOK_FARM_BONUS : 0u) |
 		     (e->deployed ? CARC_HOOK_DEPLOYED : 0u) | (e->feature_closed ? CARC_HOOK_CLOSED : 0u) |
 		     (e->turn_start ? CARC_HOOK_TURN_START : 0u) | (e->tile_moves ? CARC_HOOK_TILE_MOVES : 0u) |
-		     (e->tiebreak ? CARC_HOOK_TIEBREAK : 0u);
+		     (e->tiebreak ? CARC_HOOK_TIEBREAK : 0u) | (e->end_round ? CARC_HOOK_END_ROUND : 0u);
 	}
 	return h;
 }

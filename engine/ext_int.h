@@ -48,6 +48,9 @@ typedef struct carc_ext {
 	/* Start of a turn, before the draw: returns 1 to let the seat choose
 	 * (tile_moves) instead of drawing at once. */
 	int (*turn_start)(carc_game *g);
+	/* The supply is empty: returns 1 to open a last decision before final
+	 * scoring (the abbey's final round); asked again after each turn. */
+	int (*end_round)(carc_game *g, carc_sink *out);
 	/* More moves for the tile phase (the abbey); returns the new count. */
 	int (*tile_moves)(const carc_game *g, carc_move *out, int n, int cap);
 	/* Applies a move this expansion listed in the tile or action phase. */
@@ -81,7 +84,8 @@ enum {
 	CARC_HOOK_POINTS = 1 << 6, CARC_HOOK_SETUP = 1 << 7, CARC_HOOK_DEPLOY = 1 << 8, CARC_HOOK_EXTRA = 1 << 9,
 	CARC_HOOK_TURN_END = 1 << 10, CARC_HOOK_CITY_WEIGHT = 1 << 11, CARC_HOOK_SPECIAL = 1 << 12,
 	CARC_HOOK_FARM_BONUS = 1 << 13, CARC_HOOK_DEPLOYED = 1 << 14, CARC_HOOK_CLOSED = 1 << 15,
-	CARC_HOOK_TURN_START = 1 << 16, CARC_HOOK_TILE_MOVES = 1 << 17, CARC_HOOK_TIEBREAK = 1 << 18
+	CARC_HOOK_TURN_START = 1 << 16, CARC_HOOK_TILE_MOVES = 1 << 17, CARC_HOOK_TIEBREAK = 1 << 18,
+	CARC_HOOK_END_ROUND = 1 << 19
 };
 
 /* Expansions with hooks, NULL-terminated. */
@@ -107,6 +111,8 @@ void carc_draw(carc_game *g, carc_sink *out);
 void carc_deploy(carc_game *g, int fig, int node, int at, carc_sink *out);
 /* game.c: a free figure of that kind in the seat's supply, or -1. */
 int carc_fig_free(const carc_game *g, int seat, int kind);
+/* game.c: the next turn begins (or the game ends when nothing is left). */
+void carc_begin_turn(carc_game *g, carc_sink *out);
 /* game.c: resumes the end of the turn after an expansion's decision. */
 void carc_turn_continue(carc_game *g, carc_sink *out);
 /* game.c: may the seat on turn deploy on the tile just placed at all? */

@@ -279,9 +279,14 @@ static void draw(carc_game *g, carc_sink *out)
 
 void carc_draw(carc_game *g, carc_sink *out) { draw(g, out); }
 
+static void begin_turn(carc_game *g, carc_sink *out);
+void carc_begin_turn(carc_game *g, carc_sink *out) { begin_turn(g, out); }
+
 static void begin_turn(carc_game *g, carc_sink *out)
 {
-	if (g->next >= g->nsupply) { /* no turn begins: the game is over */
+	if (g->next >= g->nsupply) { /* no tile is left: a last round, or the end */
+		CARC_EXT_EACH(g, CARC_HOOK_END_ROUND, x)
+			if (x->end_round && x->end_round(g, out)) return;
 		end_game(g, out);
 		return;
 	}

@@ -61,7 +61,9 @@ static const char *const mtypes[CARC_MV_COUNT] = {
 };
 const char *carc_mtype_name(int t) { return name_of(mtypes, CARC_MV_COUNT, t); }
 
-static const char *const phases[CARC_PH_COUNT] = { "tile", "action", "over", "escape", "wagon", "flock" };
+static const char *const phases[CARC_PH_COUNT] = {
+	"tile", "action", "over", "escape", "wagon", "flock", "abbey_final"
+};
 const char *carc_phase_name(int p) { return name_of(phases, CARC_PH_COUNT, p); }
 
 static const char *const etypes[CARC_EV_COUNT] = {
@@ -124,7 +126,7 @@ static const carc_rule_desc rules[CARC_R_COUNT] = {
 	[CARC_R_TOWER_EXCHANGE] = { "tower_exchange", v_tower_ex, T_ENUM, 0, 0 },
 	[CARC_R_HILL_TIEBREAK] = { "hill_tiebreak", v_hill, T_ENUM, 0, 1 },
 	[CARC_R_GQ11_PIG_HERD] = { "gq11_pig_herd", v_pigherd, T_ENUM, 0, 1 },
-	[CARC_R_ABBEY_FINAL_ROUND] = { "abbey_final_round", NULL, T_BOOL, 0, 0 },
+	[CARC_R_ABBEY_FINAL_ROUND] = { "abbey_final_round", NULL, T_BOOL, 0, 1 },
 	[CARC_R_VOLCANO_LAKE_EXTRA_TURN] = { "volcano_lake_extra_turn", NULL, T_BOOL, 1, 1 },
 	[CARC_R_CATAPULT_TARGET_POINTS] = { "catapult_target_points", NULL, T_INT, 5, 0 },
 	[CARC_R_CATAPULT_CATCH_POINTS] = { "catapult_catch_points", NULL, T_INT, 5, 0 },

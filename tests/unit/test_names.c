@@ -57,7 +57,7 @@ START_TEST(test_kind_names)
 		                          "draw",  "place_abbey", "move_wagon", "flock" };
 	ck_assert_int_eq(sizeof mv / sizeof mv[0], CARC_MV_COUNT);
 	for (int k = 0; k < CARC_MV_COUNT; k++) ck_assert_str_eq(carc_mtype_name(k), mv[k]);
-	static const char *const ph[] = { "tile", "action", "over", "escape", "wagon", "flock" };
+	static const char *const ph[] = { "tile", "action", "over", "escape", "wagon", "flock", "abbey_final" };
 	ck_assert_int_eq(sizeof ph / sizeof ph[0], CARC_PH_COUNT);
 	for (int k = 0; k < CARC_PH_COUNT; k++) ck_assert_str_eq(carc_phase_name(k), ph[k]);
 	static const char *const ev[] = { "tile_drawn", "tile_placed", "tile_discarded", "deployed", "returned",
