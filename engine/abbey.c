@@ -109,8 +109,16 @@ static int field_corner(const carc_game *g, int x, int y, int k)
 	return 1;
 }
 
+static int barns_out(const carc_game *g)
+{
+	int n = 0;
+	for (int s = 0; s < g->nseats; s++) n += carc_supply_count(g, s, CARC_FIG_BARN) == 0;
+	return n;
+}
+
 static int farm_has_barn(const carc_game *g, int root)
 {
+	if (!(g->components >> CARC_C_BARN & 1) || !barns_out(g)) return 0;
 	for (int i = 0; i < g->nseats * CARC_FIGS_PER_SEAT; i++) {
 		const carc_fig *f = &g->figs[i];
 		if (f->used && f->kind == CARC_FIG_BARN && f->node != CARC_NONE && carc_feat_root_c(g, f->node) == root) return 1;
@@ -138,9 +146,10 @@ static int barn_special(const carc_game *g, int seat, int kind, int port, int *n
 	const carc_cell *c = &g->cells[g->last];
 	/* the point the corner touches, and the four tiles around it */
 	int px = c->x + (k == 1 || k == 2), py = c->y + (k >= 2);
-	if (!field_corner(g, px - 1, py - 1, 2) || !field_corner(g, px, py - 1, 3) || !field_corner(g, px - 1, py, 1) ||
-	    !field_corner(g, px, py, 0))
-		return CARC_E_RULE;
+	static const int around[4][3] = { { -1, -1, 2 }, { 0, -1, 3 }, { -1, 0, 1 }, { 0, 0, 0 } };
+	if (!field_corner(g, c->x, c->y, k)) return CARC_E_RULE; /* the tile's own corner first */
+	for (int i = 0; i < 4; i++)
+		if (!field_corner(g, px + around[i][0], py + around[i][1], around[i][2])) return CARC_E_RULE;
 	*node = carc_board_feature_at(g, g->last, corner_halves[k][0]);
 	if (g->cfg.rules[CARC_R_BARN_PLACEMENT] == 0 && farm_has_barn(g, carc_feat_root_c(g, *node))) return CARC_E_RULE;
 	return CARC_OK;
@@ -344,6 +353,7 @@ const carc_ext carc_ext_abbey = {
 	.turn_start = abbey_turn_start,
 	.tile_moves = abbey_tile_moves,
 	.deploy_special = barn_special,
+	.special_kinds = 1u << CARC_FIG_BARN,
 	.apply_move = abbey_apply,
 	.deployed = barn_deployed,
 	.tile_placed = abbey_placed,

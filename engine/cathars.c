@@ -73,11 +73,22 @@ static int cathars_moves(const carc_game *g, carc_move *out, int cap)
 	return n ? n + 1 : 0;
 }
 
+static void cathars_placed(carc_game *g, int cell, carc_sink *out)
+{
+	(void)out;
+	const carc_tiletype *t = carc_cell_type(g, cell);
+	for (int i = 0; i < t->nfeat; i++)
+		if (t->f[i].flags & CARC_TF_BESIEGED) {
+			g->nbesieged++;
+			return;
+		}
+}
+
 static int cathars_turn_end(carc_game *g, carc_sink *out)
 {
 	(void)out;
 	g->nescaped = 0;
-	if (!cathars_moves(g, NULL, 0)) return 0;
+	if (!g->nbesieged || !cathars_moves(g, NULL, 0)) return 0;
 	g->phase = CARC_PH_ESCAPE;
 	g->seat = g->turn_seat;
 	return 1;
@@ -99,6 +110,7 @@ const carc_ext carc_ext_cathars = {
 	.feature_points = cathars_points,
 	.city_weight = cathars_weight,
 	.turn_end = cathars_turn_end,
+	.tile_placed = cathars_placed,
 	.phases = 1u << CARC_PH_ESCAPE,
 	.phase_moves = cathars_moves,
 	.phase_apply = cathars_apply,

@@ -41,6 +41,7 @@ typedef struct carc_ext {
 	 * this expansion's.  Such figures never block a feature nor count for
 	 * its majority. */
 	int (*deploy_special)(const carc_game *g, int seat, int kind, int port, int *node);
+	uint32_t special_kinds;   /* bit k: deploy_special judges figure kind k */
 	/* A figure has just been deployed (slot `fig`). */
 	void (*deployed)(carc_game *g, int fig, carc_sink *out);
 	/* No follower may be deployed into this feature (a farm with a barn). */
@@ -67,9 +68,10 @@ typedef struct carc_ext {
 	void (*phase_apply)(carc_game *g, const carc_move *m, carc_sink *out);
 	/* The turn is over: does the same seat take another? */
 	int (*extra_turn)(carc_game *g);
-	/* Seats tied for the most strength in feature `root` (bit s): returns
-	 * those that win (the hill tie-break). */
-	unsigned (*tiebreak)(const carc_game *g, int root, unsigned tied);
+	/* Seats tied for the most strength (bit s) in the features `roots`
+	 * (one, or every farm of a city under per-city-4): returns those that
+	 * win (the hill tie-break). */
+	unsigned (*tiebreak)(const carc_game *g, const uint16_t *roots, int nroots, unsigned tied);
 	/* Extra points per city for `seat` when it wins farm `root` (pigs). */
 	int (*farm_bonus)(const carc_game *g, int root, int seat);
 	/* How many completed cities a completed city counts as for farms. */

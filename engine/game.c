@@ -378,7 +378,14 @@ static void finish_turn(carc_game *g, carc_sink *out)
 /* ---- figures ------------------------------------------------------------------- */
 
 static int feature_closed(const carc_game *g, int root);
-static carc_rc check_special(const carc_game *g, int kind, int port, int *node);
+
+/* The active expansion that deploys this figure kind, if any. */
+static const carc_ext *special_owner(const carc_game *g, int kind)
+{
+	CARC_EXT_EACH(g, CARC_HOOK_SPECIAL, e)
+		if (e->deploy_special && (e->special_kinds >> kind & 1)) return e;
+	return NULL;
+}
 
 static int fig_slot_free(const carc_game *g, int seat, int kind)
 {
@@ -571,9 +578,10 @@ static int deploy_moves(const carc_game *g, carc_move *out, int n, int cap)
 	 * as the expansion that brings them says */
 	for (int kind = 0; (g->hooks & CARC_HOOK_SPECIAL) && kind < CARC_FIG_COUNT; kind++) {
 		if (!g->in_supply[g->seat][kind] || carc_is_follower(kind)) continue;
-		for (int i = 0; i < t->nfeat + 4; i++) {
+		const carc_ext *owner = special_owner(g, kind);
+		for (int i = 0; owner && i < t->nfeat + 4; i++) {
 			int port = i < t->nfeat ? carc_board_first_port(g, c->node0 + i) : CARC_P_NW + i - t->nfeat, node;
-			if (check_special(g, kind, port, &node) != CARC_OK) continue;
+			if (owner->deploy_special(g, g->seat, kind, port, &node) != CARC_OK) continue;
 			carc_move m = { .type = CARC_MV_DEPLOY, .kind = (uint8_t)kind, .x = c->x, .y = c->y,
 			                .port = (uint8_t)port, .tile = CARC_NONE, .figure = CARC_NONE };
 			n = push(out, n, cap, &m);
@@ -667,12 +675,9 @@ static const carc_ext *ext_move_owner(const carc_game *g, const carc_move *m, ca
  * finds the feature segment it joins. */
 static carc_rc check_special(const carc_game *g, int kind, int port, int *node)
 {
-	CARC_EXT_EACH(g, CARC_HOOK_SPECIAL, e)
-		if (e->deploy_special) {
-			int rc = e->deploy_special(g, g->seat, kind, port, node);
-			if (rc >= 0) return (carc_rc)rc;
-		}
-	return CARC_E_KIND;
+	const carc_ext *e = special_owner(g, kind);
+	int rc = e ? e->deploy_special(g, g->seat, kind, port, node) : -1;
+	return rc >= 0 ? (carc_rc)rc : CARC_E_KIND;
 }
 
 /* Is this feature shut to new followers (a farm with a barn)? */

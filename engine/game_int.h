@@ -89,6 +89,7 @@ struct carc_game {
 	struct { uint8_t seat, fig; uint16_t root, cell; } wagons[CARC_MAX_SEATS];
 	uint8_t nbuild;                   /* cult: cloisters and cult places on the board */
 	struct { int16_t x, y; uint8_t kind; } build[48]; /* all sets in scope: 25, abbeys 6 */
+	uint8_t nbesieged;                /* cathars: siege tiles on the board */
 	uint8_t nescaped;                 /* cathars: besieged cities left this turn */
 	uint16_t escaped[8];
 	int32_t score[CARC_MAX_SEATS];

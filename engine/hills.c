@@ -30,13 +30,20 @@ static int on_hill(const carc_game *g, const carc_fig *f)
 	return carc_cell_type(g, g->nodes[f->node].cell)->symbols & CARC_SYM_HILL;
 }
 
-static unsigned hills_tiebreak(const carc_game *g, int root, unsigned tied)
+static int in_roots(int root, const uint16_t *roots, int nroots)
+{
+	for (int i = 0; i < nroots; i++)
+		if (roots[i] == root) return 1;
+	return 0;
+}
+
+static unsigned hills_tiebreak(const carc_game *g, const uint16_t *roots, int nroots, unsigned tied)
 {
 	int hills[CARC_MAX_SEATS] = { 0 }, best = 0;
 	for (int i = 0; i < g->nseats * CARC_FIGS_PER_SEAT; i++) {
 		const carc_fig *f = &g->figs[i];
 		if (f->used && f->node != CARC_NONE && carc_is_follower(f->kind) && (tied >> f->seat & 1) &&
-		    carc_feat_root_c(g, f->node) == root && on_hill(g, f))
+		    in_roots(carc_feat_root_c(g, f->node), roots, nroots) && on_hill(g, f))
 			hills[f->seat]++;
 	}
 	unsigned with = 0;
@@ -207,12 +214,12 @@ static int flock_turn_end(carc_game *g, carc_sink *out)
 {
 	int seat = g->turn_seat, due = g->flock_due >> seat & 1;
 	g->flock_due = 0;
+	gather_closed(g, out); /* a closed farm is gathered at once, asked or not */
 	if (due && shepherd_of(g, seat) >= 0) {
 		g->phase = CARC_PH_FLOCK;
 		g->seat = (uint8_t)seat;
 		return 1;
 	}
-	gather_closed(g, out);
 	return 0;
 }
 
@@ -232,6 +239,7 @@ const carc_ext carc_ext_hills = {
 	.tiebreak = hills_tiebreak,
 	.feature_points = vineyard_points,
 	.deploy_special = shepherd_special,
+	.special_kinds = 1u << CARC_FIG_SHEPHERD,
 	.deployed = shepherd_deployed,
 	.tile_placed = hill_placed,
 	.turn_end = flock_turn_end,

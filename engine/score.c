@@ -34,17 +34,26 @@ static int majority(carc_game *g, int root, int pennants, int str[CARC_MAX_SEATS
 	return top;
 }
 
-/* The seats that win feature `root` (bit s): the most strength, a tie
- * broken by the expansions that break ties (hills). */
-static unsigned winners(carc_game *g, int root, const int str[CARC_MAX_SEATS], int top)
+/* The seats that win features `roots` together (bit s): the most
+ * strength, a tie broken by the expansions that break ties (hills). */
+static unsigned winners_of(carc_game *g, const uint16_t *roots, int nroots, const int str[CARC_MAX_SEATS])
 {
 	unsigned tied = 0;
+	int top = 0;
+	for (int s = 0; s < g->nseats; s++)
+		if (str[s] > top) top = str[s];
 	for (int s = 0; top && s < g->nseats; s++)
 		if (str[s] == top) tied |= 1u << s;
 	if (tied & (tied - 1))
 		CARC_EXT_EACH(g, CARC_HOOK_TIEBREAK, e)
-			if (e->tiebreak) tied = e->tiebreak(g, root, tied);
+			if (e->tiebreak) tied = e->tiebreak(g, roots, nroots, tied);
 	return tied;
+}
+
+static unsigned winners(carc_game *g, int root, const int str[CARC_MAX_SEATS])
+{
+	uint16_t r = (uint16_t)root;
+	return winners_of(g, &r, 1, str);
 }
 
 void carc_add_score(carc_game *g, int seat, int sc, int points, int node, int final, carc_sink *out)
@@ -69,7 +78,8 @@ void carc_add_score(carc_game *g, int seat, int sc, int points, int node, int fi
 static void pay_majority(carc_game *g, int root, int sc, int points, int pennants, int final, carc_sink *out)
 {
 	int str[CARC_MAX_SEATS];
-	unsigned win = winners(g, root, str, majority(g, root, pennants, str));
+	majority(g, root, pennants, str);
+	unsigned win = winners(g, root, str);
 	int where = win ? carc_feat_first_node(g, root) : 0;
 	for (int s = 0; s < g->nseats; s++)
 		if (win >> s & 1) carc_add_score(g, s, sc, points, where, final, out);
@@ -196,12 +206,8 @@ static void score_farms(carc_game *g, carc_sink *out)
 	int rule = g->cfg.rules[CARC_R_FARM_SCORING];
 	if (rule != CARC_FARM_PER_CITY_4) {
 		for (int k = 0; k < nfarms; k++) {
-			int top = 0;
-			for (int s = 0; s < g->nseats; s++)
-				if (farms[k].str[s] > top) top = farms[k].str[s];
-			int where = carc_feat_first_node(g, farms[k].root), worth = 0;
-			unsigned win = winners(g, farms[k].root, farms[k].str, top);
-			for (int j = 0; j < farms[k].ncities; j++) worth += city_weight(g, farms[k].cities[j]);
+			int where = carc_feat_first_node(g, farms[k].root), worth = carc_farm_worth(g, farms[k].root);
+			unsigned win = winners(g, farms[k].root, farms[k].str);
 			for (int s = 0; s < g->nseats; s++)
 				if (win >> s & 1)
 					carc_add_score(g, s, CARC_SC_FIELD, (per_farm[rule] + farm_bonus(g, farms[k].root, s)) * worth,
@@ -220,20 +226,22 @@ static void score_farms(carc_game *g, carc_sink *out)
 			for (m = 0; m < ndone && done[m] != city; m++) {}
 			if (m < ndone) continue;
 			if (ndone < (int)(sizeof done / sizeof done[0])) done[ndone++] = (uint16_t)city;
-			int str[CARC_MAX_SEATS] = { 0 }, bonus[CARC_MAX_SEATS] = { 0 }, top = 0;
+			int str[CARC_MAX_SEATS] = { 0 }, bonus[CARC_MAX_SEATS] = { 0 }, nroots = 0;
+			uint16_t roots[MAX_FARMS];
 			for (int q = k; q < nfarms; q++)
 				for (int z = 0; z < farms[q].ncities; z++)
-					if (farms[q].cities[z] == city)
+					if (farms[q].cities[z] == city) {
+						roots[nroots++] = (uint16_t)farms[q].root;
 						for (int s = 0; s < g->nseats; s++) {
 							int b = farm_bonus(g, farms[q].root, s);
 							str[s] += farms[q].str[s];
 							if (b > bonus[s]) bonus[s] = b; /* one pig a city */
 						}
-			for (int s = 0; s < g->nseats; s++)
-				if (str[s] > top) top = str[s];
+					}
+			unsigned win = winners_of(g, roots, nroots, str);
 			int where = carc_feat_first_node(g, city);
-			for (int s = 0; top && s < g->nseats; s++)
-				if (str[s] == top)
+			for (int s = 0; s < g->nseats; s++)
+				if (win >> s & 1)
 					carc_add_score(g, s, CARC_SC_FIELD, (4 + bonus[s]) * city_weight(g, city), where, 1, out);
 		}
 }
@@ -244,7 +252,8 @@ static void score_farms(carc_game *g, carc_sink *out)
 void carc_score_farm_now(carc_game *g, int root, int per_city, carc_sink *out)
 {
 	farm fm = { .root = root };
-	unsigned win = winners(g, root, fm.str, majority(g, root, 0, fm.str));
+	majority(g, root, 0, fm.str);
+	unsigned win = winners(g, root, fm.str);
 	int worth = carc_farm_worth(g, root), where = carc_feat_first_node(g, root);
 	for (int s = 0; s < g->nseats; s++)
 		if (win >> s & 1) carc_add_score(g, s, CARC_SC_FIELD, (per_city + farm_bonus(g, root, s)) * worth, where, 0, out);

@@ -105,6 +105,7 @@ const carc_ext carc_ext_traders = {
 	.feature_completed = goods_completed,
 	.final_scoring = goods_final,
 	.deploy_special = traders_special,
+	.special_kinds = 1u << CARC_FIG_BUILDER | 1u << CARC_FIG_PIG,
 	.tile_placed = builder_placed,
 	.extra_turn = builder_extra_turn,
 	.farm_bonus = pig_bonus,
