@@ -28,13 +28,18 @@ static int abbey_tile(void)
 	return -1;
 }
 
-static int is_hole(const carc_front *f) { return f->mask == 0xffffffffu; }
+/* A hole the abbey may fill: tiles on all four sides, and no expansion
+ * rule against a cloister there (cult places). */
+static int is_hole(const carc_game *g, const carc_front *f)
+{
+	return f->mask == 0xffffffffu && carc_placement_ok(g, abbey_tile(), f->x, f->y, 0);
+}
 
 static int abbey_turn_start_for(const carc_game *g, int seat)
 {
 	if (!g->abbeys[seat]) return 0;
 	for (int i = 0; i < g->nfront; i++)
-		if (is_hole(&g->front[i])) return 1;
+		if (is_hole(g, &g->front[i])) return 1;
 	return 0;
 }
 
@@ -45,7 +50,7 @@ static int abbey_tile_moves(const carc_game *g, carc_move *out, int n, int cap)
 	if (g->drawn != CARC_NONE || !g->abbeys[g->seat]) return n;
 	int start = n;
 	for (int i = 0; i < g->nfront; i++) {
-		if (!is_hole(&g->front[i])) continue;
+		if (!is_hole(g, &g->front[i])) continue;
 		if (n < cap)
 			out[n] = (carc_move){ .type = CARC_MV_PLACE_ABBEY, .x = g->front[i].x, .y = g->front[i].y,
 			                      .tile = CARC_NONE, .figure = CARC_NONE };

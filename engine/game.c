@@ -491,6 +491,11 @@ static int placement_allowed(const carc_game *g, int type, int x, int y, int rot
 	return judged_allowed(g, placement_judged(g, type), type, x, y, rot);
 }
 
+int carc_placement_ok(const carc_game *g, int type, int x, int y, int rot)
+{
+	return placement_allowed(g, type, x, y, rot);
+}
+
 /* A place_tile move as two machine words, so the hot loop below stores
  * 12 bytes with two writes (the layout is checked at compile time). */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
