@@ -321,7 +321,8 @@ static void find_completed(carc_game *g, int cell)
 	for (int i = 0; i < t->nfeat; i++)
 		if (t->f[i].edges) pend_if_closed(g, c->node0 + i);
 	for (int d = 0; d < 4; d++) {
-		if (carc_board_feature_at(g, cell, d) >= 0) continue; /* joined above */
+		int o = (d - c->rot) & 3; /* the unturned side */
+		if (t->edge_feat[o] != CARC_NOF || t->half_feat[2 * o] != CARC_NOF) continue; /* no wall there */
 		int n = carc_board_lookup(g, c->x + dx[d], c->y + dy[d]), f = n >= 0 ? carc_board_feature_at(g, n, (d + 2) & 3) : -1;
 		if (f >= 0) pend_if_closed(g, f);
 	}
@@ -518,8 +519,7 @@ static int tile_moves(const carc_game *g, carc_move *out, int cap)
 	carc_move m = { .type = CARC_MV_PLACE_TILE, .tile = g->drawn, .figure = CARC_NONE };
 	for (int i = 0; i < g->nfront; i++) {
 		const carc_front *f = &g->front[i];
-		unsigned fits = carc_fit_mask(code, f);
-		if (!fits) continue;
+		unsigned fits = carc_fit_mask(code, f); /* no early `continue`: it mispredicts */
 		m.x = f->x;
 		m.y = f->y;
 #ifdef PLACEMENT_WORDS
@@ -784,7 +784,7 @@ carc_rc carc_apply(carc_game *g, const carc_move *m, carc_sink *out)
 	if (g->phase == CARC_PH_TILE && m->type == CARC_MV_PLACE_TILE) {
 		carc_place_tile(g, m->tile, m->x, m->y, m->rot, out);
 	} else if (g->phase == CARC_PH_ACTION && m->type == CARC_MV_DEPLOY) {
-		check_deploy(g, m, &node);
+		check_deploy(g, m, &node); /* again, for the feature segment */
 		carc_deploy(g, fig_slot_free(g, g->seat, m->kind), node, m->port, out);
 		finish_turn(g, out);
 	} else if (g->phase == CARC_PH_ACTION && m->type == CARC_MV_PASS) {

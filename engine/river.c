@@ -136,16 +136,22 @@ static int river_allowed(const carc_game *g, int type, int x, int y, int rot)
 	/* Every open end of the river afterwards, this tile's and the other
 	 * branch's, must be one that a river tile still to come can continue
 	 * (RULES.md 4.20: no placement that boxes in a later river tile). */
+	int ends = 0;
 	for (int d = 0; d < 4; d++)
-		if (open >> d & 1 && !continuable(&v, x + dx[d], y + dy[d])) return 0;
+		if (open >> d & 1) {
+			if (!continuable(&v, x + dx[d], y + dy[d])) return 0;
+			ends++;
+		}
 	for (int i = 0; i < g->nfront; i++) {
 		const carc_front *f = &g->front[i];
 		if (f->x == x && f->y == y) continue;
 		int river = 0;
 		for (int d = 0; d < 4; d++) river |= (f->mask >> (8 * d) & 0xff) && (f->want >> (8 * d) & 0xff) == CARC_EK_RIVER;
-		if (river && !continuable(&v, f->x, f->y)) return 0;
+		if (!river) continue;
+		if (!continuable(&v, f->x, f->y)) return 0;
+		ends++;
 	}
-	return 1;
+	return ends > 0; /* river tiles are still to come: the river may not end yet */
 }
 
 static int volcano_lake(const carc_game *g, int cell)
