@@ -482,8 +482,8 @@ static uint32_t placement_judged(const carc_game *g, int type)
 
 static int judged_allowed(const carc_game *g, uint32_t judges, int type, int x, int y, int rot)
 {
-	for (int i = 0; i < 31; i++)
-		if (judges >> i & 1 && !carc_exts[i]->placement_allowed(g, type, x, y, rot)) return 0;
+	for (uint32_t j = judges & 0x7fffffffu; j; j &= j - 1)
+		if (!carc_exts[__builtin_ctz(j)]->placement_allowed(g, type, x, y, rot)) return 0;
 	return 1;
 }
 
