@@ -880,6 +880,10 @@ carc_rc carc_game_init(carc_game *g, const carc_config *cfg, carc_sink *out)
 			const carc_tilestart *st = &start_set->starts[i];
 			place_start(g, st->type, st->x, st->y, st->rot, out);
 		}
+	/* features the start tiles close among themselves are complete (for
+	 * farms and the king), though nobody can score them */
+	for (int c = 0; c < g->ncells; c++) find_completed(g, c);
+	g->npending = 0;
 	g->turn_seat = 0;
 	begin_turn(g, out);
 	return CARC_OK;
