@@ -111,8 +111,6 @@ void carc_place_tile(carc_game *g, int type, int x, int y, int rot, carc_sink *o
 void carc_draw(carc_game *g, carc_sink *out);
 /* game.c: deploys figure `fig` onto segment `node` (at: the port shown). */
 void carc_deploy(carc_game *g, int fig, int node, int at, carc_sink *out);
-/* game.c: a free figure of that kind in the seat's supply, or -1. */
-int carc_fig_free(const carc_game *g, int seat, int kind);
 /* game.c: do the expansions' placement rules allow this tile there? */
 int carc_placement_ok(const carc_game *g, int type, int x, int y, int rot);
 /* game.c: the next turn begins (or the game ends when nothing is left). */

@@ -244,7 +244,7 @@ static int fits_somewhere(const carc_game *g, int type)
 
 /* Draws for the seat on turn until a tile fits somewhere; ends the game
  * when the supply is empty. */
-static void draw(carc_game *g, carc_sink *out)
+void carc_draw(carc_game *g, carc_sink *out)
 {
 	for (;;) {
 		if (g->next >= g->nsupply) {
@@ -277,8 +277,6 @@ static void draw(carc_game *g, carc_sink *out)
 	}
 }
 
-void carc_draw(carc_game *g, carc_sink *out) { draw(g, out); }
-
 static void begin_turn(carc_game *g, carc_sink *out);
 void carc_begin_turn(carc_game *g, carc_sink *out) { begin_turn(g, out); }
 
@@ -300,7 +298,7 @@ static void begin_turn(carc_game *g, carc_sink *out)
 			g->drawn = CARC_NONE;
 			return;
 		}
-	draw(g, out);
+	carc_draw(g, out);
 }
 
 static void pend_if_closed(carc_game *g, int node)
@@ -752,8 +750,6 @@ void carc_place_tile(carc_game *g, int type, int x, int y, int rot, carc_sink *o
 		finish_turn(g, out);
 }
 
-int carc_fig_free(const carc_game *g, int seat, int kind) { return fig_slot_free(g, seat, kind); }
-
 void carc_deploy(carc_game *g, int fig, int node, int at, carc_sink *out)
 {
 	carc_fig *f = &g->figs[fig];
@@ -778,13 +774,13 @@ void carc_deploy(carc_game *g, int fig, int node, int at, carc_sink *out)
 
 carc_rc carc_apply(carc_game *g, const carc_move *m, carc_sink *out)
 {
-	carc_rc rc = carc_check_move(g, m, NULL);
-	if (rc != CARC_OK) return rc;
 	int node = -1;
+	int deploy = g->phase == CARC_PH_ACTION && m->type == CARC_MV_DEPLOY; /* checked once, for its segment */
+	carc_rc rc = deploy ? check_deploy(g, m, &node) : carc_check_move(g, m, NULL);
+	if (rc != CARC_OK) return rc;
 	if (g->phase == CARC_PH_TILE && m->type == CARC_MV_PLACE_TILE) {
 		carc_place_tile(g, m->tile, m->x, m->y, m->rot, out);
-	} else if (g->phase == CARC_PH_ACTION && m->type == CARC_MV_DEPLOY) {
-		check_deploy(g, m, &node); /* again, for the feature segment */
+	} else if (deploy) {
 		carc_deploy(g, fig_slot_free(g, g->seat, m->kind), node, m->port, out);
 		finish_turn(g, out);
 	} else if (g->phase == CARC_PH_ACTION && m->type == CARC_MV_PASS) {

@@ -186,6 +186,15 @@ static int farm_bonus(const carc_game *g, int root, int seat)
 	return b;
 }
 
+/* The completed cities of a gathered farm, each counted as many times as
+ * it weighs (a besieged city twice). */
+static int farm_worth(const carc_game *g, const farm *fm)
+{
+	int worth = 0;
+	for (int j = 0; j < fm->ncities; j++) worth += city_weight(g, fm->cities[j]);
+	return worth;
+}
+
 static void score_farms(carc_game *g, carc_sink *out)
 {
 	static const int per_farm[] = { [CARC_FARM_PER_FARM_3] = 3, [CARC_FARM_PER_FARM_4] = 4 };
@@ -206,7 +215,7 @@ static void score_farms(carc_game *g, carc_sink *out)
 	int rule = g->cfg.rules[CARC_R_FARM_SCORING];
 	if (rule != CARC_FARM_PER_CITY_4) {
 		for (int k = 0; k < nfarms; k++) {
-			int where = carc_feat_first_node(g, farms[k].root), worth = carc_farm_worth(g, farms[k].root);
+			int where = carc_feat_first_node(g, farms[k].root), worth = farm_worth(g, &farms[k]);
 			unsigned win = winners(g, farms[k].root, farms[k].str);
 			for (int s = 0; s < g->nseats; s++)
 				if (win >> s & 1)
@@ -253,8 +262,9 @@ void carc_score_farm_now(carc_game *g, int root, int per_city, carc_sink *out)
 {
 	farm fm = { .root = root };
 	majority(g, root, 0, fm.str);
+	farm_cities(g, &fm);
 	unsigned win = winners(g, root, fm.str);
-	int worth = carc_farm_worth(g, root), where = carc_feat_first_node(g, root);
+	int worth = farm_worth(g, &fm), where = carc_feat_first_node(g, root);
 	for (int s = 0; s < g->nseats; s++)
 		if (win >> s & 1) carc_add_score(g, s, CARC_SC_FIELD, (per_city + farm_bonus(g, root, s)) * worth, where, 0, out);
 	for (int i = 0; i < g->nseats * CARC_FIGS_PER_SEAT; i++) {
@@ -264,15 +274,11 @@ void carc_score_farm_now(carc_game *g, int root, int per_city, carc_sink *out)
 	}
 }
 
-/* The completed cities a farm borders, each counted as many times as it
- * weighs (a besieged city twice). */
 int carc_farm_worth(carc_game *g, int root)
 {
 	farm fm = { .root = root };
-	int worth = 0;
 	farm_cities(g, &fm);
-	for (int j = 0; j < fm.ncities; j++) worth += city_weight(g, fm.cities[j]);
-	return worth;
+	return farm_worth(g, &fm);
 }
 
 /* End of the game: every incomplete road, city and cloister that holds a
