@@ -87,22 +87,26 @@ enum {
 	CARC_HOOK_TURN_END = 1 << 10, CARC_HOOK_CITY_WEIGHT = 1 << 11, CARC_HOOK_SPECIAL = 1 << 12,
 	CARC_HOOK_FARM_BONUS = 1 << 13, CARC_HOOK_DEPLOYED = 1 << 14, CARC_HOOK_CLOSED = 1 << 15,
 	CARC_HOOK_TURN_START = 1 << 16, CARC_HOOK_TILE_MOVES = 1 << 17, CARC_HOOK_TIEBREAK = 1 << 18,
-	CARC_HOOK_END_ROUND = 1 << 19
+	CARC_HOOK_END_ROUND = 1 << 19, /* the last: CARC_NHOOKS hooks */
+	CARC_HOOK_COUNT = CARC_NHOOKS
 };
 
 /* Expansions with hooks, NULL-terminated. */
 extern const carc_ext *const carc_exts[];
 
 /* The hooks the game's expansions fill (CARC_HOOK_* bits) and which
- * expansions are active (bit i: carc_exts[i]), worked out once at set-up so
- * that a game without them pays one test per hook. */
-unsigned carc_ext_hooks(const carc_config *cfg, uint32_t components, uint32_t *active);
+ * expansions are active (bit i: carc_exts[i]), worked out once at set-up;
+ * per_hook[h] gets the active expansions that fill hook 1 << h, so that a
+ * hook costs one step per expansion that has it and nothing otherwise. */
+unsigned carc_ext_hooks(const carc_config *cfg, uint32_t components, uint32_t *active,
+                        uint16_t per_hook[CARC_HOOK_COUNT]);
 
-/* Runs the statement for each active expansion, when one of them fills `hook`. */
+/* Runs the statement for each active expansion that fills `hook`, in the
+ * order of carc_exts; e##_i is its index there. */
 #define CARC_EXT_EACH(g, hook, e) \
-	if ((g)->hooks & (hook)) \
-		for (const carc_ext *const *e##_p = carc_exts, *e; (e = *e##_p) != NULL; e##_p++) \
-			if ((g)->exts >> (e##_p - carc_exts) & 1)
+	for (unsigned e##_m = (g)->hook_exts[__builtin_ctz(hook)], e##_i; \
+	     e##_m && (e##_i = (unsigned)__builtin_ctz(e##_m), 1); e##_m &= e##_m - 1) \
+		for (const carc_ext *e = carc_exts[e##_i]; e; e = NULL)
 
 /* game.c: places a tile for the seat on turn (the abbey: no edge check) and
  * goes on to the action phase. */

@@ -474,7 +474,7 @@ static uint32_t placement_judged(const carc_game *g, int type)
 	uint32_t mask = 0;
 	CARC_EXT_EACH(g, CARC_HOOK_PLACEMENT, e)
 		if (e->placement_allowed && (!e->placement_judges || e->placement_judges(type)))
-			mask |= 1u << (e_p - carc_exts) | (e->placement_any_rot ? 0 : 1u << 31);
+			mask |= 1u << e_i | (e->placement_any_rot ? 0 : 1u << 31);
 	return mask;
 }
 
@@ -842,7 +842,7 @@ carc_rc carc_game_init(carc_game *g, const carc_config *cfg, carc_sink *out)
 			g->in_supply[s][kind] = (uint8_t)figure_supply[kind].count;
 		}
 	}
-	g->hooks = carc_ext_hooks(cfg, g->components, &g->exts);
+	g->hooks = carc_ext_hooks(cfg, g->components, &g->exts, g->hook_exts);
 	for (int i = 0; carc_exts[i]; i++)
 		if (g->exts >> i & 1 && carc_exts[i]->setup) carc_exts[i]->setup(g);
 

@@ -17,6 +17,7 @@
 #define CARC_FIGS_PER_SEAT 16        /* 7 followers plus one of each special figure */
 #define CARC_MAX_PENDING 64          /* features completed by one placement */
 #define CARC_MAX_FIGS (CARC_MAX_SEATS * CARC_FIGS_PER_SEAT)
+#define CARC_NHOOKS 20               /* expansion hooks (ext_int.h CARC_HOOK_*) */
 
 /* A placed tile. */
 typedef struct carc_cell {
@@ -64,6 +65,7 @@ struct carc_game {
 	uint32_t hooks;       /* CARC_HOOK_* bits: which hooks an active expansion fills */
 	uint8_t stage;        /* end of the turn: the next expansion to ask */
 	uint32_t exts;        /* bit i: carc_exts[i] is active in this game */
+	uint16_t hook_exts[CARC_NHOOKS]; /* per hook bit: the active expansions that fill it */
 	uint16_t drawn;       /* tile type to place, CARC_NONE if none */
 	uint16_t last;        /* cell placed this turn, CARC_NONE if none */
 	uint32_t turn;
