@@ -495,48 +495,65 @@ int carc_placement_ok(const carc_game *g, int type, int x, int y, int rot)
 	return placement_allowed(g, type, x, y, rot);
 }
 
-/* A place_tile move as two machine words, so the hot loop below stores
- * 12 bytes with two writes (the layout is checked at compile time). */
+/* The legal placements of a tile no expansion judges, written without a
+ * branch per rotation: each frontier position stores four 16-byte moves
+ * (a move is 12 bytes: each store spills into the next slot, which the
+ * next store overwrites) whose rotations are those that fit, in order, and
+ * the count goes up by how many fit.  Slots past the count get junk. */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 _Static_assert(sizeof(carc_move) == 12 && offsetof(carc_move, rot) == 1 && offsetof(carc_move, x) == 4 &&
-               offsetof(carc_move, y) == 6 && offsetof(carc_move, tile) == 8 && offsetof(carc_move, figure) == 10,
-               "carc_move layout");
-static inline void put_placement(carc_move *dst, uint64_t lo, uint32_t hi)
-{
-	memcpy(dst, &lo, 8);
-	memcpy((char *)dst + 8, &hi, 4);
-}
+               offsetof(carc_move, y) == 6 && offsetof(carc_move, tile) == 8 && offsetof(carc_move, figure) == 10 &&
+               offsetof(carc_front, x) == 0 && offsetof(carc_front, y) == 2,
+               "carc_move and carc_front layout");
 #define PLACEMENT_WORDS 1
+static const uint8_t fit_rots[16][4] = { /* the rotations in a fit mask, ascending */
+	{ 0 }, { 0 }, { 1 }, { 0, 1 }, { 2 }, { 0, 2 }, { 1, 2 }, { 0, 1, 2 }, { 3 }, { 0, 3 }, { 1, 3 }, { 0, 1, 3 },
+	{ 2, 3 }, { 0, 2, 3 }, { 1, 2, 3 }, { 0, 1, 2, 3 }
+};
+static const uint8_t fit_count[16] = { 0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4 };
+
+static int plain_placements(const carc_game *g, carc_move *out, int cap, int *fronts_done)
+{
+	carc_v4u code = carc_codes(g->drawn), rotated[4];
+	for (unsigned r = 0; r < 4; r++) /* the move's words but x and y */
+		rotated[r] = (carc_v4u){ CARC_MV_PLACE_TILE | r << 8, 0, g->drawn | (uint32_t)CARC_NONE << 16, 0 };
+	int n = 0, i;
+	for (i = 0; i < g->nfront && n + 5 <= cap; i++) {
+		const carc_front *f = &g->front[i];
+		unsigned fits = carc_fit_mask(code, f);
+		uint32_t xy;
+		memcpy(&xy, f, 4);
+		carc_v4u at = { 0, xy, 0, 0 };
+		for (int j = 0; j < 4; j++) {
+			carc_v4u m = rotated[fit_rots[fits][j]] | at;
+			memcpy((char *)(out + n) + 12 * j, &m, 16);
+		}
+		n += fit_count[fits];
+	}
+	*fronts_done = i;
+	return n;
+}
 #endif
 
 static int tile_moves(const carc_game *g, carc_move *out, int cap)
 {
 	uint32_t judges = placement_judged(g, g->drawn);
-	int n = 0, hooked = judges != 0, any_rot = !(judges >> 31);
+	int n = 0, any_rot = !(judges >> 31), from = 0;
+#ifdef PLACEMENT_WORDS
+	if (!judges) n = plain_placements(g, out, cap, &from); /* it stops 5 slots short of the cap */
+#endif
 	carc_v4u code = carc_codes(g->drawn);
 	carc_move m = { .type = CARC_MV_PLACE_TILE, .tile = g->drawn, .figure = CARC_NONE };
-	for (int i = 0; i < g->nfront; i++) {
+	for (int i = from; i < g->nfront; i++) {
 		const carc_front *f = &g->front[i];
-		unsigned fits = carc_fit_mask(code, f); /* no early `continue`: it mispredicts */
+		unsigned fits = carc_fit_mask(code, f);
 		m.x = f->x;
 		m.y = f->y;
-#ifdef PLACEMENT_WORDS
-		if (!hooked && n + 4 <= cap) {
-			/* Write all four and keep those that fit: no branch to mispredict. */
-			uint64_t lo = CARC_MV_PLACE_TILE | (uint64_t)(uint16_t)f->x << 32 | (uint64_t)(uint16_t)f->y << 48;
-			uint32_t hi = g->drawn | (uint32_t)CARC_NONE << 16;
-			for (int r = 0; r < 4; r++) {
-				put_placement(&out[n], lo | (uint64_t)r << 8, hi);
-				n += fits >> r & 1;
-			}
-			continue;
-		}
-#endif
 		int verdict = -1; /* for judges that ignore rotation: asked once a position */
 		while (fits) {
 			int r = __builtin_ctz(fits);
 			fits &= fits - 1;
-			if (hooked) {
+			if (judges) {
 				int ok = any_rot && verdict >= 0 ? verdict : judged_allowed(g, judges, g->drawn, f->x, f->y, r);
 				verdict = ok;
 				if (!ok) continue;
