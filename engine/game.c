@@ -506,28 +506,38 @@ _Static_assert(sizeof(carc_move) == 12 && offsetof(carc_move, rot) == 1 && offse
                offsetof(carc_front, x) == 0 && offsetof(carc_front, y) == 2,
                "carc_move and carc_front layout");
 #define PLACEMENT_WORDS 1
-static const uint8_t fit_rots[16][4] = { /* the rotations in a fit mask, ascending */
-	{ 0 }, { 0 }, { 1 }, { 0, 1 }, { 2 }, { 0, 2 }, { 1, 2 }, { 0, 1, 2 }, { 3 }, { 0, 3 }, { 1, 3 }, { 0, 1, 3 },
-	{ 2, 3 }, { 0, 2, 3 }, { 1, 2, 3 }, { 0, 1, 2, 3 }
+/* The first word of each of the four moves written for a fit mask: the
+ * move type and the rotations that fit, in ascending order (then filler). */
+#define PT(r) (CARC_MV_PLACE_TILE | (r) << 8)
+static const uint32_t fit_word[16][4] = {
+	{ 0 }, { PT(0) }, { PT(1) }, { PT(0), PT(1) }, { PT(2) }, { PT(0), PT(2) }, { PT(1), PT(2) },
+	{ PT(0), PT(1), PT(2) }, { PT(3) }, { PT(0), PT(3) }, { PT(1), PT(3) }, { PT(0), PT(1), PT(3) },
+	{ PT(2), PT(3) }, { PT(0), PT(2), PT(3) }, { PT(1), PT(2), PT(3) }, { PT(0), PT(1), PT(2), PT(3) }
 };
+#undef PT
 static const uint8_t fit_count[16] = { 0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4 };
+
+static inline void put_placement(char *at, uint32_t word, uint32_t xy, uint32_t tile)
+{
+	carc_v4u m = { word, xy, tile, 0 };
+	memcpy(at, &m, 16);
+}
 
 static int plain_placements(const carc_game *g, carc_move *out, int cap, int *fronts_done)
 {
-	carc_v4u code = carc_codes(g->drawn), rotated[4];
-	for (unsigned r = 0; r < 4; r++) /* the move's words but x and y */
-		rotated[r] = (carc_v4u){ CARC_MV_PLACE_TILE | r << 8, 0, g->drawn | (uint32_t)CARC_NONE << 16, 0 };
-	int n = 0, i;
-	for (i = 0; i < g->nfront && n + 5 <= cap; i++) {
+	carc_v4u code = carc_codes(g->drawn);
+	uint32_t tile = g->drawn | (uint32_t)CARC_NONE << 16;
+	int n = 0, i, nfront = g->nfront;
+	for (i = 0; i < nfront && n + 5 <= cap; i++) {
 		const carc_front *f = &g->front[i];
 		unsigned fits = carc_fit_mask(code, f);
 		uint32_t xy;
 		memcpy(&xy, f, 4);
-		carc_v4u at = { 0, xy, 0, 0 };
-		for (int j = 0; j < 4; j++) {
-			carc_v4u m = rotated[fit_rots[fits][j]] | at;
-			memcpy((char *)(out + n) + 12 * j, &m, 16);
-		}
+		char *at = (char *)(out + n);
+		put_placement(at, fit_word[fits][0], xy, tile);
+		put_placement(at + 12, fit_word[fits][1], xy, tile);
+		put_placement(at + 24, fit_word[fits][2], xy, tile);
+		put_placement(at + 36, fit_word[fits][3], xy, tile);
 		n += fit_count[fits];
 	}
 	*fronts_done = i;
