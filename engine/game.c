@@ -409,6 +409,7 @@ int carc_is_follower(int kind) { return stand_on[kind] != 0; }
 
 int carc_seat_in(const carc_game *g, int seat, int root)
 {
+	if (!g->nodes[root].nfig) return 0; /* no follower at all */
 	for (int i = seat * CARC_FIGS_PER_SEAT; i < (seat + 1) * CARC_FIGS_PER_SEAT; i++) {
 		const carc_fig *f = &g->figs[i];
 		if (f->used && f->node != CARC_NONE && carc_is_follower(f->kind) && carc_feat_root_c(g, f->node) == root)
@@ -594,10 +595,9 @@ static int deploy_moves(const carc_game *g, carc_move *out, int n, int cap)
 	for (int kind = 0; kind < CARC_FIG_COUNT; kind++) {
 		if (!g->in_supply[g->seat][kind] || !carc_is_follower(kind)) continue;
 		for (int i = 0; i < t->nfeat; i++) {
-			int node = c->node0 + i;
-			int root = carc_feat_root_c(g, node);
-			if (!may_stand(g, kind, t->f[i].kind) || g->nodes[root].nfig) continue;
-			if ((g->hooks & CARC_HOOK_CLOSED) && feature_closed(g, root)) continue;
+			if (!may_stand(g, kind, t->f[i].kind)) continue;
+			int node = c->node0 + i, root = carc_feat_root_c(g, node);
+			if (g->nodes[root].nfig || ((g->hooks & CARC_HOOK_CLOSED) && feature_closed(g, root))) continue;
 			carc_move m = { .type = CARC_MV_DEPLOY, .kind = (uint8_t)kind, .x = c->x, .y = c->y,
 			                .port = (uint8_t)carc_board_first_port(g, node), .tile = CARC_NONE, .figure = CARC_NONE };
 			n = push(out, n, cap, &m);
@@ -606,14 +606,22 @@ static int deploy_moves(const carc_game *g, carc_move *out, int n, int cap)
 	}
 	/* builders, pigs, barns, shepherds: at each feature and each corner,
 	 * as the expansion that brings them says */
-	for (int kind = 0; (g->hooks & CARC_HOOK_SPECIAL) && kind < CARC_FIG_COUNT; kind++) {
+	if (!(g->hooks & CARC_HOOK_SPECIAL)) return n;
+	uint8_t ports[CARC_TILE_MAXF + 4];
+	int nports = 0;
+	for (int kind = 0; kind < CARC_FIG_COUNT; kind++) {
 		if (!g->in_supply[g->seat][kind] || carc_is_follower(kind)) continue;
 		const carc_ext *owner = special_owner(g, kind);
-		for (int i = 0; owner && i < t->nfeat + 4; i++) {
-			int port = i < t->nfeat ? carc_board_first_port(g, c->node0 + i) : CARC_P_NW + i - t->nfeat, node;
-			if (owner->deploy_special(g, g->seat, kind, port, &node) != CARC_OK) continue;
+		if (!owner) continue;
+		if (!nports) { /* the first port of each feature, then the four corners */
+			for (int i = 0; i < t->nfeat; i++) ports[nports++] = (uint8_t)carc_board_first_port(g, c->node0 + i);
+			for (int k = 0; k < 4; k++) ports[nports++] = (uint8_t)(CARC_P_NW + k);
+		}
+		for (int i = 0; i < nports; i++) {
+			int node;
+			if (owner->deploy_special(g, g->seat, kind, ports[i], &node) != CARC_OK) continue;
 			carc_move m = { .type = CARC_MV_DEPLOY, .kind = (uint8_t)kind, .x = c->x, .y = c->y,
-			                .port = (uint8_t)port, .tile = CARC_NONE, .figure = CARC_NONE };
+			                .port = ports[i], .tile = CARC_NONE, .figure = CARC_NONE };
 			n = push(out, n, cap, &m);
 			if (!out) return n;
 		}
