@@ -37,6 +37,17 @@ static const unsigned stand_on[CARC_FIG_COUNT] = {
 	[CARC_FIG_WAGON] = FK(ROAD) | FK(CITY) | FK(CLOISTER),
 	[CARC_FIG_MAYOR] = FK(CITY),
 };
+
+/* Where a special figure can go at all: the deploy listing asks its
+ * expansion only at such ports (features of these kinds; AT_CORNER: the
+ * four corners of the tile), and the expansion judges the rest. */
+#define AT_CORNER (1u << CARC_F_COUNT)
+static const unsigned special_at[CARC_FIG_COUNT] = {
+	[CARC_FIG_BUILDER] = FK(ROAD) | FK(CITY),
+	[CARC_FIG_PIG] = FK(FIELD),
+	[CARC_FIG_BARN] = AT_CORNER,
+	[CARC_FIG_SHEPHERD] = FK(FIELD),
+};
 #undef FK
 
 void carc_config_init(carc_config *cfg)
@@ -607,19 +618,26 @@ static int deploy_moves(const carc_game *g, carc_move *out, int n, int cap)
 	/* builders, pigs, barns, shepherds: at each feature and each corner,
 	 * as the expansion that brings them says */
 	if (!(g->hooks & CARC_HOOK_SPECIAL)) return n;
-	uint8_t ports[CARC_TILE_MAXF + 4];
+	uint8_t ports[CARC_TILE_MAXF + 4], at[CARC_TILE_MAXF + 4];
 	int nports = 0;
 	for (int kind = 0; kind < CARC_FIG_COUNT; kind++) {
 		if (!g->in_supply[g->seat][kind] || carc_is_follower(kind)) continue;
 		const carc_ext *owner = special_owner(g, kind);
 		if (!owner) continue;
 		if (!nports) { /* the first port of each feature, then the four corners */
-			for (int i = 0; i < t->nfeat; i++) ports[nports++] = (uint8_t)carc_board_first_port(g, c->node0 + i);
-			for (int k = 0; k < 4; k++) ports[nports++] = (uint8_t)(CARC_P_NW + k);
+			for (int i = 0; i < t->nfeat; i++) {
+				at[nports] = t->f[i].kind;
+				ports[nports++] = (uint8_t)carc_board_first_port(g, c->node0 + i);
+			}
+			for (int k = 0; k < 4; k++) {
+				at[nports] = CARC_F_COUNT;
+				ports[nports++] = (uint8_t)(CARC_P_NW + k);
+			}
 		}
 		for (int i = 0; i < nports; i++) {
 			int node;
-			if (owner->deploy_special(g, g->seat, kind, ports[i], &node) != CARC_OK) continue;
+			if (!(special_at[kind] >> at[i] & 1) || owner->deploy_special(g, g->seat, kind, ports[i], &node) != CARC_OK)
+				continue;
 			carc_move m = { .type = CARC_MV_DEPLOY, .kind = (uint8_t)kind, .x = c->x, .y = c->y,
 			                .port = ports[i], .tile = CARC_NONE, .figure = CARC_NONE };
 			n = push(out, n, cap, &m);
