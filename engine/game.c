@@ -529,9 +529,9 @@ static const uint32_t fit_word[16][4] = {
 #undef PT
 static const uint8_t fit_count[16] = { 0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4 };
 
-static inline void put_placement(char *at, uint32_t word, uint32_t xy, uint32_t tile)
+static inline void put_placement(char *at, uint32_t word, carc_v4u rest)
 {
-	carc_v4u m = { word, xy, tile, 0 };
+	carc_v4u m = rest | (carc_v4u){ word, 0, 0, 0 };
 	memcpy(at, &m, 16);
 }
 
@@ -545,11 +545,12 @@ static int plain_placements(const carc_game *g, carc_move *out, int cap, int *fr
 		unsigned fits = carc_fit_mask(code, f);
 		uint32_t xy;
 		memcpy(&xy, f, 4);
+		carc_v4u rest = { 0, xy, tile, 0 }; /* the move but its first word */
 		char *at = (char *)(out + n);
-		put_placement(at, fit_word[fits][0], xy, tile);
-		put_placement(at + 12, fit_word[fits][1], xy, tile);
-		put_placement(at + 24, fit_word[fits][2], xy, tile);
-		put_placement(at + 36, fit_word[fits][3], xy, tile);
+		put_placement(at, fit_word[fits][0], rest);
+		put_placement(at + 12, fit_word[fits][1], rest);
+		put_placement(at + 24, fit_word[fits][2], rest);
+		put_placement(at + 36, fit_word[fits][3], rest);
 		n += fit_count[fits];
 	}
 	*fronts_done = i;
