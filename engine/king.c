@@ -31,11 +31,27 @@ static void king_completed(carc_game *g, int root, carc_sink *out)
 	*holder = (int8_t)seat;
 }
 
+/* The completed cities and roads on the board (carc_completed_count of
+ * both), in one pass over the nodes. */
+static void completed_counts(const carc_game *g, int *cities, int *roads)
+{
+	int n[2] = { 0, 0 };
+	_Static_assert(CARC_F_ROAD == 0 && CARC_F_CITY == 1, "road and city kinds index n[]");
+	for (int i = 0; i < g->nnodes; i++) {
+		const carc_node *nd = &g->nodes[i];
+		if (nd->done && nd->parent == i && nd->kind <= CARC_F_CITY) n[nd->kind]++;
+	}
+	*cities = n[CARC_F_CITY];
+	*roads = n[CARC_F_ROAD];
+}
+
 static void king_final(carc_game *g, carc_sink *out)
 {
-	if (g->king >= 0) carc_add_score(g, g->king, CARC_SC_KING, carc_completed_count(g, CARC_F_CITY), -1, 1, out);
-	if (g->robber >= 0)
-		carc_add_score(g, g->robber, CARC_SC_ROBBER, carc_completed_count(g, CARC_F_ROAD), -1, 1, out);
+	if (g->king < 0 && g->robber < 0) return;
+	int cities, roads;
+	completed_counts(g, &cities, &roads);
+	if (g->king >= 0) carc_add_score(g, g->king, CARC_SC_KING, cities, -1, 1, out);
+	if (g->robber >= 0) carc_add_score(g, g->robber, CARC_SC_ROBBER, roads, -1, 1, out);
 }
 
 const carc_ext carc_ext_king = {
