@@ -37,21 +37,44 @@ static void goods_final(carc_game *g, carc_sink *out)
 	}
 }
 
-static int traders_special(const carc_game *g, int seat, int kind, int port, int *out_node)
+/* Has `seat` a follower in the feature of `root`?  (carc_seat_in, with
+ * the root's follower count first: a feature nobody stands in, the usual
+ * case, answers without a look at the figures.) */
+static int seat_follower_in(const carc_game *g, int seat, int root)
 {
-	if (kind != CARC_FIG_BUILDER && kind != CARC_FIG_PIG) return -1;
+	if (!g->nodes[root].nfig) return 0;
+	for (int i = seat * CARC_FIGS_PER_SEAT; i < (seat + 1) * CARC_FIGS_PER_SEAT; i++) {
+		const carc_fig *f = &g->figs[i];
+		if (f->used && f->node != CARC_NONE && carc_feat_root_c(g, f->node) == root && carc_is_follower(f->kind))
+			return 1;
+	}
+	return 0;
+}
+
+/* A builder or pig at the feature of `port` on the tile just placed.
+ * The deploy listing asks for every feature and corner of that tile;
+ * the refusals come cheapest first, in the order of their error codes. */
+static __attribute__((noinline)) int feature_special(const carc_game *g, int seat, int kind, int port, int *out_node)
+{
 	int node = carc_board_feature_at(g, g->last, port);
 	if (node < 0) return CARC_E_NO_FEATURE;
 	*out_node = node;
 	int fk = g->nodes[node].kind;
 	if (kind == CARC_FIG_BUILDER) {
 		if (fk != CARC_F_ROAD && fk != CARC_F_CITY) return CARC_E_KIND;
-	} else if (kind == CARC_FIG_PIG) {
-		if (fk != CARC_F_FIELD || !g->cfg.rules[CARC_R_FARMERS]) return CARC_E_KIND;
 	} else {
-		return -1;
+		if (fk != CARC_F_FIELD || !g->cfg.rules[CARC_R_FARMERS]) return CARC_E_KIND;
 	}
-	return carc_seat_in(g, seat, carc_feat_root_c(g, node)) ? CARC_OK : CARC_E_RULE;
+	return seat_follower_in(g, seat, carc_feat_root_c(g, node)) ? CARC_OK : CARC_E_RULE;
+}
+
+static int traders_special(const carc_game *g, int seat, int kind, int port, int *out_node)
+{
+	if (kind != CARC_FIG_BUILDER && kind != CARC_FIG_PIG) return -1;
+	/* corners hold no feature segment (tile features touch edges,
+	 * half-edges, the centre or I/II), as carc_board_feature_at says */
+	if (port >= CARC_P_NW) return CARC_E_NO_FEATURE;
+	return feature_special(g, seat, kind, port, out_node);
 }
 
 /* A tile that extends or completes the feature of its placer's builder. */
@@ -59,6 +82,8 @@ static void builder_placed(carc_game *g, int cell, carc_sink *out)
 {
 	(void)out;
 	if (g->builder_turn) return; /* earned already, or this is the extra turn */
+	/* each seat has one builder: at home, it earns nothing */
+	if (g->in_supply[g->turn_seat][CARC_FIG_BUILDER]) return;
 	const carc_cell *c = &g->cells[cell];
 	int nfeat = carc_cell_type(g, cell)->nfeat;
 	for (int i = g->turn_seat * CARC_FIGS_PER_SEAT; i < (g->turn_seat + 1) * CARC_FIGS_PER_SEAT; i++) {
@@ -67,6 +92,7 @@ static void builder_placed(carc_game *g, int cell, carc_sink *out)
 		int root = carc_feat_root(g, f->node);
 		for (int j = 0; j < nfeat; j++)
 			if (carc_feat_root(g, c->node0 + j) == root) g->builder_turn = 1;
+		break; /* the seat's one builder */
 	}
 }
 
@@ -80,22 +106,29 @@ static int builder_extra_turn(carc_game *g)
 	return 0;
 }
 
+/* Is field segment `n` a pig herd that counts (the GQ11 one only under
+ * gq11_pig_herd)? */
+static int is_herd(const carc_game *g, int n)
+{
+	const carc_node *nd = &g->nodes[n];
+	int type = g->cells[nd->cell].type;
+	return carc_tiletypes[type].f[nd->feat].flags & CARC_TF_PIGHERD &&
+	       (carc_tile_expansion(type) != carc_expansion_find("mini") || g->cfg.rules[CARC_R_GQ11_PIG_HERD] == 0);
+}
+
 static int pig_bonus(const carc_game *g, int root, int seat)
 {
 	int pig = 0, herd = 0;
-	for (int i = seat * CARC_FIGS_PER_SEAT; i < (seat + 1) * CARC_FIGS_PER_SEAT; i++) {
-		const carc_fig *f = &g->figs[i];
-		if (f->used && f->kind == CARC_FIG_PIG && f->node != CARC_NONE && carc_feat_root_c(g, f->node) == root) pig = 1;
-	}
-	int n = root, mini = carc_expansion_find("mini");
-	do {
-		const carc_node *nd = &g->nodes[n];
-		int type = g->cells[nd->cell].type;
-		if (carc_tiletypes[type].f[nd->feat].flags & CARC_TF_PIGHERD &&
-		    (carc_tile_expansion(type) != mini || g->cfg.rules[CARC_R_GQ11_PIG_HERD] == 0))
-			herd = 1;
-		n = nd->next;
-	} while (n != root);
+	if (!g->in_supply[seat][CARC_FIG_PIG]) /* each seat has one pig: at home, it is in no farm */
+		for (int i = seat * CARC_FIGS_PER_SEAT; i < (seat + 1) * CARC_FIGS_PER_SEAT; i++) {
+			const carc_fig *f = &g->figs[i];
+			if (f->used && f->kind == CARC_FIG_PIG && f->node != CARC_NONE && carc_feat_root_c(g, f->node) == root) pig = 1;
+		}
+	int n = root;
+	do { /* a herd anywhere in the farm; one is enough */
+		herd = is_herd(g, n);
+		n = g->nodes[n].next;
+	} while (!herd && n != root);
 	return pig + herd;
 }
 
