@@ -102,45 +102,60 @@ static const int corner_halves[4][2] = {
 	{ CARC_NL, CARC_WR }, { CARC_NR, CARC_EL }, { CARC_ER, CARC_SL }, { CARC_SR, CARC_WL }
 };
 
-/* Is the field there at both half-edges of this corner of (x, y)? */
+/* Is the field at both half-edges of corner k of placed tile `cell`?
+ * What carc_board_feature_at finds there, read straight from the tile
+ * type: turned back by the tile's rotation, corner k is corner
+ * u = k - rot of the tile type, whose half-edges are 2u - 1 and 2u
+ * (mod 8, counted from NL; corner_halves). */
+static int corner_field(const carc_game *g, int cell, int k)
+{
+	const carc_cell *c = &g->cells[cell];
+	const carc_tiletype *t = &carc_tiletypes[c->type];
+	int u = (k - c->rot) & 3, a = t->half_feat[(2 * u + 7) & 7], b = t->half_feat[2 * u];
+	return a != CARC_NOF && b != CARC_NOF && t->f[a].kind == CARC_F_FIELD && t->f[b].kind == CARC_F_FIELD;
+}
+
+/* The same at (x, y), which may be empty. */
 static int field_corner(const carc_game *g, int x, int y, int k)
 {
 	int c = carc_board_lookup(g, x, y);
-	if (c < 0) return 0;
-	for (int h = 0; h < 2; h++) {
-		int node = carc_board_feature_at(g, c, corner_halves[k][h]);
-		if (node < 0 || g->nodes[node].kind != CARC_F_FIELD) return 0;
-	}
-	return 1;
+	return c >= 0 && corner_field(g, c, k);
 }
 
-static int barns_out(const carc_game *g)
-{
-	int n = 0;
-	for (int s = 0; s < g->nseats; s++) n += carc_supply_count(g, s, CARC_FIG_BARN) == 0;
-	return n;
-}
-
+/* Does a barn stand in the farm of `root`?  Only the barns deployed so
+ * far (g->barn_fig) are looked at: none at all answers at once. */
 static int farm_has_barn(const carc_game *g, int root)
 {
-	if (!(g->components >> CARC_C_BARN & 1) || !barns_out(g)) return 0;
-	for (int i = 0; i < g->nseats * CARC_FIGS_PER_SEAT; i++) {
-		const carc_fig *f = &g->figs[i];
-		if (f->used && f->kind == CARC_FIG_BARN && f->node != CARC_NONE && carc_feat_root_c(g, f->node) == root) return 1;
+	for (int i = 0; i < g->nbarns; i++) {
+		const carc_fig *f = &g->figs[g->barn_fig[i]];
+		if (f->node != CARC_NONE && carc_feat_root_c(g, f->node) == root) return 1;
 	}
 	return 0;
 }
 
-static int farm_has_farmers(const carc_game *g, int root)
+/* Farmers in the farm of `root`: its count of followers standing there. */
+static int farm_has_farmers(const carc_game *g, int root) { return g->nodes[root].nfig != 0; }
+
+/* A barn at corner k of the tile just placed, once its own corner is a
+ * field; kept apart so that the usual quick refusals in barn_special
+ * cost little. */
+static __attribute__((noinline)) int barn_corner(const carc_game *g, int k, int *node)
 {
-	for (int i = 0; i < g->nseats * CARC_FIGS_PER_SEAT; i++) {
-		const carc_fig *f = &g->figs[i];
-		if (f->used && f->node != CARC_NONE && carc_is_follower(f->kind) && carc_feat_root_c(g, f->node) == root)
-			return 1;
-	}
-	return 0;
+	const carc_cell *c = &g->cells[g->last];
+	/* the point the corner touches, and the four tiles around it (the
+	 * one whose corner is k is this tile, already seen) */
+	int px = c->x + (k == 1 || k == 2), py = c->y + (k >= 2);
+	static const int around[4][3] = { { -1, -1, 2 }, { 0, -1, 3 }, { -1, 0, 1 }, { 0, 0, 0 } };
+	for (int i = 0; i < 4; i++)
+		if (around[i][2] != k && !field_corner(g, px + around[i][0], py + around[i][1], around[i][2]))
+			return CARC_E_RULE;
+	*node = carc_board_feature_at(g, g->last, corner_halves[k][0]);
+	if (g->cfg.rules[CARC_R_BARN_PLACEMENT] == 0 && farm_has_barn(g, carc_feat_root_c(g, *node))) return CARC_E_RULE;
+	return CARC_OK;
 }
 
+/* The deploy listing asks this for every feature and corner of the tile
+ * just placed. */
 static int barn_special(const carc_game *g, int seat, int kind, int port, int *node)
 {
 	(void)seat;
@@ -148,22 +163,18 @@ static int barn_special(const carc_game *g, int seat, int kind, int port, int *n
 	if (port < CARC_P_NW || port > CARC_P_SW) return CARC_E_NO_FEATURE;
 	if (!g->cfg.rules[CARC_R_FARMERS]) return CARC_E_KIND;
 	int k = port - CARC_P_NW;
-	const carc_cell *c = &g->cells[g->last];
-	/* the point the corner touches, and the four tiles around it */
-	int px = c->x + (k == 1 || k == 2), py = c->y + (k >= 2);
-	static const int around[4][3] = { { -1, -1, 2 }, { 0, -1, 3 }, { -1, 0, 1 }, { 0, 0, 0 } };
-	if (!field_corner(g, c->x, c->y, k)) return CARC_E_RULE; /* the tile's own corner first */
-	for (int i = 0; i < 4; i++)
-		if (!field_corner(g, px + around[i][0], py + around[i][1], around[i][2])) return CARC_E_RULE;
-	*node = carc_board_feature_at(g, g->last, corner_halves[k][0]);
-	if (g->cfg.rules[CARC_R_BARN_PLACEMENT] == 0 && farm_has_barn(g, carc_feat_root_c(g, *node))) return CARC_E_RULE;
-	return CARC_OK;
+	/* The tile's own corner first (no lookup); the three other tiles
+	 * around the corner are among its placed neighbours. */
+	if (!corner_field(g, g->last, k) || g->cells[g->last].nb < 3) return CARC_E_RULE;
+	return barn_corner(g, k, node);
 }
 
-/* A barn placed: the farmers already there score 3 a city and go home. */
+/* A barn placed: it joins g->barn_fig; the farmers already there score
+ * 3 a city and go home. */
 static void barn_deployed(carc_game *g, int fig, carc_sink *out)
 {
 	if (g->figs[fig].kind != CARC_FIG_BARN) return;
+	if (g->nbarns < CARC_MAX_SEATS) g->barn_fig[g->nbarns++] = (uint8_t)fig;
 	int root = carc_feat_root(g, g->figs[fig].node);
 	if (farm_has_farmers(g, root)) carc_score_farm_now(g, root, 3, out);
 }
@@ -171,6 +182,7 @@ static void barn_deployed(carc_game *g, int fig, carc_sink *out)
 /* A tile that joins farmers to a barn's farm: they score 1 a city. */
 static void barn_joined(carc_game *g, int cell, carc_sink *out)
 {
+	if (!g->nbarns) return; /* no barn on the board yet */
 	const carc_tiletype *t = carc_cell_type(g, cell);
 	for (int i = 0; i < t->nfeat; i++) {
 		if (t->f[i].kind != CARC_F_FIELD) continue;
@@ -181,7 +193,7 @@ static void barn_joined(carc_game *g, int cell, carc_sink *out)
 
 static int barn_closed(const carc_game *g, int root)
 {
-	return g->nodes[root].kind == CARC_F_FIELD && farm_has_barn(g, root);
+	return g->nbarns && g->nodes[root].kind == CARC_F_FIELD && farm_has_barn(g, root);
 }
 
 /* End: each barn owner scores 4 for every completed city of the farm. */
