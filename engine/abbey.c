@@ -28,11 +28,14 @@ static int abbey_tile(void)
 	return -1;
 }
 
+/* Set-up: the abbey's tile type, looked up once for the whole game. */
+static void abbey_setup(carc_game *g) { g->abbey_type = (uint16_t)abbey_tile(); }
+
 /* A hole the abbey may fill: tiles on all four sides, and no expansion
  * rule against a cloister there (cult places). */
 static int is_hole(const carc_game *g, const carc_front *f)
 {
-	return f->mask == 0xffffffffu && carc_placement_ok(g, abbey_tile(), f->x, f->y, 0);
+	return f->mask == 0xffffffffu && carc_placement_ok(g, g->abbey_type, f->x, f->y, 0);
 }
 
 static int abbey_turn_start_for(const carc_game *g, int seat)
@@ -45,9 +48,9 @@ static int abbey_turn_start_for(const carc_game *g, int seat)
 
 static int abbey_turn_start(carc_game *g) { return abbey_turn_start_for(g, g->turn_seat); }
 
-static int abbey_tile_moves(const carc_game *g, carc_move *out, int n, int cap)
+/* The holes for the abbey, then `draw`, when there is a hole. */
+static __attribute__((noinline)) int abbey_holes(const carc_game *g, carc_move *out, int n, int cap)
 {
-	if (g->drawn != CARC_NONE || !g->abbeys[g->seat]) return n;
 	int start = n;
 	for (int i = 0; i < g->nfront; i++) {
 		if (!is_hole(g, &g->front[i])) continue;
@@ -61,6 +64,14 @@ static int abbey_tile_moves(const carc_game *g, carc_move *out, int n, int cap)
 		n++;
 	}
 	return n;
+}
+
+/* Called on every tile decision: the usual answer (a tile is drawn, or
+ * the seat's abbey is placed) costs two tests. */
+static int abbey_tile_moves(const carc_game *g, carc_move *out, int n, int cap)
+{
+	if (g->drawn != CARC_NONE || !g->abbeys[g->seat]) return n;
+	return abbey_holes(g, out, n, cap);
 }
 
 /* abbey_final_round: after the last tile, each seat in turn, from the one
@@ -346,7 +357,7 @@ static void abbey_apply(carc_game *g, const carc_move *m, carc_sink *out)
 		carc_draw(g, out);
 	} else { /* place_abbey; barn deploys are the base game's deploys */
 		g->abbeys[g->seat]--;
-		carc_place_tile(g, abbey_tile(), m->x, m->y, 0, out);
+		carc_place_tile(g, g->abbey_type, m->x, m->y, 0, out);
 	}
 }
 
@@ -367,6 +378,7 @@ static void abbey_phase_apply(carc_game *g, const carc_move *m, carc_sink *out)
 const carc_ext carc_ext_abbey = {
 	.name = "abbey-mayor",
 	.components = 1u << CARC_C_ABBEY | 1u << CARC_C_BARN | 1u << CARC_C_WAGON,
+	.setup = abbey_setup,
 	.turn_start = abbey_turn_start,
 	.tile_moves = abbey_tile_moves,
 	.deploy_special = barn_special,

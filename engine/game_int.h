@@ -83,6 +83,7 @@ struct carc_game {
 	uint8_t abbeys[CARC_MAX_SEATS];   /* abbey: abbey tiles still held */
 	uint8_t final_asked;              /* abbey: 1 + seats asked in the final round, 0 before it */
 	uint8_t final_from;               /* abbey: the seat the final round starts with */
+	uint16_t abbey_type;              /* abbey: the abbey's tile type, found at set-up */
 	uint8_t nbarns;                   /* abbey: barns deployed so far (they never leave the board) */
 	uint8_t barn_fig[CARC_MAX_SEATS]; /* abbey: their figure slots, in deploy order (one barn a seat) */
 	uint8_t bag[CARC_WOLF + 1];       /* hills: tokens in the bag by kind, 1-4 sheep, wolf */
