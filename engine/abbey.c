@@ -236,6 +236,7 @@ static void barn_final(carc_game *g, carc_sink *out)
 static void wagon_scored(carc_game *g, int root, carc_sink *out)
 {
 	(void)out;
+	if (!g->nodes[root].nfig) return; /* no follower there, so no wagon */
 	for (int i = 0; i < g->nseats * CARC_FIGS_PER_SEAT; i++) {
 		const carc_fig *f = &g->figs[i];
 		if (!f->used || f->kind != CARC_FIG_WAGON || f->node == CARC_NONE || carc_feat_root(g, f->node) != root) continue;
