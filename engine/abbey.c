@@ -174,9 +174,9 @@ static int barn_special(const carc_game *g, int seat, int kind, int port, int *n
 	if (port < CARC_P_NW || port > CARC_P_SW) return CARC_E_NO_FEATURE;
 	if (!g->cfg.rules[CARC_R_FARMERS]) return CARC_E_KIND;
 	int k = port - CARC_P_NW;
-	/* The tile's own corner first (no lookup); the three other tiles
-	 * around the corner are among its placed neighbours. */
-	if (!corner_field(g, g->last, k) || g->cells[g->last].nb < 3) return CARC_E_RULE;
+	/* The three other tiles around the corner are among the tile's placed
+	 * neighbours; then the tile's own corner (no lookup). */
+	if (g->cells[g->last].nb < 3 || !corner_field(g, g->last, k)) return CARC_E_RULE;
 	return barn_corner(g, k, node);
 }
 
@@ -198,7 +198,7 @@ static void barn_joined(carc_game *g, int cell, carc_sink *out)
 	for (int i = 0; i < t->nfeat; i++) {
 		if (t->f[i].kind != CARC_F_FIELD) continue;
 		int root = carc_feat_root(g, g->cells[cell].node0 + i);
-		if (farm_has_barn(g, root) && farm_has_farmers(g, root)) carc_score_farm_now(g, root, 1, out);
+		if (farm_has_farmers(g, root) && farm_has_barn(g, root)) carc_score_farm_now(g, root, 1, out);
 	}
 }
 
