@@ -85,13 +85,13 @@ static void builder_placed(carc_game *g, int cell, carc_sink *out)
 	/* each seat has one builder: at home, it earns nothing */
 	if (g->in_supply[g->turn_seat][CARC_FIG_BUILDER]) return;
 	const carc_cell *c = &g->cells[cell];
-	int nfeat = carc_cell_type(g, cell)->nfeat;
+	const carc_tiletype *t = carc_cell_type(g, cell);
 	for (int i = g->turn_seat * CARC_FIGS_PER_SEAT; i < (g->turn_seat + 1) * CARC_FIGS_PER_SEAT; i++) {
 		const carc_fig *f = &g->figs[i];
 		if (!f->used || f->kind != CARC_FIG_BUILDER || f->node == CARC_NONE) continue;
-		int root = carc_feat_root(g, f->node);
-		for (int j = 0; j < nfeat; j++)
-			if (carc_feat_root(g, c->node0 + j) == root) g->builder_turn = 1;
+		int root = carc_feat_root(g, f->node), kind = g->nodes[root].kind;
+		for (int j = 0; j < t->nfeat && !g->builder_turn; j++) /* segments of its road or city */
+			if (t->f[j].kind == kind && carc_feat_root(g, c->node0 + j) == root) g->builder_turn = 1;
 		break; /* the seat's one builder */
 	}
 }
