@@ -22,6 +22,9 @@ static void king_completed(carc_game *g, int root, carc_sink *out)
 		return;
 	}
 	if (!(g->components >> component & 1)) return;
+	/* a feature has at least one segment a tile: no more segments than
+	 * the record, no more tiles either (and no walk to count them) */
+	if (g->nodes[root].size <= *best) return;
 	int size = carc_feat_tiles(g, root, NULL, NULL);
 	if (size <= *best) return;
 	*best = (uint16_t)size;
