@@ -185,7 +185,9 @@ static int barn_special(const carc_game *g, int seat, int kind, int port, int *n
 static void barn_deployed(carc_game *g, int fig, carc_sink *out)
 {
 	if (g->figs[fig].kind != CARC_FIG_BARN) return;
-	if (g->nbarns < CARC_MAX_SEATS) g->barn_fig[g->nbarns++] = (uint8_t)fig;
+	int k; /* listed once, whatever happens to it later: one barn slot a seat */
+	for (k = 0; k < g->nbarns && g->barn_fig[k] != fig; k++) {}
+	if (k == g->nbarns && k < CARC_MAX_SEATS) g->barn_fig[g->nbarns++] = (uint8_t)fig;
 	int root = carc_feat_root(g, g->figs[fig].node);
 	if (farm_has_farmers(g, root)) carc_score_farm_now(g, root, 3, out);
 }
