@@ -40,7 +40,7 @@ static int is_hole(const carc_game *g, const carc_front *f)
 
 static int abbey_turn_start_for(const carc_game *g, int seat)
 {
-	if (!g->abbeys[seat]) return 0;
+	if (!g->abbeys[seat] || !g->nholes) return 0;
 	for (int i = 0; i < g->nfront; i++)
 		if (is_hole(g, &g->front[i])) return 1;
 	return 0;
@@ -70,7 +70,7 @@ static __attribute__((noinline)) int abbey_holes(const carc_game *g, carc_move *
  * the seat's abbey is placed) costs two tests. */
 static int abbey_tile_moves(const carc_game *g, carc_move *out, int n, int cap)
 {
-	if (g->drawn != CARC_NONE || !g->abbeys[g->seat]) return n;
+	if (g->drawn != CARC_NONE || !g->abbeys[g->seat] || !g->nholes) return n;
 	return abbey_holes(g, out, n, cap);
 }
 

@@ -69,21 +69,6 @@ int carc_board_placeable(const carc_game *g, int type)
 	return 0;
 }
 
-int carc_board_feature_at(const carc_game *g, int cell, int port)
-{
-	const carc_cell *c = &g->cells[cell];
-	const carc_tiletype *t = &carc_tiletypes[c->type];
-	int p = carc_port_unrot(port, c->rot), f = CARC_NOF;
-	if (p < 4) f = t->edge_feat[p];
-	else if (p < 12) f = t->half_feat[p - 4];
-	else if (p == CARC_P_CLOISTER) f = t->cloister;
-	else if (p == CARC_P_TOWER) f = t->tower;
-	else
-		for (int i = 0; i < t->nfeat; i++)
-			if (t->f[i].other >> (p - CARC_P_I) & 1) f = i;
-	return f == CARC_NOF ? -1 : c->node0 + f;
-}
-
 uint16_t carc_board_ports(const carc_game *g, int node)
 {
 	const carc_node *n = &g->nodes[node];
@@ -106,6 +91,7 @@ int carc_board_first_port(const carc_game *g, int node)
 
 static void front_remove(carc_game *g, int fi)
 {
+	g->nholes -= g->front[fi].mask == 0xffffffffu;
 	int last = --g->nfront;
 	if (fi != last) {
 		g->front[fi] = g->front[last];
@@ -125,8 +111,10 @@ static void front_touch(carc_game *g, int s, int x, int y, int side, uint32_t ki
 	} else {
 		fi = ~g->hval[s];
 	}
+	g->nholes -= g->front[fi].mask == 0xffffffffu;
 	g->front[fi].want |= kind << (8 * side);
 	g->front[fi].mask |= 0xffu << (8 * side);
+	g->nholes += g->front[fi].mask == 0xffffffffu;
 }
 
 static int bits8(unsigned v)

@@ -16,12 +16,6 @@ int carc_feat_root(carc_game *g, int n)
 	return n;
 }
 
-int carc_feat_root_c(const carc_game *g, int n)
-{
-	while (g->nodes[n].parent != n) n = g->nodes[n].parent;
-	return n;
-}
-
 void carc_feat_join(carc_game *g, int a, int b)
 {
 	a = carc_feat_root(g, a);

@@ -72,6 +72,7 @@ struct carc_game {
 	uint16_t nsupply, next; /* supply[next..nsupply) are still to draw */
 	uint16_t supply[CARC_MAX_TILES + 8];
 	uint16_t ncells, nnodes, nfront, npending;
+	uint16_t nholes;      /* frontier positions with tiles on all four sides */
 	carc_fig figs[CARC_MAX_FIGS];
 	uint8_t in_supply[CARC_MAX_SEATS][CARC_FIG_COUNT]; /* figures not on the board */
 	uint32_t components;  /* in effect: the given ones or the expansions' */
@@ -160,17 +161,36 @@ static inline void carc_pending_add(carc_game *g, int root)
 }
 
 /* board.c */
+/* The feature node of a placed tile at a port (carc_port), or -1. */
+static inline int carc_board_feature_at(const carc_game *g, int cell, int port)
+{
+	const carc_cell *c = &g->cells[cell];
+	const carc_tiletype *t = &carc_tiletypes[c->type];
+	int p = carc_port_unrot(port, c->rot), f = CARC_NOF;
+	if (p < 4) f = t->edge_feat[p];
+	else if (p < 12) f = t->half_feat[p - 4];
+	else if (p == CARC_P_CLOISTER) f = t->cloister;
+	else if (p == CARC_P_TOWER) f = t->tower;
+	else
+		for (int i = 0; i < t->nfeat; i++)
+			if (t->f[i].other >> (p - CARC_P_I) & 1) f = i;
+	return f == CARC_NOF ? -1 : c->node0 + f;
+}
 int carc_board_lookup(const carc_game *g, int x, int y);   /* cell index, or -1 */
 int carc_board_fits(const carc_game *g, int type, int x, int y, int rot, int *bad_edge);
 int carc_board_placeable(const carc_game *g, int type);
 int carc_board_place(carc_game *g, int type, int x, int y, int rot); /* new cell index, or -1 */
-int carc_board_feature_at(const carc_game *g, int cell, int port);  /* node, or -1 */
 int carc_board_first_port(const carc_game *g, int node);
 uint16_t carc_board_ports(const carc_game *g, int node);
 
 /* feature.c */
+/* The root of a node's feature, without compressing the path. */
+static inline int carc_feat_root_c(const carc_game *g, int n)
+{
+	while (g->nodes[n].parent != n) n = g->nodes[n].parent;
+	return n;
+}
 int carc_feat_root(carc_game *g, int node);
-int carc_feat_root_c(const carc_game *g, int node);
 void carc_feat_join(carc_game *g, int a, int b);
 int carc_feat_tiles(const carc_game *g, int root, int *pennants, uint16_t *flags);
 int carc_feat_first_node(const carc_game *g, int root);
