@@ -10,17 +10,12 @@
  * boxed in, turn back on itself or meet its other branch.  The volcano
  * lake takes no figure and gives its placer another turn.
  */
+#include <string.h>
+
 #include "ext_int.h"
 
-/* Edges of the unturned tile that carry the river. */
-static unsigned river_edges(int type)
-{
-	uint32_t code = carc_tiletypes[type].edge_code[0];
-	unsigned e = 0;
-	for (int d = 0; d < 4; d++)
-		if ((code >> (8 * d) & 0xff) == CARC_EK_RIVER) e |= 1u << d;
-	return e;
-}
+/* Edges of the unturned tile that carry the river (bit d: edge d). */
+static inline unsigned river_edges(int type) { return carc_tiletypes[type].river; }
 
 static int river_judges(int type) { return river_edges(type) != 0; }
 
@@ -34,14 +29,22 @@ static int river_rank(int type)
 	return __builtin_popcount(e) >= 3 ? 0 : 1;
 }
 
+/* One pass: land tiles slide down in place, river tiles are set aside and
+ * then put in front by rank. */
 static void river_order(carc_game *g)
 {
-	uint16_t sorted[CARC_MAX_TILES];
+	uint16_t river[CARC_MAX_TILES];
+	int nriver = 0, nland = 0;
+	for (int i = 0; i < g->nsupply; i++) {
+		uint16_t t = g->supply[i];
+		if (river_edges(t)) river[nriver++] = t;
+		else g->supply[nland++] = t;
+	}
+	memmove(&g->supply[nriver], g->supply, (size_t)nland * sizeof g->supply[0]);
 	int n = 0;
-	for (int rank = 0; rank < 4; rank++)
-		for (int i = 0; i < g->nsupply; i++)
-			if (river_rank(g->supply[i]) == rank) sorted[n++] = g->supply[i];
-	for (int i = 0; i < n; i++) g->supply[i] = sorted[i];
+	for (int rank = 0; rank < 3; rank++)
+		for (int i = 0; i < nriver; i++)
+			if (river_rank(river[i]) == rank) g->supply[n++] = river[i];
 }
 
 static const int dx[4] = { 0, 1, 0, -1 }, dy[4] = { -1, 0, 1, 0 };

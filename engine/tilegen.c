@@ -235,6 +235,8 @@ static void finish_tile(const gtile *t, carc_tiletype *o)
 		for (int d = 0; d < 4; d++) code |= (uint32_t)ek[(d - r + 4) & 3] << (8 * d);
 		o->edge_code[r] = code;
 	}
+	for (int d = 0; d < 4; d++)
+		if (ek[d] == CARC_EK_RIVER) o->river |= (uint8_t)(1u << d);
 }
 
 static void parse_file(const char *path)
@@ -395,7 +397,7 @@ int main(int argc, char **argv)
 			printf("      { %u, 0x%x, 0x%x, 0x%x, %u, %u, %u, 0x%x, 0x%x, 0x%x },\n", f->kind, f->edges,
 			       f->halves, f->other, f->pennants, f->goods, f->wagon, f->multi, f->flags, f->borders);
 		}
-		printf("    } },\n");
+		printf("    }, 0x%x },\n", o.river);
 	}
 	printf("};\nconst int carc_ntiletypes = %d;\n\n", ntypes);
 	for (int i = 0; i < nsets; i++) {

@@ -82,6 +82,8 @@ typedef struct carc_tiletype {
 	uint16_t symbols;          /* CARC_SYM_* */
 	uint32_t edge_code[4];     /* edge kinds packed 8 bits a side, per rotation */
 	carc_tfeat f[CARC_TILE_MAXF];
+	uint8_t river;             /* bit d: edge d carries a river (the river
+	                              rules ask it for every placement) */
 } carc_tiletype;
 
 typedef struct carc_tileref {
