@@ -78,6 +78,8 @@ struct carc_game {
 	uint32_t components;  /* in effect: the given ones or the expansions' */
 	uint8_t tokens[CARC_MAX_SEATS][CARC_TOK_COUNT];
 	/* expansion state, each part owned by one expansion file */
+	uint16_t river_end;               /* river: set by river_order at set-up (0 when it did not run):
+	                                     no river tile at supply[river_end..) but those put back (0x8000) */
 	int8_t king, robber;              /* king-robber: holder seats, -1 none */
 	uint16_t king_size, robber_size;  /* largest completed city / longest road */
 	uint8_t builder_turn;             /* traders: 1 extra turn earned, 2 in it */

@@ -30,7 +30,8 @@ static int river_rank(int type)
 }
 
 /* One pass: land tiles slide down in place, river tiles are set aside and
- * then put in front by rank. */
+ * then put in front by rank.  Records where the river tiles end
+ * (g->river_end), so the rules below need not read the land tiles. */
 static void river_order(carc_game *g)
 {
 	uint16_t river[CARC_MAX_TILES];
@@ -45,6 +46,40 @@ static void river_order(carc_game *g)
 	for (int rank = 0; rank < 3; rank++)
 		for (int i = 0; i < nriver; i++)
 			if (river_rank(river[i]) == rank) g->supply[n++] = river[i];
+	g->river_end = (uint16_t)nriver;
+}
+
+/* The river tiles still to draw lie in supply[lo[0]..hi[0]) and
+ * supply[lo[1]..hi[1]), among land tiles.  Those not put back lie before
+ * g->river_end: river_order put them there, and afterwards only carc_draw
+ * moves supply entries, and only down (it takes a tile that fits nowhere
+ * out of the middle and puts it back at the bottom, flagged 0x8000, once).
+ * Those put back are flagged, and the flagged entries are always a run at
+ * the bottom of the supply.  Without river_order (a given tile order)
+ * river_end is 0 and the whole supply is read. */
+typedef struct rivers {
+	int lo[2], hi[2];
+} rivers;
+
+static rivers rivers_left(const carc_game *g)
+{
+	rivers r;
+	int end = g->river_end && g->river_end < g->nsupply ? g->river_end : g->nsupply;
+	r.lo[0] = g->next;
+	r.hi[0] = end > g->next ? end : g->next;
+	int j = g->nsupply;
+	while (j > r.hi[0] && g->supply[j - 1] & 0x8000) j--;
+	r.lo[1] = j;
+	r.hi[1] = g->nsupply;
+	return r;
+}
+
+static int any_river(const carc_game *g, const rivers *r)
+{
+	for (int k = 0; k < 2; k++)
+		for (int i = r->lo[k]; i < r->hi[k]; i++)
+			if (river_edges(g->supply[i] & 0x7fff)) return 1;
+	return 0;
 }
 
 static const int dx[4] = { 0, 1, 0, -1 }, dy[4] = { -1, 0, 1, 0 };
@@ -99,7 +134,7 @@ static int room_ahead(const vboard *v, int x, int y, unsigned open)
 
 /* Can some river tile still in the supply continue the river at the
  * empty place (x, y)? */
-static int continuable(const vboard *v, int x, int y)
+static int continuable(const vboard *v, int x, int y, const rivers *rv)
 {
 	uint32_t want = 0, mask = 0;
 	for (int d = 0; d < 4; d++) {
@@ -110,20 +145,14 @@ static int continuable(const vboard *v, int x, int y)
 		mask |= 0xffu << (8 * d);
 	}
 	const carc_game *g = v->g;
-	for (int i = g->next; i < g->nsupply; i++) {
-		int t = g->supply[i] & 0x7fff;
-		if (!river_edges(t)) continue;
-		for (int r = 0; r < 4; r++)
-			if ((carc_tiletypes[t].edge_code[r] & mask) == want && room_ahead(v, x, y, open_ends(v, t, r, x, y)))
-				return 1;
-	}
-	return 0;
-}
-
-static int river_left(const carc_game *g)
-{
-	for (int i = g->next; i < g->nsupply; i++)
-		if (river_edges(g->supply[i] & 0x7fff)) return 1;
+	for (int k = 0; k < 2; k++)
+		for (int i = rv->lo[k]; i < rv->hi[k]; i++) {
+			int t = g->supply[i] & 0x7fff;
+			if (!river_edges(t)) continue;
+			for (int r = 0; r < 4; r++)
+				if ((carc_tiletypes[t].edge_code[r] & mask) == want && room_ahead(v, x, y, open_ends(v, t, r, x, y)))
+					return 1;
+		}
 	return 0;
 }
 
@@ -135,14 +164,15 @@ static int river_allowed(const carc_game *g, int type, int x, int y, int rot)
 	unsigned open = open_ends(&v, type, rot, x, y);
 	if (open == e) return 0; /* it must continue the river */
 	if (!room_ahead(&v, x, y, open)) return 0;
-	if (!river_left(g)) return 1;
+	rivers rv = rivers_left(g);
+	if (!any_river(g, &rv)) return 1;
 	/* Every open end of the river afterwards, this tile's and the other
 	 * branch's, must be one that a river tile still to come can continue
 	 * (RULES.md 4.20: no placement that boxes in a later river tile). */
 	int ends = 0;
 	for (int d = 0; d < 4; d++)
 		if (open >> d & 1) {
-			if (!continuable(&v, x + dx[d], y + dy[d])) return 0;
+			if (!continuable(&v, x + dx[d], y + dy[d], &rv)) return 0;
 			ends++;
 		}
 	for (int i = 0; i < g->nfront; i++) {
@@ -151,7 +181,7 @@ static int river_allowed(const carc_game *g, int type, int x, int y, int rot)
 		int river = 0;
 		for (int d = 0; d < 4; d++) river |= (f->mask >> (8 * d) & 0xff) && (f->want >> (8 * d) & 0xff) == CARC_EK_RIVER;
 		if (!river) continue;
-		if (!continuable(&v, f->x, f->y)) return 0;
+		if (!continuable(&v, f->x, f->y, &rv)) return 0;
 		ends++;
 	}
 	return ends > 0; /* river tiles are still to come: the river may not end yet */
