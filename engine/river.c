@@ -17,6 +17,13 @@
 /* Edges of the unturned tile that carry the river (bit d: edge d). */
 static inline unsigned river_edges(int type) { return carc_tiletypes[type].river; }
 
+/* The same edges with the tile turned `rot` quarter turns clockwise. */
+static inline unsigned river_turned(int type, int rot)
+{
+	unsigned e = river_edges(type);
+	return (e << rot | e >> (4 - rot)) & 0xf;
+}
+
 static int river_judges(int type) { return river_edges(type) != 0; }
 
 /* River tiles first (a fork before the rest, lakes last), land after;
@@ -90,98 +97,111 @@ typedef struct vboard {
 	int x, y, type, rot;
 } vboard;
 
-static int vcell(const vboard *v, int x, int y, int *type, int *rot)
+static inline int occupied(const vboard *v, int x, int y)
 {
-	if (x == v->x && y == v->y) {
-		*type = v->type, *rot = v->rot;
-		return 1;
-	}
-	int c = carc_board_lookup(v->g, x, y);
-	if (c < 0) return 0;
-	*type = v->g->cells[c].type, *rot = v->g->cells[c].rot;
+	return (x == v->x && y == v->y) || carc_board_lookup(v->g, x, y) >= 0;
+}
+
+/* Are the two places ahead of (x, y) in direction d and their side
+ * neighbours empty?  Then no river tile placed later can be boxed in by
+ * a river end there. */
+static int room_toward(const vboard *v, int x, int y, int d)
+{
+	int p = (d + 1) & 3; /* across the flow */
+	for (int ahead = 1; ahead <= 2; ahead++)
+		for (int side = -1; side <= 1; side++)
+			if (occupied(v, x + ahead * dx[d] + side * dx[p], y + ahead * dy[d] + side * dy[p])) return 0;
 	return 1;
 }
 
-static int occupied(const vboard *v, int x, int y)
+/* Directions (bit d) in which a frontier place has a placed neighbour:
+ * its mask bytes are 0 or 0xff, and the product gathers their low bits
+ * (bit 8d lands on bit 21 + d, no two terms meet). */
+static inline unsigned taken_sides(const carc_front *f)
 {
-	int t, r;
-	return vcell(v, x, y, &t, &r);
+	return ((f->mask & 0x01010101u) * 0x00204081u) >> 21 & 0xf;
 }
 
-/* River edges of a tile at (x, y) that face no tile. */
-static unsigned open_ends(const vboard *v, int type, int rot, int x, int y)
+/* Can a river tile still to draw continue the river at the empty place
+ * f->x, f->y, whose placed neighbours (the new tile among them) show the
+ * edges f->want, f->mask?  Its own open ends must leave room ahead; the
+ * room toward each direction is worked out once a call. */
+static int continuable(const vboard *v, const carc_front *f, const rivers *r)
 {
-	unsigned e = river_edges(type), open = 0;
-	e = (e << rot | e >> (4 - rot)) & 0xf;
-	for (int d = 0; d < 4; d++)
-		if (e >> d & 1 && !occupied(v, x + dx[d], y + dy[d])) open |= 1u << d;
-	return open;
-}
-
-/* Every open end has the two places ahead of it and their side
- * neighbours empty: no river tile placed later can be boxed in there. */
-static int room_ahead(const vboard *v, int x, int y, unsigned open)
-{
-	for (int d = 0; d < 4; d++) {
-		if (!(open >> d & 1)) continue;
-		int p = (d + 1) & 3; /* across the flow */
-		for (int ahead = 1; ahead <= 2; ahead++)
-			for (int side = -1; side <= 1; side++)
-				if (occupied(v, x + ahead * dx[d] + side * dx[p], y + ahead * dy[d] + side * dy[p])) return 0;
-	}
-	return 1;
-}
-
-/* Can some river tile still in the supply continue the river at the
- * empty place (x, y)? */
-static int continuable(const vboard *v, int x, int y, const rivers *rv)
-{
-	uint32_t want = 0, mask = 0;
-	for (int d = 0; d < 4; d++) {
-		int t, r;
-		if (!vcell(v, x + dx[d], y + dy[d], &t, &r)) continue;
-		int o = (d + 2) & 3;
-		want |= (carc_tiletypes[t].edge_code[r] >> (8 * o) & 0xff) << (8 * d);
-		mask |= 0xffu << (8 * d);
-	}
 	const carc_game *g = v->g;
+	unsigned taken = taken_sides(f);
+	unsigned known = 0, room = 0; /* bit d: room toward d worked out / found */
 	for (int k = 0; k < 2; k++)
-		for (int i = rv->lo[k]; i < rv->hi[k]; i++) {
+		for (int i = r->lo[k]; i < r->hi[k]; i++) {
 			int t = g->supply[i] & 0x7fff;
 			if (!river_edges(t)) continue;
-			for (int r = 0; r < 4; r++)
-				if ((carc_tiletypes[t].edge_code[r] & mask) == want && room_ahead(v, x, y, open_ends(v, t, r, x, y)))
-					return 1;
+			for (unsigned fits = carc_fit_mask(carc_codes(t), f); fits; fits &= fits - 1) {
+				unsigned open = river_turned(t, __builtin_ctz(fits)) & ~taken;
+				for (unsigned ask = open & ~known; ask; ask &= ask - 1) {
+					int d = __builtin_ctz(ask);
+					known |= 1u << d;
+					if (room_toward(v, f->x, f->y, d)) room |= 1u << d;
+					else break;
+				}
+				if ((open & room) == open) return 1;
+			}
 		}
 	return 0;
+}
+
+/* Does the frontier place show a river edge of a placed neighbour?
+ * (want bytes equal to CARC_EK_RIVER on a side whose mask byte is set.) */
+static inline int shows_river(const carc_front *f)
+{
+	uint32_t z = (f->want ^ 0x01010101u * CARC_EK_RIVER) | ~f->mask; /* a zero byte: river there */
+	return ((z - 0x01010101u) & ~z & 0x80808080u) != 0;
+}
+
+/* An open end of the other branch, as it is with the new tile placed:
+ * continuable there? */
+static int other_end_ok(const vboard *v, const carc_front *f, const rivers *r)
+{
+	carc_front end = *f;
+	uint32_t code = carc_tiletypes[v->type].edge_code[v->rot];
+	for (int d = 0; d < 4; d++) /* the new tile, if it is a neighbour */
+		if (f->x + dx[d] == v->x && f->y + dy[d] == v->y) {
+			int o = (d + 2) & 3;
+			end.want |= (code >> (8 * o) & 0xff) << (8 * d);
+			end.mask |= 0xffu << (8 * d);
+		}
+	return continuable(v, &end, r);
 }
 
 static int river_allowed(const carc_game *g, int type, int x, int y, int rot)
 {
 	vboard v = { g, x, y, type, rot };
-	unsigned e = river_edges(type);
-	e = (e << rot | e >> (4 - rot)) & 0xf;
-	unsigned open = open_ends(&v, type, rot, x, y);
+	unsigned e = river_turned(type, rot), open = 0;
+	for (unsigned b = e; b; b &= b - 1) {
+		int d = __builtin_ctz(b);
+		if (!occupied(&v, x + dx[d], y + dy[d])) open |= 1u << d;
+	}
 	if (open == e) return 0; /* it must continue the river */
-	if (!room_ahead(&v, x, y, open)) return 0;
-	rivers rv = rivers_left(g);
-	if (!any_river(g, &rv)) return 1;
+	for (unsigned b = open; b; b &= b - 1)
+		if (!room_toward(&v, x, y, __builtin_ctz(b))) return 0;
+	rivers r = rivers_left(g);
+	if (!any_river(g, &r)) return 1;
 	/* Every open end of the river afterwards, this tile's and the other
 	 * branch's, must be one that a river tile still to come can continue
 	 * (RULES.md 4.20: no placement that boxes in a later river tile). */
 	int ends = 0;
-	for (int d = 0; d < 4; d++)
-		if (open >> d & 1) {
-			if (!continuable(&v, x + dx[d], y + dy[d], &rv)) return 0;
-			ends++;
-		}
+	for (unsigned b = open; b; b &= b - 1) {
+		/* The room ahead found the end's other three neighbours empty:
+		 * it shows only this tile's river. */
+		int d = __builtin_ctz(b), o = (d + 2) & 3;
+		carc_front end = { (int16_t)(x + dx[d]), (int16_t)(y + dy[d]), (uint32_t)CARC_EK_RIVER << (8 * o),
+		                   0xffu << (8 * o) };
+		if (!continuable(&v, &end, &r)) return 0;
+		ends++;
+	}
 	for (int i = 0; i < g->nfront; i++) {
 		const carc_front *f = &g->front[i];
-		if (f->x == x && f->y == y) continue;
-		int river = 0;
-		for (int d = 0; d < 4; d++) river |= (f->mask >> (8 * d) & 0xff) && (f->want >> (8 * d) & 0xff) == CARC_EK_RIVER;
-		if (!river) continue;
-		if (!continuable(&v, f->x, f->y, &rv)) return 0;
+		if (!shows_river(f) || (f->x == x && f->y == y)) continue;
+		if (!other_end_ok(&v, f, &r)) return 0;
 		ends++;
 	}
 	return ends > 0; /* river tiles are still to come: the river may not end yet */
