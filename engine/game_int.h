@@ -80,6 +80,9 @@ struct carc_game {
 	/* expansion state, each part owned by one expansion file */
 	uint16_t river_end;               /* river: set by river_order at set-up (0 when it did not run):
 	                                     no river tile at supply[river_end..) but those put back (0x8000) */
+	uint8_t nriver_open;              /* river: entries of river_open, 0xff once more were needed */
+	int16_t river_box[4];             /* river: least x and y, greatest x and y of the placed tiles */
+	carc_front river_open[12];        /* river: the empty places a placed river edge faces, as in front[] */
 	int8_t king, robber;              /* king-robber: holder seats, -1 none */
 	uint16_t king_size, robber_size;  /* largest completed city / longest road */
 	uint8_t builder_turn;             /* traders: 1 extra turn earned, 2 in it */

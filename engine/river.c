@@ -9,6 +9,13 @@
  * ahead of it and their side neighbours empty, so the river can never be
  * boxed in, turn back on itself or meet its other branch.  The volcano
  * lake takes no figure and gives its placer another turn.
+ *
+ * The placement rule is asked for every place and turn of every river
+ * tile drawn, so it works from state kept as the game goes
+ * (game_int.h): where the river tiles end in the supply (river_end, set
+ * once by river_order), and, updated by river_placed after each
+ * placement, the open river ends with the edges around them
+ * (river_open) and the box of the placed tiles (river_box).
  */
 #include <string.h>
 
@@ -97,16 +104,27 @@ typedef struct vboard {
 	int x, y, type, rot;
 } vboard;
 
+/* Outside the box of the placed tiles nothing needs looking up. */
 static inline int occupied(const vboard *v, int x, int y)
 {
-	return (x == v->x && y == v->y) || carc_board_lookup(v->g, x, y) >= 0;
+	const int16_t *box = v->g->river_box;
+	if (x == v->x && y == v->y) return 1;
+	if (x < box[0] || y < box[1] || x > box[2] || y > box[3]) return 0;
+	return carc_board_lookup(v->g, x, y) >= 0;
 }
 
 /* Are the two places ahead of (x, y) in direction d and their side
  * neighbours empty?  Then no river tile placed later can be boxed in by
- * a river end there. */
+ * a river end there.  Those six places make a rectangle; when it misses
+ * the box of the placed tiles, only the new tile can be in it. */
 static int room_toward(const vboard *v, int x, int y, int d)
 {
+	/* the rectangle from (x, y): least x and y, greatest x and y */
+	static const int8_t rect[4][4] = { { -1, -2, 1, -1 }, { 1, -1, 2, 1 }, { -1, 1, 1, 2 }, { -2, -1, -1, 1 } };
+	int lx = x + rect[d][0], ly = y + rect[d][1], hx = x + rect[d][2], hy = y + rect[d][3];
+	if (v->x >= lx && v->x <= hx && v->y >= ly && v->y <= hy) return 0;
+	const int16_t *box = v->g->river_box;
+	if (hx < box[0] || lx > box[2] || hy < box[1] || ly > box[3]) return 1;
 	int p = (d + 1) & 3; /* across the flow */
 	for (int ahead = 1; ahead <= 2; ahead++)
 		for (int side = -1; side <= 1; side++)
@@ -172,15 +190,24 @@ static int other_end_ok(const vboard *v, const carc_front *f, const rivers *r)
 	return continuable(v, &end, r);
 }
 
-static int river_allowed(const carc_game *g, int type, int x, int y, int rot)
+/* river_allowed past its first test: `here` is the listed open end the
+ * tile is placed on, NULL when the list overflowed. */
+static __attribute__((noinline)) int river_continues(const carc_game *g, int type, int x, int y, int rot,
+                                                     const carc_front *here)
 {
 	vboard v = { g, x, y, type, rot };
-	unsigned e = river_turned(type, rot), open = 0;
-	for (unsigned b = e; b; b &= b - 1) {
-		int d = __builtin_ctz(b);
-		if (!occupied(&v, x + dx[d], y + dy[d])) open |= 1u << d;
+	unsigned e = river_turned(type, rot), open;
+	const int listed = here != NULL;
+	if (listed) {
+		open = e & ~taken_sides(here);
+	} else {
+		open = 0;
+		for (unsigned b = e; b; b &= b - 1) {
+			int d = __builtin_ctz(b);
+			if (!occupied(&v, x + dx[d], y + dy[d])) open |= 1u << d;
+		}
+		if (open == e) return 0; /* it must continue the river */
 	}
-	if (open == e) return 0; /* it must continue the river */
 	for (unsigned b = open; b; b &= b - 1)
 		if (!room_toward(&v, x, y, __builtin_ctz(b))) return 0;
 	rivers r = rivers_left(g);
@@ -198,13 +225,98 @@ static int river_allowed(const carc_game *g, int type, int x, int y, int rot)
 		if (!continuable(&v, &end, &r)) return 0;
 		ends++;
 	}
-	for (int i = 0; i < g->nfront; i++) {
-		const carc_front *f = &g->front[i];
-		if (!shows_river(f) || (f->x == x && f->y == y)) continue;
-		if (!other_end_ok(&v, f, &r)) return 0;
-		ends++;
+	if (listed) {
+		for (int i = 0; i < g->nriver_open; i++) {
+			const carc_front *f = &g->river_open[i];
+			if (f == here) continue;
+			if (!other_end_ok(&v, f, &r)) return 0;
+			ends++;
+		}
+	} else {
+		for (int i = 0; i < g->nfront; i++) {
+			const carc_front *f = &g->front[i];
+			if (!shows_river(f) || (f->x == x && f->y == y)) continue;
+			if (!other_end_ok(&v, f, &r)) return 0;
+			ends++;
+		}
 	}
 	return ends > 0; /* river tiles are still to come: the river may not end yet */
+}
+
+static int river_allowed(const carc_game *g, int type, int x, int y, int rot)
+{
+	const carc_front *here = NULL;
+	if (g->nriver_open != 0xff) {
+		/* Edges match (the hook's contract), so a river edge of the tile
+		 * meets a tile exactly where the place shows a river. */
+		for (int i = 0; i < g->nriver_open && !here; i++)
+			if (g->river_open[i].x == x && g->river_open[i].y == y) here = &g->river_open[i];
+		if (!here) return 0; /* it must continue the river */
+	}
+	return river_continues(g, type, x, y, rot, here);
+}
+
+/* After every placement, the start tiles' too: the box of the placed
+ * tiles and the list of open river ends (g->river_open, the places of
+ * g->front that show a river, with the same want and mask) follow the
+ * board.  More than the list holds never happens with the sets in scope;
+ * then nriver_open stays 0xff and river_allowed reads g->front. */
+static void river_placed(carc_game *g, int cell, carc_sink *out)
+{
+	(void)out;
+	const carc_cell *c = &g->cells[cell];
+	int x = c->x, y = c->y;
+	int16_t *box = g->river_box;
+	if (g->ncells == 1) {
+		box[0] = box[2] = (int16_t)x;
+		box[1] = box[3] = (int16_t)y;
+	} else {
+		if (x < box[0]) box[0] = (int16_t)x;
+		if (y < box[1]) box[1] = (int16_t)y;
+		if (x > box[2]) box[2] = (int16_t)x;
+		if (y > box[3]) box[3] = (int16_t)y;
+	}
+	int n = g->nriver_open;
+	unsigned river = river_turned(c->type, c->rot);
+	if (n == 0xff || (n == 0 && !river)) return;
+	uint32_t code = carc_tiletypes[c->type].edge_code[c->rot];
+	/* The place is taken; the ends next to it see its edges. */
+	for (int i = 0; i < n;) {
+		carc_front *f = &g->river_open[i];
+		if (f->x == x && f->y == y) {
+			*f = g->river_open[--n];
+			continue;
+		}
+		for (int d = 0; d < 4; d++)
+			if (f->x + dx[d] == x && f->y + dy[d] == y) {
+				int o = (d + 2) & 3;
+				f->want |= (code >> (8 * o) & 0xff) << (8 * d);
+				f->mask |= 0xffu << (8 * d);
+			}
+		i++;
+	}
+	/* Its river edges that face an empty place not yet listed. */
+	for (unsigned b = river; b; b &= b - 1) {
+		int d = __builtin_ctz(b), px = x + dx[d], py = y + dy[d], i;
+		if (carc_board_lookup(g, px, py) >= 0) continue;
+		for (i = 0; i < n; i++)
+			if (g->river_open[i].x == px && g->river_open[i].y == py) break;
+		if (i < n) continue;
+		if (n == (int)(sizeof g->river_open / sizeof g->river_open[0])) {
+			g->nriver_open = 0xff;
+			return;
+		}
+		carc_front f = { (int16_t)px, (int16_t)py, 0, 0 };
+		for (int d2 = 0; d2 < 4; d2++) {
+			int nb = carc_board_lookup(g, px + dx[d2], py + dy[d2]);
+			if (nb < 0) continue;
+			int o = (d2 + 2) & 3;
+			f.want |= (carc_tiletypes[g->cells[nb].type].edge_code[g->cells[nb].rot] >> (8 * o) & 0xff) << (8 * d2);
+			f.mask |= 0xffu << (8 * d2);
+		}
+		g->river_open[n++] = f;
+	}
+	g->nriver_open = (uint8_t)n;
 }
 
 static int volcano_lake(const carc_game *g, int cell)
@@ -226,6 +338,7 @@ const carc_ext carc_ext_river = {
 	.order_supply = river_order,
 	.placement_allowed = river_allowed,
 	.placement_judges = river_judges,
+	.tile_placed = river_placed,
 	.deploy_allowed = river_deploy_allowed,
 	.extra_turn = river_extra_turn,
 };
