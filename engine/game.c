@@ -239,17 +239,18 @@ static void end_game(carc_game *g, carc_sink *out)
 	carc_emit(out, CARC_EV_GAME_OVER);
 }
 
-static int placement_allowed(const carc_game *g, int type, int x, int y, int rot);
 static uint32_t placement_judged(const carc_game *g, int type);
+static int judged_allowed(const carc_game *g, uint32_t judges, int type, int x, int y, int rot);
 
-/* Can this tile go anywhere, by the edges and by every expansion's rule? */
-static int fits_somewhere(const carc_game *g, int type)
+/* Can this tile go anywhere, by the edges and by every expansion's rule
+ * (`judges`: the expansions that have a say, placement_judged)? */
+static int fits_somewhere(const carc_game *g, int type, uint32_t judges)
 {
-	if (!placement_judged(g, type)) return carc_board_placeable(g, type);
+	if (!judges) return carc_board_placeable(g, type);
 	carc_v4u code = carc_codes(type);
 	for (int i = 0; i < g->nfront; i++)
 		for (unsigned fits = carc_fit_mask(code, &g->front[i]); fits; fits &= fits - 1)
-			if (placement_allowed(g, type, g->front[i].x, g->front[i].y, __builtin_ctz(fits))) return 1;
+			if (judged_allowed(g, judges, type, g->front[i].x, g->front[i].y, __builtin_ctz(fits))) return 1;
 	return 0;
 }
 
@@ -268,8 +269,10 @@ void carc_draw(carc_game *g, carc_sink *out)
 			e->seat = (int8_t)g->turn_seat;
 			e->tile = type;
 		}
-		if (fits_somewhere(g, type)) {
+		uint32_t judges = placement_judged(g, type);
+		if (fits_somewhere(g, type, judges)) {
 			g->drawn = type;
+			g->judges = judges;
 			g->phase = CARC_PH_TILE;
 			g->seat = g->turn_seat;
 			return;
@@ -497,14 +500,9 @@ static int judged_allowed(const carc_game *g, uint32_t judges, int type, int x, 
 	return 1;
 }
 
-static int placement_allowed(const carc_game *g, int type, int x, int y, int rot)
-{
-	return judged_allowed(g, placement_judged(g, type), type, x, y, rot);
-}
-
 int carc_placement_ok(const carc_game *g, int type, int x, int y, int rot)
 {
-	return placement_allowed(g, type, x, y, rot);
+	return judged_allowed(g, placement_judged(g, type), type, x, y, rot);
 }
 
 /* The legal placements of a tile no expansion judges, written without a
@@ -560,7 +558,7 @@ static int plain_placements(const carc_game *g, carc_move *out, int cap, int *fr
 
 static int tile_moves(const carc_game *g, carc_move *out, int cap)
 {
-	uint32_t judges = placement_judged(g, g->drawn);
+	uint32_t judges = g->judges;
 	int n = 0, any_rot = !(judges >> 31), from = 0;
 #ifdef PLACEMENT_WORDS
 	if (!judges) n = plain_placements(g, out, cap, &from); /* it stops 5 slots short of the cap */
@@ -775,7 +773,7 @@ carc_rc carc_check_move(const carc_game *g, const carc_move *m, int *detail)
 		if (m->rot > 3) return CARC_E_ARG;
 		rc = (carc_rc)carc_board_fits(g, m->tile, m->x, m->y, m->rot, detail);
 		if (rc != CARC_OK) return rc;
-		return placement_allowed(g, m->tile, m->x, m->y, m->rot) ? CARC_OK : CARC_E_RULE;
+		return judged_allowed(g, g->judges, m->tile, m->x, m->y, m->rot) ? CARC_OK : CARC_E_RULE;
 	}
 	if (g->phase == CARC_PH_ACTION && m->type == CARC_MV_PASS) return CARC_OK;
 	if (g->phase == CARC_PH_ACTION && m->type == CARC_MV_DEPLOY) return check_deploy(g, m, &node);

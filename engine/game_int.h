@@ -67,6 +67,7 @@ struct carc_game {
 	uint32_t exts;        /* bit i: carc_exts[i] is active in this game */
 	uint16_t hook_exts[CARC_NHOOKS]; /* per hook bit: the active expansions that fill it */
 	uint16_t drawn;       /* tile type to place, CARC_NONE if none */
+	uint32_t judges;      /* the expansions that judge where `drawn` may go (game.c placement_judged) */
 	uint16_t last;        /* cell placed this turn, CARC_NONE if none */
 	uint32_t turn;
 	uint16_t nsupply, next; /* supply[next..nsupply) are still to draw */
