@@ -85,8 +85,9 @@ uint16_t carc_board_ports(const carc_game *g, int node)
 
 int carc_board_first_port(const carc_game *g, int node)
 {
-	uint16_t p = carc_board_ports(g, node);
-	return p ? __builtin_ctz(p) : 0;
+	const carc_node *n = &g->nodes[node];
+	const carc_cell *c = &g->cells[n->cell];
+	return carc_tiletypes[c->type].first_port[c->rot][n->feat];
 }
 
 static void front_remove(carc_game *g, int fi)

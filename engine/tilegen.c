@@ -237,6 +237,20 @@ static void finish_tile(const gtile *t, carc_tiletype *o)
 	}
 	for (int d = 0; d < 4; d++)
 		if (ek[d] == CARC_EK_RIVER) o->river |= (uint8_t)(1u << d);
+	/* The lowest port of each feature in each rotation: how moves and
+	 * events name it. */
+	for (int i = 0; i < o->nfeat; i++) {
+		const carc_tfeat *f = &o->f[i];
+		unsigned ports = f->edges | (unsigned)f->halves << 4 | (unsigned)f->other << CARC_P_I;
+		if (f->kind == CARC_F_CLOISTER) ports |= 1u << CARC_P_CLOISTER;
+		if (f->kind == CARC_F_TOWER) ports |= 1u << CARC_P_TOWER;
+		for (int r = 0; r < 4; r++) {
+			int first = ports ? CARC_PORT_COUNT : 0;
+			for (int p = 0; p < CARC_PORT_COUNT; p++)
+				if (ports >> p & 1 && carc_port_rot(p, r) < first) first = carc_port_rot(p, r);
+			o->first_port[r][i] = (uint8_t)first;
+		}
+	}
 }
 
 static void parse_file(const char *path)
@@ -397,7 +411,13 @@ int main(int argc, char **argv)
 			printf("      { %u, 0x%x, 0x%x, 0x%x, %u, %u, %u, 0x%x, 0x%x, 0x%x },\n", f->kind, f->edges,
 			       f->halves, f->other, f->pennants, f->goods, f->wagon, f->multi, f->flags, f->borders);
 		}
-		printf("    }, 0x%x },\n", o.river);
+		printf("    }, 0x%x, {", o.river);
+		for (int r = 0; r < 4; r++) {
+			printf("%s{", r ? "," : "");
+			for (int j = 0; j < o.nfeat; j++) printf("%s%u", j ? "," : "", o.first_port[r][j]);
+			printf("}");
+		}
+		printf("} },\n");
 	}
 	printf("};\nconst int carc_ntiletypes = %d;\n\n", ntypes);
 	for (int i = 0; i < nsets; i++) {

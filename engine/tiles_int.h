@@ -84,6 +84,8 @@ typedef struct carc_tiletype {
 	carc_tfeat f[CARC_TILE_MAXF];
 	uint8_t river;             /* bit d: edge d carries a river (the river
 	                              rules ask it for every placement) */
+	uint8_t first_port[4][CARC_TILE_MAXF]; /* per rotation: the lowest port
+	                              (carc_port) of each feature */
 } carc_tiletype;
 
 typedef struct carc_tileref {

@@ -449,6 +449,39 @@ START_TEST(test_turned_tile_features)
 }
 END_TEST
 
+/* The table of each feature's lowest port per rotation agrees with the
+ * feature's ports turned one by one. */
+START_TEST(test_first_ports)
+{
+	for (int i = 0; i < carc_ntiletypes; i++) {
+		const carc_tiletype *t = &carc_tiletypes[i];
+		for (int f = 0; f < t->nfeat; f++) {
+			unsigned ports = t->f[f].edges | (unsigned)t->f[f].halves << 4 | (unsigned)t->f[f].other << CARC_P_I;
+			if (t->f[f].kind == CARC_F_CLOISTER) ports |= 1u << CARC_P_CLOISTER;
+			if (t->f[f].kind == CARC_F_TOWER) ports |= 1u << CARC_P_TOWER;
+			ck_assert_msg(ports != 0, "%s feature %d has no port", t->id, f);
+			for (int r = 0; r < 4; r++) {
+				unsigned turned = 0;
+				for (int p = 0; p < CARC_PORT_COUNT; p++)
+					if (ports >> p & 1) turned |= 1u << carc_port_rot(p, r);
+				ck_assert_msg(t->first_port[r][f] == __builtin_ctz(turned), "%s feature %d rotation %d: %d, not %d",
+				              t->id, f, r, t->first_port[r][f], __builtin_ctz(turned));
+			}
+		}
+	}
+	/* BA/RCr (D) turned once: its road runs N-S, so N (0) names it; its city faces E */
+	int d = -1;
+	for (int i = 0; i < carc_ntiletypes; i++)
+		if (!strcmp(carc_tiletypes[i].id, "BA/RCr")) d = i;
+	ck_assert_int_ge(d, 0);
+	const carc_tiletype *t = &carc_tiletypes[d];
+	for (int f = 0; f < t->nfeat; f++) {
+		if (t->f[f].kind == CARC_F_ROAD) ck_assert_int_eq(t->first_port[1][f], CARC_N);
+		if (t->f[f].kind == CARC_F_CITY) ck_assert_int_eq(t->first_port[1][f], CARC_E);
+	}
+}
+END_TEST
+
 static Suite *tiles_suite(void)
 {
 	Suite *s = suite_create("tiles");
@@ -465,6 +498,7 @@ static Suite *tiles_suite(void)
 	tc = tcase_create("ports");
 	tcase_add_test(tc, test_port_rotation);
 	tcase_add_test(tc, test_turned_tile_features);
+	tcase_add_test(tc, test_first_ports);
 	suite_add_tcase(s, tc);
 	return s;
 }
