@@ -22,28 +22,36 @@ static int building(int type)
 
 static int cult_judges(int type) { return building(type) != 0; }
 
-static int near(int ax, int ay, int bx, int by)
+/* (ax, ay) is one of the eight places around (x, y). */
+static int near(int x, int y, int ax, int ay)
 {
-	return ax - bx <= 1 && bx - ax <= 1 && ay - by <= 1 && by - ay <= 1 && (ax != bx || ay != by);
+	unsigned dx = (unsigned)(ax - x + 1), dy = (unsigned)(ay - y + 1);
+	return dx <= 2 && dy <= 2 && (dx != 1 || dy != 1);
 }
 
-/* Buildings of kind `want` next to (x, y), from the list of buildings. */
-static int around(const carc_game *g, int x, int y, int want)
+/* g->build[] lists the first 48 buildings placed (cloisters and cult places
+ * together, as placed: later ones are not listed), cloisters from the front,
+ * cult places from the back: build[0 .. nbuild - ncult) are the cloisters,
+ * build[48 - ncult .. 48) the cult places.  The listed buildings of kind
+ * `kind` are build[*from .. *from + returned count). */
+#define NBUILD ((int)(sizeof ((carc_game *)0)->build / sizeof ((carc_game *)0)->build[0]))
+static int listed(const carc_game *g, int kind, int *from)
 {
-	int n = 0;
-	for (int i = 0; i < g->nbuild; i++) n += g->build[i].kind == want && near(x, y, g->build[i].x, g->build[i].y);
-	return n;
+	*from = kind == 2 ? NBUILD - g->ncult : 0;
+	return kind == 2 ? g->ncult : g->nbuild - g->ncult;
 }
 
+/* A building of the tile's kind may not stand next to two of the other
+ * kind, nor next to one that already has one of the tile's kind next to
+ * it (build[].nnear).  One pass over the buildings of the other kind. */
 static int cult_allowed(const carc_game *g, int type, int x, int y, int rot)
 {
 	(void)rot;
-	int mine = building(type), other = 3 - mine;
-	if (around(g, x, y, other) > 1) return 0;
-	for (int i = 0; i < g->nbuild; i++)
-		if (g->build[i].kind == other && near(x, y, g->build[i].x, g->build[i].y) &&
-		    around(g, g->build[i].x, g->build[i].y, mine) + 1 > 1)
-			return 0;
+	int mine = building(type), from, seen = 0;
+	if (!mine) return 1;
+	int n = listed(g, 3 - mine, &from);
+	for (int i = from; i < from + n; i++)
+		if (near(x, y, g->build[i].x, g->build[i].y) && (g->build[i].nnear || seen++)) return 0;
 	return 1;
 }
 
@@ -64,12 +72,22 @@ static void cult_scored(carc_game *g, int root, carc_sink *out)
 		}
 }
 
+/* A new building is listed with the count of listed buildings of the other
+ * kind around it, and each of those counts it in turn. */
 static void cult_placed(carc_game *g, int cell, carc_sink *out)
 {
 	(void)out;
-	int b = building(g->cells[cell].type);
-	if (b && g->nbuild < (int)(sizeof g->build / sizeof g->build[0]))
-		g->build[g->nbuild++] = (__typeof__(g->build[0])){ g->cells[cell].x, g->cells[cell].y, (uint8_t)b };
+	int b = building(g->cells[cell].type), x = g->cells[cell].x, y = g->cells[cell].y, from, nnear = 0;
+	if (!b || g->nbuild >= NBUILD) return;
+	int n = listed(g, 3 - b, &from);
+	for (int i = from; i < from + n; i++)
+		if (near(x, y, g->build[i].x, g->build[i].y)) {
+			g->build[i].nnear++;
+			nnear++;
+		}
+	int slot = b == 2 ? NBUILD - 1 - g->ncult++ : g->nbuild - g->ncult;
+	g->build[slot] = (__typeof__(g->build[0])){ (int16_t)x, (int16_t)y, (uint8_t)b, (uint8_t)nnear };
+	g->nbuild++;
 }
 
 const carc_ext carc_ext_cult = {

@@ -99,8 +99,13 @@ struct carc_game {
 	uint8_t flock_due;                /* hills: bit s: seat s extended its shepherd's farm */
 	uint8_t nwagons;                  /* abbey: wagons whose feature just scored */
 	struct { uint8_t seat, fig; uint16_t root, cell; } wagons[CARC_MAX_SEATS];
-	uint8_t nbuild;                   /* cult: cloisters and cult places on the board */
-	struct { int16_t x, y; uint8_t kind; } build[48]; /* all sets in scope: 25, abbeys 6 */
+	uint8_t nbuild;                   /* cult: cloisters and cult places listed in build[] */
+	uint8_t ncult;                    /* cult: of them, cult places (at the back of build[]) */
+	struct {
+		int16_t x, y;
+		uint8_t kind;                 /* 1 cloister, 2 cult place */
+		uint8_t nnear;                /* listed buildings of the other kind around it */
+	} build[48]; /* cult.c: cloisters from the front, cult places from the back; all sets in scope: 25, abbeys 6 */
 	uint8_t nbesieged;                /* cathars: siege tiles on the board */
 	uint8_t nescaped;                 /* cathars: besieged cities left this turn */
 	uint16_t escaped[8];
