@@ -12,6 +12,15 @@
  */
 #include "ext_int.h"
 
+/* g->siege[] lists the besieged segments (CARC_TF_BESIEGED) on the board
+ * while there are at most NSIEGE of them (nsiege counts them all; past
+ * NSIEGE the walks over the city decide, as without the list), and bit i
+ * of g->siege_near says that a cloister-type tile stands next to the tile
+ * of siege[i].  Both are set in cathars_placed (tiles never leave the
+ * board), so they are read only at the end of the turn and in the escape
+ * phase, when every tile_placed hook has run. */
+#define NSIEGE ((int)(sizeof ((carc_game *)0)->siege / sizeof ((carc_game *)0)->siege[0]))
+
 static int city_flags(const carc_game *g, int root)
 {
 	uint16_t flags = 0;
@@ -28,6 +37,9 @@ static int cathars_points(const carc_game *g, int root, const carc_feat_info *fi
 	return (fi->flags & CARC_TF_CATHEDRAL ? 2 : 1) * (fi->tiles + fi->pennants);
 }
 
+/* Walks the city, not g->siege[]: asked while farms are scored, which may
+ * happen in another expansion's tile_placed before cathars_placed has seen
+ * the tile (a barn joined to a farm). */
 static int cathars_weight(const carc_game *g, int city) { return city_flags(g, city) & CARC_TF_BESIEGED ? 2 : 1; }
 
 static int has_cloister_near(const carc_game *g, int cell)
@@ -45,10 +57,16 @@ static int has_cloister_near(const carc_game *g, int cell)
 static int escapable(const carc_game *g, int root)
 {
 	const carc_node *r = &g->nodes[root];
-	if (r->kind != CARC_F_CITY || r->done || !(city_flags(g, root) & CARC_TF_BESIEGED)) return 0;
+	if (r->kind != CARC_F_CITY || r->done) return 0;
 	for (int i = 0; i < g->nescaped; i++)
 		if (g->escaped[i] == root) return 0;
 	int any_tile = g->cfg.rules[CARC_R_ESCAPE_CLOISTER] == 1;
+	if (!any_tile && g->nsiege <= NSIEGE) { /* a siege tile of this city with a cloister next to it */
+		for (int i = 0; i < g->nsiege; i++)
+			if (g->siege_near >> i & 1 && carc_feat_root_c(g, g->siege[i]) == root) return 1;
+		return 0;
+	}
+	if (!(city_flags(g, root) & CARC_TF_BESIEGED)) return 0;
 	int n = root;
 	do {
 		const carc_node *nd = &g->nodes[n];
@@ -73,22 +91,50 @@ static int cathars_moves(const carc_game *g, carc_move *out, int cap)
 	return n ? n + 1 : 0;
 }
 
+/* Keeps g->siege[] and g->siege_near up to date with the tile just placed. */
 static void cathars_placed(carc_game *g, int cell, carc_sink *out)
 {
 	(void)out;
+	const carc_cell *c = &g->cells[cell];
 	const carc_tiletype *t = carc_cell_type(g, cell);
+	if (t->cloister != CARC_NOF) /* a cloister-type tile: the siege tiles around it now have one */
+		for (int i = 0; i < g->nsiege && i < NSIEGE; i++) {
+			const carc_cell *s = &g->cells[g->nodes[g->siege[i]].cell];
+			unsigned dx = (unsigned)(s->x - c->x + 1), dy = (unsigned)(s->y - c->y + 1);
+			if (dx <= 2 && dy <= 2 && (dx != 1 || dy != 1)) g->siege_near |= (uint8_t)(1u << i);
+		}
 	for (int i = 0; i < t->nfeat; i++)
 		if (t->f[i].flags & CARC_TF_BESIEGED) {
-			g->nbesieged++;
-			return;
+			if (g->nsiege < NSIEGE) {
+				g->siege[g->nsiege] = (uint16_t)(c->node0 + i);
+				if (has_cloister_near(g, cell)) g->siege_near |= (uint8_t)(1u << g->nsiege);
+			}
+			g->nsiege++;
 		}
+}
+
+/* Could the seat on turn free anyone?  False only when no move can exist:
+ * no incomplete besieged city holds a follower (nfig; a figure that may
+ * escape is neither builder nor pig and stands in a city, so it is one),
+ * in the siege-tile variant none with a siege tile that has a cloister
+ * next to it.  cathars_moves() then decides. */
+static int escape_possible(const carc_game *g)
+{
+	if (g->nsiege > NSIEGE) return 1;
+	int any_tile = g->cfg.rules[CARC_R_ESCAPE_CLOISTER] == 1;
+	for (int i = 0; i < g->nsiege; i++) {
+		if (!any_tile && !(g->siege_near >> i & 1)) continue;
+		const carc_node *r = &g->nodes[carc_feat_root_c(g, g->siege[i])];
+		if (!r->done && r->nfig) return 1;
+	}
+	return 0;
 }
 
 static int cathars_turn_end(carc_game *g, carc_sink *out)
 {
 	(void)out;
 	g->nescaped = 0;
-	if (!g->nbesieged || !cathars_moves(g, NULL, 0)) return 0;
+	if (!escape_possible(g) || !cathars_moves(g, NULL, 0)) return 0;
 	g->phase = CARC_PH_ESCAPE;
 	g->seat = g->turn_seat;
 	return 1;

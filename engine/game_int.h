@@ -106,8 +106,10 @@ struct carc_game {
 		uint8_t kind;                 /* 1 cloister, 2 cult place */
 		uint8_t nnear;                /* listed buildings of the other kind around it */
 	} build[48]; /* cult.c: cloisters from the front, cult places from the back; all sets in scope: 25, abbeys 6 */
-	uint8_t nbesieged;                /* cathars: siege tiles on the board */
 	uint8_t nescaped;                 /* cathars: besieged cities left this turn */
+	uint8_t siege_near;               /* cathars: bit i: a cloister-type tile is next to siege[i]'s tile */
+	uint16_t nsiege;                  /* cathars: besieged segments (siege tiles) on the board */
+	uint16_t siege[8];                /* cathars: their nodes, while nsiege <= 8 (all sets in scope: 4) */
 	uint16_t escaped[8];
 	int32_t score[CARC_MAX_SEATS];
 	int32_t score_by[CARC_MAX_SEATS][CARC_SC_COUNT];
