@@ -97,6 +97,7 @@ struct carc_game {
 	uint8_t bag_next;                 /* hills: next entry of cfg.bag to draw */
 	uint8_t flock[CARC_MAX_SEATS][CARC_WOLF + 1]; /* hills: tokens beside each seat's shepherd */
 	uint8_t flock_due;                /* hills: bit s: seat s extended its shepherd's farm */
+	uint8_t shepherd[CARC_MAX_SEATS]; /* hills: each seat's shepherd figure slot, set at set-up */
 	uint8_t nwagons;                  /* abbey: wagons whose feature just scored */
 	struct { uint8_t seat, fig; uint16_t root, cell; } wagons[CARC_MAX_SEATS];
 	uint8_t nbuild;                   /* cult: cloisters and cult places listed in build[] */

@@ -18,9 +18,19 @@
 
 static const uint8_t bag_start[CARC_WOLF + 1] = { 0, 4, 5, 5, 2, 2 };
 
+/* g->shepherd[s]: the figure slot of seat s's shepherd, SHEP_NONE without
+ * one, SHEP_SEARCH if the seat has several (then shepherd_of() searches). */
+enum { SHEP_NONE = 0xff, SHEP_SEARCH = 0xfe };
+
 static void hills_setup(carc_game *g)
 {
 	for (int t = 0; t <= CARC_WOLF; t++) g->bag[t] = g->components >> CARC_C_SHEPHERD & 1 ? bag_start[t] : 0;
+	for (int s = 0; s < CARC_MAX_SEATS; s++) {
+		g->shepherd[s] = SHEP_NONE;
+		for (int i = s * CARC_FIGS_PER_SEAT; s < g->nseats && i < (s + 1) * CARC_FIGS_PER_SEAT; i++)
+			if (g->figs[i].used && g->figs[i].kind == CARC_FIG_SHEPHERD)
+				g->shepherd[s] = g->shepherd[s] == SHEP_NONE ? (uint8_t)i : SHEP_SEARCH;
+	}
 }
 
 /* ---- hills ------------------------------------------------------------------ */
@@ -91,11 +101,20 @@ static int draw_token(carc_game *g)
 	return t;
 }
 
-static int shepherd_of(const carc_game *g, int seat)
+static int shepherd_search(const carc_game *g, int seat)
 {
 	for (int i = seat * CARC_FIGS_PER_SEAT; i < (seat + 1) * CARC_FIGS_PER_SEAT; i++)
 		if (g->figs[i].used && g->figs[i].kind == CARC_FIG_SHEPHERD && g->figs[i].node != CARC_NONE) return i;
 	return -1;
+}
+
+/* The shepherd of `seat` on the board, or -1. */
+static inline int shepherd_of(const carc_game *g, int seat)
+{
+	int slot = g->shepherd[seat];
+	if (slot == SHEP_NONE) return -1;
+	if (slot == SHEP_SEARCH) return shepherd_search(g, seat);
+	return g->figs[slot].node != CARC_NONE ? slot : -1;
 }
 
 /* A shepherd and its sheep leave the board; the tokens go back in the bag. */
@@ -187,9 +206,12 @@ static void hill_placed(carc_game *g, int cell, carc_sink *out)
 	/* the placer's own shepherd, if this tile extends its farm */
 	int fig = shepherd_of(g, g->turn_seat);
 	if (fig < 0 || g->phase == CARC_PH_OVER) return;
-	int root = carc_feat_root(g, g->figs[fig].node);
-	for (int i = 0; i < carc_cell_type(g, cell)->nfeat; i++)
-		if (carc_feat_root(g, c->node0 + i) == root) g->flock_due |= (uint8_t)(1u << g->turn_seat);
+	int root = carc_feat_root(g, g->figs[fig].node), nfeat = carc_cell_type(g, cell)->nfeat;
+	for (int i = 0; i < nfeat; i++) /* only a field of the tile can be in the farm */
+		if (g->nodes[c->node0 + i].kind == CARC_F_FIELD && carc_feat_root(g, c->node0 + i) == root) {
+			g->flock_due |= (uint8_t)(1u << g->turn_seat);
+			return;
+		}
 }
 
 static int flock_moves(const carc_game *g, carc_move *out, int cap)
