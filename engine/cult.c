@@ -43,12 +43,14 @@ static int listed(const carc_game *g, int kind, int *from)
 
 /* A building of the tile's kind may not stand next to two of the other
  * kind, nor next to one that already has one of the tile's kind next to
- * it (build[].nnear).  One pass over the buildings of the other kind. */
+ * it (build[].nnear).  Usually build_zone tells at once that none of the
+ * other kind is around; else one pass over the buildings of that kind. */
 static int cult_allowed(const carc_game *g, int type, int x, int y, int rot)
 {
 	(void)rot;
 	int mine = building(type), from, seen = 0;
 	if (!mine) return 1;
+	if (!(g->build_zone[2 - mine][y & 15] >> (x & 15) & 1)) return 1; /* none of the other kind around */
 	int n = listed(g, 3 - mine, &from);
 	for (int i = from; i < from + n; i++)
 		if (near(x, y, g->build[i].x, g->build[i].y) && (g->build[i].nnear || seen++)) return 0;
@@ -73,7 +75,8 @@ static void cult_scored(carc_game *g, int root, carc_sink *out)
 }
 
 /* A new building is listed with the count of listed buildings of the other
- * kind around it, and each of those counts it in turn. */
+ * kind around it, each of those counts it in turn, and its 3x3 square is
+ * marked in build_zone. */
 static void cult_placed(carc_game *g, int cell, carc_sink *out)
 {
 	(void)out;
@@ -88,6 +91,8 @@ static void cult_placed(carc_game *g, int cell, carc_sink *out)
 	int slot = b == 2 ? NBUILD - 1 - g->ncult++ : g->nbuild - g->ncult;
 	g->build[slot] = (__typeof__(g->build[0])){ (int16_t)x, (int16_t)y, (uint8_t)b, (uint8_t)nnear };
 	g->nbuild++;
+	for (int dy = -1; dy <= 1; dy++)
+		for (int dx = -1; dx <= 1; dx++) g->build_zone[b - 1][(y + dy) & 15] |= (uint16_t)(1u << ((x + dx) & 15));
 }
 
 const carc_ext carc_ext_cult = {

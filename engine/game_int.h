@@ -107,6 +107,8 @@ struct carc_game {
 		uint8_t kind;                 /* 1 cloister, 2 cult place */
 		uint8_t nnear;                /* listed buildings of the other kind around it */
 	} build[48]; /* cult.c: cloisters from the front, cult places from the back; all sets in scope: 25, abbeys 6 */
+	uint16_t build_zone[2][16];       /* cult: bit x & 15 of [kind - 1][y & 15] clear: no listed building
+	                                     of that kind stands at or around (x, y) (set: one may, aliased) */
 	uint8_t nescaped;                 /* cathars: besieged cities left this turn */
 	uint8_t siege_near;               /* cathars: bit i: a cloister-type tile is next to siege[i]'s tile */
 	uint16_t nsiege;                  /* cathars: besieged segments (siege tiles) on the board */
