@@ -438,6 +438,7 @@ void carc_return_figure(carc_game *g, int fig, int why, carc_sink *out)
 	if (f->node == CARC_NONE) return;
 	int root = carc_feat_root(g, f->node);
 	if (carc_is_follower(f->kind)) g->nodes[root].nfig--;
+	else g->nspecial--;
 	f->node = CARC_NONE;
 	g->in_supply[f->seat][f->kind]++;
 	carc_event *e = carc_emit(out, CARC_EV_RETURNED);
@@ -809,6 +810,7 @@ void carc_deploy(carc_game *g, int fig, int node, int at, carc_sink *out)
 	f->at = (uint8_t)(at >= CARC_P_NW ? at : 0);
 	g->in_supply[f->seat][f->kind]--;
 	if (carc_is_follower(f->kind)) g->nodes[carc_feat_root(g, node)].nfig++;
+	else g->nspecial++;
 	carc_event *e = carc_emit(out, CARC_EV_DEPLOYED);
 	if (e) {
 		const carc_cell *c = &g->cells[g->nodes[node].cell];

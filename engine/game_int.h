@@ -76,6 +76,7 @@ struct carc_game {
 	uint16_t nholes;      /* frontier positions with tiles on all four sides */
 	carc_fig figs[CARC_MAX_FIGS];
 	uint8_t in_supply[CARC_MAX_SEATS][CARC_FIG_COUNT]; /* figures not on the board */
+	uint8_t nspecial;     /* figures on the board that are not followers (builders, pigs, ...) */
 	uint32_t components;  /* in effect: the given ones or the expansions' */
 	uint8_t tokens[CARC_MAX_SEATS][CARC_TOK_COUNT];
 	/* expansion state, each part owned by one expansion file */

@@ -23,6 +23,7 @@ static int strength(const carc_game *g, const carc_fig *f, int pennants)
 static int majority(carc_game *g, int root, int pennants, int str[CARC_MAX_SEATS])
 {
 	memset(str, 0, sizeof(int) * CARC_MAX_SEATS);
+	if (!g->nodes[root].nfig) return 0; /* only followers have strength */
 	for (int i = 0; i < g->nseats * CARC_FIGS_PER_SEAT; i++) {
 		const carc_fig *f = &g->figs[i];
 		if (f->node == CARC_NONE || carc_feat_root(g, f->node) != root) continue;
@@ -87,6 +88,7 @@ static void pay_majority(carc_game *g, int root, int sc, int points, int pennant
 
 void carc_return_figures(carc_game *g, int root, carc_sink *out)
 {
+	if (!g->nodes[root].nfig && !g->nspecial) return; /* nobody there */
 	for (int i = 0; i < g->nseats * CARC_FIGS_PER_SEAT; i++) {
 		const carc_fig *f = &g->figs[i];
 		if (f->node != CARC_NONE && carc_feat_root(g, f->node) == root) carc_return_figure(g, i, CARC_WHY_SCORED, out);
