@@ -49,6 +49,9 @@ static const unsigned special_at[CARC_FIG_COUNT] = {
 	[CARC_FIG_SHEPHERD] = FK(FIELD),
 };
 #undef FK
+/* The followers: the kinds stand_on lists, as a mask. */
+#define FOLLOWER_KINDS (1u << CARC_FIG_FOLLOWER | 1u << CARC_FIG_LARGE | 1u << CARC_FIG_WAGON | 1u << CARC_FIG_MAYOR)
+_Static_assert(CARC_FIG_COUNT <= 32, "figure kinds fit a mask");
 
 void carc_config_init(carc_config *cfg)
 {
@@ -419,7 +422,7 @@ static int may_stand(const carc_game *g, int figkind, int fkind)
 	return fkind != CARC_F_FIELD || g->cfg.rules[CARC_R_FARMERS];
 }
 
-int carc_is_follower(int kind) { return stand_on[kind] != 0; }
+int carc_is_follower(int kind) { return kind >= 0 && kind < CARC_FIG_COUNT && (FOLLOWER_KINDS >> kind & 1); }
 
 int carc_seat_in(const carc_game *g, int seat, int root)
 {
@@ -603,8 +606,10 @@ static int deploy_moves(const carc_game *g, carc_move *out, int n, int cap)
 	const carc_cell *c = &g->cells[cell];
 	const carc_tiletype *t = carc_cell_type(g, cell);
 	if (!carc_deploy_here_ok(g)) return n;
-	for (int kind = 0; kind < CARC_FIG_COUNT; kind++) {
-		if (!g->in_supply[g->seat][kind] || !carc_is_follower(kind)) continue;
+	unsigned kinds = 0; /* bit k: the seat has a figure of kind k in its supply */
+	for (int kind = 0; kind < CARC_FIG_COUNT; kind++) kinds |= (g->in_supply[g->seat][kind] != 0) << kind;
+	for (unsigned k = kinds & FOLLOWER_KINDS; k; k &= k - 1) {
+		int kind = __builtin_ctz(k);
 		for (int i = 0; i < t->nfeat; i++) {
 			if (!may_stand(g, kind, t->f[i].kind)) continue;
 			int node = c->node0 + i, root = carc_feat_root_c(g, node);
@@ -617,11 +622,12 @@ static int deploy_moves(const carc_game *g, carc_move *out, int n, int cap)
 	}
 	/* builders, pigs, barns, shepherds: at each feature and each corner,
 	 * as the expansion that brings them says */
-	if (!(g->hooks & CARC_HOOK_SPECIAL)) return n;
+	kinds &= ~FOLLOWER_KINDS;
+	if (!(g->hooks & CARC_HOOK_SPECIAL) || !kinds) return n;
 	uint8_t ports[CARC_TILE_MAXF + 4], at[CARC_TILE_MAXF + 4];
 	int nports = 0;
-	for (int kind = 0; kind < CARC_FIG_COUNT; kind++) {
-		if (!g->in_supply[g->seat][kind] || carc_is_follower(kind)) continue;
+	for (; kinds; kinds &= kinds - 1) {
+		int kind = __builtin_ctz(kinds);
 		const carc_ext *owner = special_owner(g, kind);
 		if (!owner) continue;
 		if (!nports) { /* the first port of each feature, then the four corners */
