@@ -83,8 +83,17 @@ struct carc_game {
 	uint16_t river_end;               /* river: set by river_order at set-up (0 when it did not run):
 	                                     no river tile at supply[river_end..) but those put back (0x8000) */
 	uint8_t nriver_open;              /* river: entries of river_open, 0xff once more were needed */
+	uint8_t river_closed;             /* river: set by a placement in play that leaves no open river end
+	                                     or no river tile to draw: no river tile can be placed any more,
+	                                     and river.c does nothing */
 	int16_t river_box[4];             /* river: least x and y, greatest x and y of the placed tiles */
 	carc_front river_open[12];        /* river: the empty places a placed river edge faces, as in front[] */
+	uint8_t river_room[12];           /* river: per river_open entry, bit d: no tile in the six places
+	                                     ahead of it toward d (river.c room_toward), on the board as is */
+	uint16_t river_next;              /* river: g->next when river_left and river_dead were counted */
+	uint16_t river_left, river_dead;  /* river: river tiles in supply[river_next..nsupply), and of them
+	                                     dead ends (one river edge: lakes, the city end) */
+	uint16_t river_lake;              /* river: 1 + the cell of the last volcano lake placed, 0 none */
 	int8_t king, robber;              /* king-robber: holder seats, -1 none */
 	uint16_t king_size, robber_size;  /* largest completed city / longest road */
 	uint8_t builder_turn;             /* traders: 1 extra turn earned, 2 in it */
