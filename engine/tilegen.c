@@ -420,6 +420,15 @@ int main(int argc, char **argv)
 		printf("} },\n");
 	}
 	printf("};\nconst int carc_ntiletypes = %d;\n\n", ntypes);
+	printf("const uint16_t carc_tile_river[] = {");
+	for (int i = 0; i < ntypes; i++) {
+		carc_tiletype o;
+		finish_tile(&types[i], &o);
+		unsigned e = o.river, all = 0;
+		for (int r = 0; r < 4; r++) all |= ((e << r | e >> (4 - r)) & 0xfu) << (4 * r);
+		printf("%s0x%x,", i % 16 ? " " : "\n  ", all);
+	}
+	printf("\n};\n\n");
 	for (int i = 0; i < nsets; i++) {
 		const gset *s = &sets[i];
 		printf("static const carc_tileref set%d_refs[] = {", i);

@@ -117,6 +117,11 @@ typedef struct carc_tileset {
 
 extern const carc_tiletype carc_tiletypes[];
 extern const int carc_ntiletypes;
+/* Per tile type, the edges that carry a river (carc_tiletype.river) for
+ * each rotation r: bits 4r..4r+3, bit 4r + d for edge d of the tile turned
+ * r quarter turns clockwise.  A small table, so the river rules, asked
+ * for every tile drawn, read it without reaching into carc_tiletypes. */
+extern const uint16_t carc_tile_river[];
 extern const carc_tileset carc_tilesets[];
 extern const int carc_ntilesets;
 
