@@ -86,14 +86,28 @@ struct carc_game {
 	uint8_t river_closed;             /* river: set by a placement in play that leaves no open river end
 	                                     or no river tile to draw: no river tile can be placed any more,
 	                                     and river.c does nothing */
-	int16_t river_box[4];             /* river: least x and y, greatest x and y of the placed tiles */
 	carc_front river_open[12];        /* river: the empty places a placed river edge faces, as in front[] */
 	uint8_t river_room[12];           /* river: per river_open entry, bit d: no tile in the six places
-	                                     ahead of it toward d (river.c room_toward), on the board as is */
-	uint16_t river_next;              /* river: g->next when river_left and river_dead were counted */
+	                                     ahead of it toward d (river.c ahead[]), on the board as is (0 for
+	                                     a side with a tile); bit 4 + d: a tile is next to it toward d */
+	uint16_t river_alone;             /* river: bit i: every other listed end shows one river only and
+	                                     is not next to river_open[i] */
+	uint16_t river_fast;              /* river: bit i: river_ok[i] holds the answers at river_open[i]
+	                                     for the next draw, if that is river_peek */
+	uint16_t river_ok[12];            /* river: bit e: a tile whose turned river edges are e may go
+	                                     at river_open[i] (set only with river_fast bit i) */
+	uint16_t river_lake;              /* river: 1 + the cell of the last volcano lake placed, 0 none */
+	uint64_t river_near;              /* river: bit (x + 8 y) & 63 set for each listed open end
+	                                     (all bits once the list overflowed): a place without its bit
+	                                     is no open end */
+	uint16_t river_next;              /* river: g->next at the last placement */
 	uint16_t river_left, river_dead;  /* river: river tiles in supply[river_next..nsupply), and of them
 	                                     dead ends (one river edge: lakes, the city end) */
-	uint16_t river_lake;              /* river: 1 + the cell of the last volcano lake placed, 0 none */
+	uint16_t river_peek;              /* river: supply[river_next] then (0xffff: none), the next draw */
+	uint16_t river_left1, river_dead1; /* river: river_left and river_dead less river_peek's tile */
+	int16_t river_x0, river_y0;       /* river: the corner of river_occ, 16 places W and N of the first tile */
+	uint32_t river_occ[32];           /* river: bit x - river_x0 of [y - river_y0]: a tile is placed there
+	                                     (kept until the river is closed; places outside: board lookup) */
 	int8_t king, robber;              /* king-robber: holder seats, -1 none */
 	uint16_t king_size, robber_size;  /* largest completed city / longest road */
 	uint8_t builder_turn;             /* traders: 1 extra turn earned, 2 in it */

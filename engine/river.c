@@ -11,57 +11,65 @@
  * lake takes no figure and gives its placer another turn.
  *
  * The placement rule is asked for every place and turn of every river
- * tile drawn, so it works from state kept as the game goes
- * (game_int.h): where the river tiles end in the supply (river_end, set
- * once by river_order), and, updated by river_placed after each
- * placement, the open river ends with the edges around them
- * (river_open) and the box of the placed tiles (river_box).
+ * tile drawn, so it works from state kept as the game goes (game_int.h):
+ * where the river tiles end in the supply (river_end, set once by
+ * river_order), and, updated by river_placed after each placement until
+ * the river is closed: the open river ends with the edges around them and
+ * what is known about each (river_open, river_room, river_alone, and
+ * river_near to turn every other place away at once), the river tiles
+ * still to draw (river_left, river_dead and the same after the next draw),
+ * the placed tiles near the start (river_occ) and the last volcano lake
+ * (river_lake).  Once the river has no open end or no river tile is left
+ * to draw, no river tile can be placed any more, and every hook is one
+ * compare.
  */
 #include <string.h>
 
 #include "ext_int.h"
 
 /* Edges of the unturned tile that carry the river (bit d: edge d). */
-static inline unsigned river_edges(int type) { return carc_tiletypes[type].river; }
+static inline unsigned river_edges(int type) { return carc_tile_river[type] & 0xf; }
 
 /* The same edges with the tile turned `rot` quarter turns clockwise. */
-static inline unsigned river_turned(int type, int rot)
-{
-	unsigned e = river_edges(type);
-	return (e << rot | e >> (4 - rot)) & 0xf;
-}
+static inline unsigned river_turned(int type, int rot) { return carc_tile_river[type] >> (4 * rot) & 0xf; }
 
-static int river_judges(int type) { return river_edges(type) != 0; }
+/* A river tile with one river edge (a lake, the river end in a city):
+ * turned to the river of any place that shows a river on one side only,
+ * it fits there and leaves no open end, so such a place can always be
+ * continued while one is still to come. */
+static inline int dead_end(unsigned edges) { return edges && !(edges & (edges - 1)); }
+
+static int river_judges(int type) { return carc_tile_river[type] != 0; }
 
 /* River tiles first (a fork before the rest, lakes last), land after;
- * within each group the shuffled order stays. */
-static int river_rank(int type)
-{
-	unsigned e = river_edges(type);
-	if (!e) return 3;
-	if (carc_tiletypes[type].symbols & CARC_SYM_LAKE) return 2;
-	unsigned two = e & (e - 1); /* e less its lowest edge */
-	return two & (two - 1) ? 0 : 1; /* three or four river edges: a fork */
-}
-
-/* One pass: land tiles slide down in place, river tiles are set aside and
- * then put in front by rank.  Records where the river tiles end
- * (g->river_end), so the rules below need not read the land tiles. */
+ * within each group the shuffled order stays.  One pass: land tiles slide
+ * down in place, river tiles are set aside by rank (0 forks, 1 the
+ * others, 2 lakes) and then put in front.  Records where the river tiles
+ * end (g->river_end), so the rules below need not read the land tiles. */
 static void river_order(carc_game *g)
 {
-	uint16_t river[CARC_MAX_TILES];
-	int nriver = 0, nland = 0;
+	uint16_t river[3][CARC_MAX_TILES];
+	int nrank[3] = { 0, 0, 0 }, nland = 0, dead = 0;
 	for (int i = 0; i < g->nsupply; i++) {
 		uint16_t t = g->supply[i];
-		if (river_edges(t)) river[nriver++] = t;
-		else g->supply[nland++] = t;
+		unsigned e = river_edges(t);
+		if (!e) {
+			g->supply[nland++] = t;
+			continue;
+		}
+		unsigned two = e & (e - 1); /* e less its lowest edge */
+		int rank = carc_tiletypes[t].symbols & CARC_SYM_LAKE ? 2 : two & (two - 1) ? 0 : 1;
+		river[rank][nrank[rank]++] = t;
+		dead += !two;
 	}
+	int nriver = nrank[0] + nrank[1] + nrank[2];
 	memmove(&g->supply[nriver], g->supply, (size_t)nland * sizeof g->supply[0]);
-	int n = 0;
-	for (int rank = 0; rank < 3; rank++)
-		for (int i = 0; i < nriver; i++)
-			if (river_rank(river[i]) == rank) g->supply[n++] = river[i];
+	memcpy(g->supply, river[0], (size_t)nrank[0] * sizeof g->supply[0]);
+	memcpy(g->supply + nrank[0], river[1], (size_t)nrank[1] * sizeof g->supply[0]);
+	memcpy(g->supply + nrank[0] + nrank[1], river[2], (size_t)nrank[2] * sizeof g->supply[0]);
 	g->river_end = (uint16_t)nriver;
+	g->river_left = (uint16_t)nriver; /* for river_start */
+	g->river_dead = (uint16_t)dead;
 }
 
 /* The river tiles still to draw lie in supply[lo[0]..hi[0]) and
@@ -97,37 +105,94 @@ static int any_river(const carc_game *g, const rivers *r)
 	return 0;
 }
 
-static const int dx[4] = { 0, 1, 0, -1 }, dy[4] = { -1, 0, 1, 0 };
-
-/* The six places ahead of (x, y) toward d, the two ahead and their side
- * neighbours, make a rectangle: least x and y, greatest x and y, from
- * (x, y). */
-static const int8_t rect[4][4] = { { -1, -2, 1, -1 }, { 1, -1, 2, 1 }, { -1, 1, 1, 2 }, { -2, -1, -1, 1 } };
-
-/* Directions (bit d) whose rectangle from a place holds the place (rx, ry)
- * away from it. */
-static unsigned rect_hits(int rx, int ry)
+/* The river tiles still to draw and the dead ends among them, when
+ * supply[0..next) is drawn (or hidden), from those counted at the last
+ * placement in supply[river_next..nsupply): the entries from river_next
+ * on are only ever reordered among themselves (carc_draw puts a tile back
+ * from next - 1 >= river_next to the bottom), so those still to draw are
+ * the counted ones less those now before next.  Usually the one tile
+ * drawn since is the one river_placed looked at (river_peek), and the
+ * counts after it are kept too. */
+static inline void counts_at(const carc_game *g, int next, int *left, int *dead)
 {
-	unsigned hits = 0;
-	for (int d = 0; d < 4; d++)
-		if (rx >= rect[d][0] && rx <= rect[d][2] && ry >= rect[d][1] && ry <= rect[d][3]) hits |= 1u << d;
-	return hits;
+	if (next == g->river_next + 1 && g->supply[g->river_next] == g->river_peek) {
+		*left = g->river_left1;
+		*dead = g->river_dead1;
+		return;
+	}
+	int l = g->river_left, d = g->river_dead;
+	for (int k = g->river_next; k < next; k++) {
+		unsigned e = river_edges(g->supply[k] & 0x7fff);
+		l -= e != 0;
+		d -= dead_end(e);
+	}
+	*left = l;
+	*dead = d;
 }
 
-/* Are the six places ahead of (x, y) toward d empty on the board as it
- * is?  Then no river tile placed later can be boxed in by a river end
- * there.  When the rectangle misses the box of the placed tiles, they
- * are. */
-static int room_now(const carc_game *g, int x, int y, int d)
+static const int dx[4] = { 0, 1, 0, -1 }, dy[4] = { -1, 0, 1, 0 };
+
+/* Is a tile placed at (x, y)?  Near the first tile the bitmap says. */
+static __attribute__((noinline)) int occupied_far(const carc_game *g, int x, int y)
 {
-	int lx = x + rect[d][0], ly = y + rect[d][1], hx = x + rect[d][2], hy = y + rect[d][3];
-	const int16_t *box = g->river_box;
-	if (hx < box[0] || lx > box[2] || hy < box[1] || ly > box[3]) return 1;
-	for (int py = ly; py <= hy; py++)
-		for (int px = lx; px <= hx; px++)
-			if (px >= box[0] && px <= box[2] && py >= box[1] && py <= box[3] && carc_board_lookup(g, px, py) >= 0)
-				return 0;
-	return 1;
+	return carc_board_lookup(g, x, y) >= 0;
+}
+
+static inline int occupied_now(const carc_game *g, int x, int y)
+{
+	unsigned ux = (unsigned)(x - g->river_x0), uy = (unsigned)(y - g->river_y0);
+	if (ux < 32 && uy < 32) return g->river_occ[uy] >> ux & 1;
+	return occupied_far(g, x, y);
+}
+
+/* The 5 x 5 places around a place: bit SQ(rx, ry) for the place rx, ry
+ * away from it, set when a tile is placed there. */
+#define SQ(rx, ry) (1u << (((ry) + 2) * 5 + (rx) + 2))
+
+static __attribute__((noinline)) uint32_t around_far(const carc_game *g, int x, int y)
+{
+	uint32_t v = 0;
+	for (int ry = -2; ry <= 2; ry++)
+		for (int rx = -2; rx <= 2; rx++)
+			if (occupied_now(g, x + rx, y + ry)) v |= SQ(rx, ry);
+	return v;
+}
+
+static inline uint32_t around(const carc_game *g, int x, int y)
+{
+	unsigned ux = (unsigned)(x - 2 - g->river_x0), uy = (unsigned)(y - 2 - g->river_y0);
+	if (ux > 32 - 5 || uy > 32 - 5) return around_far(g, x, y);
+	const uint32_t *row = &g->river_occ[uy];
+	return (row[0] >> ux & 31) | (row[1] >> ux & 31) << 5 | (row[2] >> ux & 31) << 10 | (row[3] >> ux & 31) << 15 |
+	       (row[4] >> ux & 31) << 20;
+}
+
+/* The six places ahead of a place toward d, the two ahead and their side
+ * neighbours: no river tile placed later can be boxed in by a river end
+ * whose six places ahead are empty. */
+static const uint32_t ahead[4] = {
+	SQ(-1, -2) | SQ(0, -2) | SQ(1, -2) | SQ(-1, -1) | SQ(0, -1) | SQ(1, -1),
+	SQ(1, -1) | SQ(2, -1) | SQ(1, 0) | SQ(2, 0) | SQ(1, 1) | SQ(2, 1),
+	SQ(-1, 1) | SQ(0, 1) | SQ(1, 1) | SQ(-1, 2) | SQ(0, 2) | SQ(1, 2),
+	SQ(-2, -1) | SQ(-1, -1) | SQ(-2, 0) | SQ(-1, 0) | SQ(-2, 1) | SQ(-1, 1),
+};
+
+/* The four neighbours, by direction. */
+static const uint32_t beside[4] = { SQ(0, -1), SQ(1, 0), SQ(0, 1), SQ(-1, 0) };
+
+/* Directions (bit d) with the six places ahead empty, from around(). */
+static inline unsigned room_in(uint32_t v)
+{
+	return (unsigned)((v & ahead[0]) == 0) | (unsigned)((v & ahead[1]) == 0) << 1 |
+	       (unsigned)((v & ahead[2]) == 0) << 2 | (unsigned)((v & ahead[3]) == 0) << 3;
+}
+
+/* Directions (bit d) in which the place (rx, ry) away from a place is
+ * among the six ahead of it. */
+static unsigned rect_hits(int rx, int ry)
+{
+	if (rx < -2 || rx > 2 || ry < -2 || ry > 2) return 0;
+	return room_in(SQ(rx, ry)) ^ 0xf;
 }
 
 /* The board as it would be with one more tile on it. */
@@ -136,20 +201,17 @@ typedef struct vboard {
 	int x, y, type, rot;
 } vboard;
 
-/* Outside the box of the placed tiles nothing needs looking up. */
 static inline int occupied(const vboard *v, int x, int y)
 {
-	const int16_t *box = v->g->river_box;
-	if (x == v->x && y == v->y) return 1;
-	if (x < box[0] || y < box[1] || x > box[2] || y > box[3]) return 0;
-	return carc_board_lookup(v->g, x, y) >= 0;
+	return (x == v->x && y == v->y) || occupied_now(v->g, x, y);
 }
 
-/* room_now with the new tile on the board too. */
+/* Are the six places ahead of (x, y) toward d empty, the new tile on the
+ * board too? */
 static int room_toward(const vboard *v, int x, int y, int d)
 {
 	if (rect_hits(v->x - x, v->y - y) >> d & 1) return 0;
-	return room_now(v->g, x, y, d);
+	return !(around(v->g, x, y) & ahead[d]);
 }
 
 /* Directions (bit d) in which a frontier place has a placed neighbour:
@@ -160,23 +222,18 @@ static inline unsigned taken_sides(const carc_front *f)
 	return ((f->mask & 0x01010101u) * 0x00204081u) >> 21 & 0xf;
 }
 
-/* A river tile with one river edge (a lake, the river end in a city):
- * turned to the river of any place that shows a river on one side only,
- * it fits there and leaves no open end, so such a place can always be
- * continued while one is still to come. */
-static inline int dead_end(unsigned edges) { return edges && !(edges & (edges - 1)); }
-
 /* Can a river tile still to draw continue the river at the empty place
  * f->x, f->y, whose placed neighbours (the new tile among them) show the
  * edges f->want, f->mask?  Its own open ends must leave room ahead; the
  * room toward each direction is worked out once a call (bit d of `known`:
- * worked out already, of `room`: found). */
+ * worked out already, of `room`: found).  The tiles are tried from the
+ * last: lakes come last, and a lake fits most places. */
 static int continuable(const vboard *v, const carc_front *f, const rivers *r, unsigned known, unsigned room)
 {
 	const carc_game *g = v->g;
 	unsigned taken = taken_sides(f);
-	for (int k = 0; k < 2; k++)
-		for (int i = r->lo[k]; i < r->hi[k]; i++) {
+	for (int k = 1; k >= 0; k--)
+		for (int i = r->hi[k] - 1; i >= r->lo[k]; i--) {
 			int t = g->supply[i] & 0x7fff;
 			if (!river_edges(t)) continue;
 			for (unsigned fits = carc_fit_mask(carc_codes(t), f); fits; fits &= fits - 1) {
@@ -254,134 +311,216 @@ static __attribute__((noinline)) int river_unlisted(const carc_game *g, int type
 	return ends > 0; /* river tiles are still to come: the river may not end yet */
 }
 
-/* river_allowed for the tile placed on the listed open end `i`.  The
- * room ahead of the open ends is kept in g->river_room (the new tile
- * never lies in the rectangles of its own place); the river tiles still
- * to come are counted (river_placed), so a dead end among them settles
- * most ends at once; the rest is worked out as in continuable. */
-static __attribute__((noinline)) int river_at_end(const carc_game *g, int type, int rot, int i)
+/* river_listed past its quick answers: every open end afterwards, worked
+ * out as in continuable (`dead`: a dead end is still to come). */
+static __attribute__((noinline)) int river_ends_ok(const carc_game *g, int type, int rot, int i, unsigned open, int dead)
 {
 	const carc_front *here = &g->river_open[i];
-	int x = here->x, y = here->y, n = g->nriver_open;
-	unsigned open = river_turned(type, rot) & ~taken_sides(here);
-	if (open & ~g->river_room[i]) return 0;
-	/* The river tiles still to draw: those counted at the last placement
-	 * less those drawn (or hidden) since.  The entries from river_next on
-	 * are only ever reordered among themselves (carc_draw puts a tile back
-	 * from next - 1 >= river_next to the bottom), so those still to draw
-	 * are the counted ones less those now before g->next. */
-	int left = g->river_left, dead = g->river_dead;
-	for (int k = g->river_next; k < g->next; k++) {
-		unsigned e = river_edges(g->supply[k] & 0x7fff);
-		left -= e != 0;
-		dead -= dead_end(e);
-	}
-	if (!left) return 1;
-	/* Every open end of the river afterwards, this tile's and the other
-	 * branch's, must be one that a river tile still to come can continue
-	 * (RULES.md 4.20: no placement that boxes in a later river tile); and
-	 * while river tiles are to come, the river may not end. */
-	if (!open && n == 1) return 0;
+	int x = here->x, y = here->y;
 	vboard v = { g, x, y, type, rot };
-	rivers r;
-	int have_r = 0;
+	rivers r = rivers_left(g);
 	if (!dead)
 		for (unsigned b = open; b; b &= b - 1) {
-			if (!have_r) r = rivers_left(g), have_r = 1;
 			carc_front end = new_end(x, y, __builtin_ctz(b));
 			if (!continuable(&v, &end, &r, 0, 0)) return 0;
 		}
-	for (int j = 0; j < n; j++) {
+	for (int j = 0; j < g->nriver_open; j++) {
 		if (j == i) continue;
 		const carc_front *f = &g->river_open[j];
 		int rx = x - f->x, ry = y - f->y, ax = rx < 0 ? -rx : rx, ay = ry < 0 ? -ry : ry;
-		unsigned taken = taken_sides(f);
+		unsigned taken = g->river_room[j] >> 4;
 		if (dead && ax + ay != 1 && !(taken & (taken - 1))) continue; /* it shows one river, as before */
-		if (!have_r) r = rivers_left(g), have_r = 1;
-		unsigned room = g->river_room[j] & ~(ax <= 2 && ay <= 2 ? rect_hits(rx, ry) : 0);
+		/* its room as kept, less what the new tile takes */
+		unsigned room = g->river_room[j] & 0xf & ~rect_hits(rx, ry);
 		if (!other_end_ok(&v, f, &r, 0xf, room)) return 0;
 	}
 	return 1;
 }
 
+/* river_allowed at the listed open end `i`, the tile's river edges
+ * turned `e`.  The room ahead of the open ends is kept in g->river_room
+ * (the new tile never lies in the rectangles of its own place); the river
+ * tiles still to come are counted, and a dead end among them settles at
+ * once every end that shows one river: the new tile's own (the room ahead
+ * found their other neighbours empty), and the other branch's unless the
+ * new tile is next to it (g->river_alone). */
+static __attribute__((noinline)) int river_at_end(const carc_game *g, int type, int rot, int i, unsigned e)
+{
+	unsigned kept = g->river_room[i];
+	unsigned open = e & ~(kept >> 4);
+	if (open & ~kept) return 0;
+	int left, dead;
+	counts_at(g, g->next, &left, &dead);
+	if (!left) return 1;
+	/* Every open end of the river afterwards, this tile's and the other
+	 * branch's, must be one that a river tile still to come can continue
+	 * (RULES.md 4.20: no placement that boxes in a later river tile); and
+	 * while river tiles are to come, the river may not end. */
+	if (!open && g->nriver_open == 1) return 0;
+	if (dead && g->river_alone >> i & 1) return 1;
+	return river_ends_ok(g, type, rot, i, open, dead != 0);
+}
+
+/* The bit of river_near for the place (x, y): places less than 8 apart
+ * across and not 8 rows apart have different bits. */
+static inline unsigned near_bit(int x, int y) { return (unsigned)(x + 8 * y) & 63; }
+
+/* river_allowed past its first test: at a listed open end?  When the
+ * tile drawn is the one river_placed expected, river_ok may have the
+ * answer for every turn of a tile there. */
+static __attribute__((noinline)) int river_listed(const carc_game *g, int type, int x, int y, int rot)
+{
+	int n = g->nriver_open, i;
+	if (n == 0xff) return river_unlisted(g, type, x, y, rot);
+	for (i = 0; g->river_open[i].x != x || g->river_open[i].y != y;)
+		if (++i == n) return 0; /* it must continue the river */
+	unsigned e = river_turned(type, rot);
+	if (g->river_fast >> i & 1 && g->next == g->river_next + 1 && g->supply[g->river_next] == g->river_peek)
+		return g->river_ok[i] >> e & 1;
+	return river_at_end(g, type, rot, i, e);
+}
+
 static int river_allowed(const carc_game *g, int type, int x, int y, int rot)
 {
-	int n = g->nriver_open;
-	if (n == 0xff) return river_unlisted(g, type, x, y, rot);
 	/* Edges match (the hook's contract), so a river edge of the tile
-	 * meets a tile exactly where the place shows a river. */
-	for (int i = 0; i < n; i++)
-		if (g->river_open[i].x == x && g->river_open[i].y == y) return river_at_end(g, type, rot, i);
-	return 0; /* it must continue the river */
+	 * meets a tile exactly where the place shows a river: at a listed
+	 * open end. */
+	if (!(g->river_near >> near_bit(x, y) & 1)) return 0; /* it must continue the river */
+	return river_listed(g, type, x, y, rot);
 }
 
-/* The edges the placed neighbours of the empty place (px, py) show. */
-static carc_front front_at(const carc_game *g, int px, int py)
+/* The open end (px, py) that a river edge of the tile `c` just placed
+ * faces (toward d): its edges as in front[], and its room ahead and
+ * placed neighbours as in river_room. */
+static void new_open_end(carc_game *g, const carc_cell *c, int px, int py, int d, int n)
 {
-	carc_front f = { (int16_t)px, (int16_t)py, 0, 0 };
-	for (int d = 0; d < 4; d++) {
-		int nb = carc_board_lookup(g, px + dx[d], py + dy[d]);
-		if (nb < 0) continue;
-		int o = (d + 2) & 3;
-		f.want |= (carc_tiletypes[g->cells[nb].type].edge_code[g->cells[nb].rot] >> (8 * o) & 0xff) << (8 * d);
-		f.mask |= 0xffu << (8 * d);
-	}
-	return f;
+	int o = (d + 2) & 3;
+	carc_front f = { (int16_t)px, (int16_t)py, (carc_tiletypes[c->type].edge_code[c->rot] >> (8 * d) & 0xff) << (8 * o),
+	                 0xffu << (8 * o) };
+	uint32_t v = around(g, px, py);
+	unsigned taken = 1u << o;
+	if (v & (beside[0] | beside[1] | beside[2] | beside[3]) & ~beside[o])
+		for (int d2 = 0; d2 < 4; d2++) { /* its other neighbours */
+			if (d2 == o || !(v & beside[d2])) continue;
+			const carc_cell *nb = &g->cells[carc_board_lookup(g, px + dx[d2], py + dy[d2])];
+			f.want |= (carc_tiletypes[nb->type].edge_code[nb->rot] >> (8 * ((d2 + 2) & 3)) & 0xff) << (8 * d2);
+			f.mask |= 0xffu << (8 * d2);
+			taken |= 1u << d2;
+		}
+	g->river_room[n] = (uint8_t)((room_in(v) & ~taken) | taken << 4);
+	g->river_open[n] = f;
 }
 
-/* After every placement, the start tiles' too, until the river is closed:
- * the box of the placed tiles, the count of river tiles still to draw,
- * the last volcano lake, and the list of open river ends (g->river_open,
- * the places of g->front that show a river, with the same want and mask)
- * with the room ahead of each (g->river_room) follow the board.  More
- * than the list holds never happens with the sets in scope; then
- * nriver_open stays 0xff and river_allowed reads g->front. */
-static void river_placed(carc_game *g, int cell, carc_sink *out)
+/* The first placement, a start tile: the supply is complete and nothing
+ * is drawn yet.  river_order has counted the river tiles when it ran. */
+static void river_start(carc_game *g, int x, int y)
 {
-	(void)out;
-	if (g->river_closed) return;
-	const carc_cell *c = &g->cells[cell];
-	int x = c->x, y = c->y;
-	unsigned sym = carc_tiletypes[c->type].symbols;
-	if ((sym & CARC_SYM_LAKE) && (sym & CARC_SYM_VOLCANO)) g->river_lake = (uint16_t)(cell + 1);
-	int16_t *box = g->river_box;
-	if (g->ncells == 1) { /* the first start tile: the supply is complete, nothing drawn */
-		box[0] = box[2] = (int16_t)x;
-		box[1] = box[3] = (int16_t)y;
-		int end = g->river_end ? g->river_end : g->nsupply, left = 0, dead = 0;
-		for (int i = g->next; i < end; i++) {
+	g->river_x0 = (int16_t)(x - 16);
+	g->river_y0 = (int16_t)(y - 16);
+	if (!g->river_end) {
+		int left = 0, dead = 0;
+		for (int i = 0; i < g->nsupply; i++) {
 			unsigned e = river_edges(g->supply[i] & 0x7fff);
 			left += e != 0;
 			dead += dead_end(e);
 		}
-		g->river_next = g->next;
 		g->river_left = (uint16_t)left;
 		g->river_dead = (uint16_t)dead;
-	} else {
-		if (x < box[0]) box[0] = (int16_t)x;
-		if (y < box[1]) box[1] = (int16_t)y;
-		if (x > box[2]) box[2] = (int16_t)x;
-		if (y > box[3]) box[3] = (int16_t)y;
 	}
-	for (; g->river_next < g->next; g->river_next++) { /* drawn or hidden since */
-		unsigned e = river_edges(g->supply[g->river_next] & 0x7fff);
-		g->river_left -= e != 0;
-		g->river_dead -= dead_end(e);
+	g->river_next = g->next;
+	g->river_peek = 0xffff; /* no entry: counts_at counts */
+}
+
+/* Bit e set: the turned river edges e have no edge in b (the index). */
+static const uint16_t avoiding[16] = { 0xffff, 0x5555, 0x3333, 0x1111, 0x0f0f, 0x0505, 0x0303, 0x0101,
+	                               0x00ff, 0x0055, 0x0033, 0x0011, 0x000f, 0x0005, 0x0003, 0x0001 };
+
+/* river_near, river_alone and, for the next draw if it is river_peek,
+ * river_ok and river_fast, from the list of open ends (as river_at_end
+ * would answer with the counts after that draw). */
+static void ends_known(carc_game *g, int n)
+{
+	const carc_front *f = g->river_open;
+	uint64_t near = 0;
+	unsigned alone = 1;
+	if (n > 1) {
+		unsigned plain = 0, adjacent = 0; /* bit i: end i shows one river / is next to another end */
+		for (int i = 0; i < n; i++) {
+			unsigned taken = g->river_room[i] >> 4;
+			if (!(taken & (taken - 1))) plain |= 1u << i;
+			for (int j = i + 1; j < n; j++) {
+				int ax = f[i].x - f[j].x, ay = f[i].y - f[j].y;
+				if ((ax < 0 ? -ax : ax) + (ay < 0 ? -ay : ay) == 1) adjacent |= 1u << i | 1u << j;
+			}
+		}
+		/* alone: not next to another end, and the others plain */
+		unsigned all = (1u << n) - 1;
+		alone = 0;
+		for (int i = 0; i < n; i++)
+			if (!(adjacent >> i & 1) && (plain | 1u << i) == all) alone |= 1u << i;
+	}
+	int known = g->river_peek != 0xffff && (!g->river_left1 || g->river_dead1);
+	unsigned fast = 0;
+	for (int i = 0; i < n; i++) {
+		near |= (uint64_t)1 << near_bit(f[i].x, f[i].y);
+		if (!known || (g->river_left1 && !(alone >> i & 1))) continue;
+		unsigned kept = g->river_room[i], taken = kept >> 4;
+		unsigned ok = avoiding[~taken & ~kept & 0xf]; /* every open end with room ahead */
+		if (g->river_left1 && n == 1) ok &= ~avoiding[~taken & 0xf]; /* and one at least */
+		g->river_ok[i] = (uint16_t)ok;
+		fast |= 1u << i;
+	}
+	g->river_near = near;
+	g->river_alone = (uint16_t)alone;
+	g->river_fast = (uint16_t)fast;
+}
+
+/* river_placed while the river is open: the placed tiles near the first
+ * (river_occ), the counts of river tiles still to draw, the last volcano
+ * lake, and the list of open river ends (g->river_open, the places of
+ * g->front that show a river, with the same want and mask) with what is
+ * kept about each (g->river_room, river_alone, river_near, river_ok)
+ * follow the board.  More than the list holds never happens with the sets
+ * in scope; then nriver_open stays 0xff and river_allowed reads g->front. */
+static __attribute__((noinline)) void river_follow(carc_game *g, int cell)
+{
+	const carc_cell *c = &g->cells[cell];
+	int x = c->x, y = c->y;
+	const carc_tiletype *t = &carc_tiletypes[c->type];
+	if ((t->symbols & CARC_SYM_LAKE) && (t->symbols & CARC_SYM_VOLCANO)) g->river_lake = (uint16_t)(cell + 1);
+	if (g->ncells == 1) river_start(g, x, y);
+	unsigned ux = (unsigned)(x - g->river_x0), uy = (unsigned)(y - g->river_y0);
+	if (ux < 32 && uy < 32) g->river_occ[uy] |= 1u << ux;
+	/* the tiles drawn (or hidden) since, then the next one to draw */
+	int left, dead, next = g->next;
+	counts_at(g, next, &left, &dead);
+	g->river_next = (uint16_t)next;
+	g->river_left = (uint16_t)left;
+	g->river_dead = (uint16_t)dead;
+	g->river_peek = 0xffff; /* none: the supply is empty */
+	if (next < g->nsupply) {
+		unsigned e = river_edges(g->supply[next] & 0x7fff);
+		g->river_peek = g->supply[next];
+		g->river_left1 = (uint16_t)(left - (e != 0));
+		g->river_dead1 = (uint16_t)(dead - dead_end(e));
 	}
 	int n = g->nriver_open;
-	unsigned river = river_turned(c->type, c->rot);
-	if (g->turn && (!n || !g->river_left)) { /* in play, not between start tiles */
+	if (g->turn && (!n || !left)) { /* in play, not between start tiles */
 		g->river_closed = 1;
+		g->river_near = 0;
 		return;
 	}
 	if (n == 0xff) return;
-	uint32_t code = carc_tiletypes[c->type].edge_code[c->rot];
+	uint32_t code = t->edge_code[c->rot];
+	unsigned river = river_turned(c->type, c->rot), empty = 0; /* river edges known to face an empty place */
 	/* The place is taken; the ends next to it see its edges, and those
 	 * it is ahead of lose the room that way. */
 	for (int i = 0; i < n;) {
 		carc_front *f = &g->river_open[i];
 		int rx = x - f->x, ry = y - f->y;
-		if (!rx && !ry) {
+		if (!rx && !ry) { /* placed on this end: its sides without a tile */
+			empty = river & ~(g->river_room[i] >> 4);
+			river = empty;
 			*f = g->river_open[--n];
 			g->river_room[i] = g->river_room[n];
 			continue;
@@ -393,6 +532,7 @@ static void river_placed(carc_game *g, int cell, carc_sink *out)
 					int o = (d + 2) & 3;
 					f->want |= (code >> (8 * o) & 0xff) << (8 * d);
 					f->mask |= 0xffu << (8 * d);
+					g->river_room[i] |= (uint8_t)(0x10u << d);
 				}
 		}
 		i++;
@@ -400,23 +540,32 @@ static void river_placed(carc_game *g, int cell, carc_sink *out)
 	/* Its river edges that face an empty place not yet listed. */
 	for (unsigned b = river; b; b &= b - 1) {
 		int d = __builtin_ctz(b), px = x + dx[d], py = y + dy[d], i;
-		if (carc_board_lookup(g, px, py) >= 0) continue;
+		if (!(empty >> d & 1) && occupied_now(g, px, py)) continue;
 		for (i = 0; i < n; i++)
 			if (g->river_open[i].x == px && g->river_open[i].y == py) break;
 		if (i < n) continue;
 		if (n == (int)(sizeof g->river_open / sizeof g->river_open[0])) {
 			g->nriver_open = 0xff;
+			g->river_near = ~(uint64_t)0;
 			return;
 		}
-		carc_front f = front_at(g, px, py);
-		unsigned room = 0;
-		for (unsigned ask = ~taken_sides(&f) & 0xf; ask; ask &= ask - 1)
-			if (room_now(g, px, py, __builtin_ctz(ask))) room |= 1u << __builtin_ctz(ask);
-		g->river_room[n] = (uint8_t)room;
-		g->river_open[n++] = f;
+		new_open_end(g, c, px, py, d, n++);
 	}
 	g->nriver_open = (uint8_t)n;
-	if (!n) g->river_closed = g->turn != 0;
+	if (!n) {
+		g->river_closed = g->turn != 0;
+		g->river_near = 0;
+		return;
+	}
+	ends_known(g, n);
+}
+
+/* After every placement, the start tiles' too; once the river is closed,
+ * nothing is left to follow. */
+static void river_placed(carc_game *g, int cell, carc_sink *out)
+{
+	(void)out;
+	if (!g->river_closed) river_follow(g, cell);
 }
 
 /* The volcano lake (no figure on it, another turn for its placer) is
@@ -427,7 +576,7 @@ static int river_deploy_allowed(const carc_game *g, int cell) { return cell + 1 
 
 static int river_extra_turn(carc_game *g)
 {
-	return g->last != CARC_NONE && g->last + 1 == g->river_lake && g->cfg.rules[CARC_R_VOLCANO_LAKE_EXTRA_TURN];
+	return g->last + 1 == g->river_lake && g->cfg.rules[CARC_R_VOLCANO_LAKE_EXTRA_TURN]; /* CARC_NONE + 1: none */
 }
 
 const carc_ext carc_ext_river = {
