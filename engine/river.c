@@ -52,12 +52,11 @@ static void river_order(carc_game *g)
 	int nrank[3] = { 0, 0, 0 }, nland = 0, dead = 0;
 	for (int i = 0; i < g->nsupply; i++) {
 		uint16_t t = g->supply[i];
-		unsigned e = river_edges(t);
-		if (!e) {
+		if (!carc_tile_river[t]) {
 			g->supply[nland++] = t;
 			continue;
 		}
-		unsigned two = e & (e - 1); /* e less its lowest edge */
+		unsigned e = river_edges(t), two = e & (e - 1); /* e less its lowest edge */
 		int rank = carc_tiletypes[t].symbols & CARC_SYM_LAKE ? 2 : two & (two - 1) ? 0 : 1;
 		river[rank][nrank[rank]++] = t;
 		dead += !two;
@@ -389,14 +388,13 @@ static int river_allowed(const carc_game *g, int type, int x, int y, int rot)
 	return river_listed(g, type, x, y, rot);
 }
 
-/* The open end (px, py) that a river edge of the tile `c` just placed
- * faces (toward d): its edges as in front[], and its room ahead and
- * placed neighbours as in river_room. */
-static void new_open_end(carc_game *g, const carc_cell *c, int px, int py, int d, int n)
+/* The open end (px, py) that a river edge of the tile just placed (its
+ * edges `code`, as in edge_code) faces (toward d): its edges as in
+ * front[], and its room ahead and placed neighbours as in river_room. */
+static void new_open_end(carc_game *g, uint32_t code, int px, int py, int d, int n)
 {
 	int o = (d + 2) & 3;
-	carc_front f = { (int16_t)px, (int16_t)py, (carc_tiletypes[c->type].edge_code[c->rot] >> (8 * d) & 0xff) << (8 * o),
-	                 0xffu << (8 * o) };
+	carc_front f = { (int16_t)px, (int16_t)py, (code >> (8 * d) & 0xff) << (8 * o), 0xffu << (8 * o) };
 	uint32_t v = around(g, px, py);
 	unsigned taken = 1u << o;
 	if (v & (beside[0] | beside[1] | beside[2] | beside[3]) & ~beside[o])
@@ -521,8 +519,10 @@ static __attribute__((noinline)) void river_follow(carc_game *g, int cell)
 		if (!rx && !ry) { /* placed on this end: its sides without a tile */
 			empty = river & ~(g->river_room[i] >> 4);
 			river = empty;
-			*f = g->river_open[--n];
-			g->river_room[i] = g->river_room[n];
+			if (i != --n) {
+				*f = g->river_open[n];
+				g->river_room[i] = g->river_room[n];
+			}
 			continue;
 		}
 		if (rx >= -2 && rx <= 2 && ry >= -2 && ry <= 2) {
@@ -549,7 +549,7 @@ static __attribute__((noinline)) void river_follow(carc_game *g, int cell)
 			g->river_near = ~(uint64_t)0;
 			return;
 		}
-		new_open_end(g, c, px, py, d, n++);
+		new_open_end(g, code, px, py, d, n++);
 	}
 	g->nriver_open = (uint8_t)n;
 	if (!n) {
