@@ -7,15 +7,6 @@
 
 #include "game_int.h"
 
-int carc_feat_root(carc_game *g, int n)
-{
-	while (g->nodes[n].parent != n) {
-		g->nodes[n].parent = g->nodes[g->nodes[n].parent].parent; /* path halving */
-		n = g->nodes[n].parent;
-	}
-	return n;
-}
-
 void carc_feat_join(carc_game *g, int a, int b)
 {
 	a = carc_feat_root(g, a);

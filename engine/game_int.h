@@ -224,13 +224,21 @@ int carc_board_first_port(const carc_game *g, int node);
 uint16_t carc_board_ports(const carc_game *g, int node);
 
 /* feature.c */
+/* The root of a node's feature, halving the path on the way. */
+static inline int carc_feat_root(carc_game *g, int n)
+{
+	while (g->nodes[n].parent != n) {
+		g->nodes[n].parent = g->nodes[g->nodes[n].parent].parent; /* path halving */
+		n = g->nodes[n].parent;
+	}
+	return n;
+}
 /* The root of a node's feature, without compressing the path. */
 static inline int carc_feat_root_c(const carc_game *g, int n)
 {
 	while (g->nodes[n].parent != n) n = g->nodes[n].parent;
 	return n;
 }
-int carc_feat_root(carc_game *g, int node);
 void carc_feat_join(carc_game *g, int a, int b);
 int carc_feat_tiles(const carc_game *g, int root, int *pennants, uint16_t *flags);
 int carc_feat_first_node(const carc_game *g, int root);
