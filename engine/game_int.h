@@ -111,6 +111,14 @@ struct carc_game {
 	int8_t king, robber;              /* king-robber: holder seats, -1 none */
 	uint16_t king_size, robber_size;  /* largest completed city / longest road */
 	uint8_t builder_turn;             /* traders: 1 extra turn earned, 2 in it */
+	uint8_t trade_fig[CARC_MAX_SEATS][2]; /* traders: each seat's builder and pig slot, set at set-up
+	                                     (0xff none, 0xfe several: search) */
+	uint16_t follower_slots[CARC_MAX_SEATS]; /* traders: bit i: figs[s * CARC_FIGS_PER_SEAT + i] is a
+	                                     follower (set at set-up; slots never change kind) */
+	uint8_t nherds;                   /* traders: counting pig herd segments listed in herds[], 0xff when
+	                                     more were placed (then farms are walked) */
+	uint16_t herds[4];
+	uint16_t herd_cells;              /* traders: cells [0, herd_cells) are in herds[] (traders_placed) */
 	uint8_t abbeys[CARC_MAX_SEATS];   /* abbey: abbey tiles still held */
 	uint8_t final_asked;              /* abbey: 1 + seats asked in the final round, 0 before it */
 	uint8_t final_from;               /* abbey: the seat the final round starts with */
@@ -121,7 +129,15 @@ struct carc_game {
 	uint8_t bag_next;                 /* hills: next entry of cfg.bag to draw */
 	uint8_t flock[CARC_MAX_SEATS][CARC_WOLF + 1]; /* hills: tokens beside each seat's shepherd */
 	uint8_t flock_due;                /* hills: bit s: seat s extended its shepherd's farm */
+	uint8_t flock_check;              /* hills: a shepherd may stand in a farm that can no longer grow
+	                                     (this turn's tile closed a farm, or a shepherd was deployed);
+	                                     only then does the turn's end look (gather_closed) */
 	uint8_t shepherd[CARC_MAX_SEATS]; /* hills: each seat's shepherd figure slot, set at set-up */
+	uint16_t shep_node[CARC_MAX_SEATS]; /* hills: as last seen (after each placement and at its deploy):
+	                                     the segment seat s's shepherd stood on, */
+	uint16_t shep_farm[CARC_MAX_SEATS]; /* the root of its farm then (a segment of the farm near the
+	                                     root: walks start there), */
+	uint16_t shep_size[CARC_MAX_SEATS]; /* and the farm's size (segments) then */
 	uint8_t nwagons;                  /* abbey: wagons whose feature just scored */
 	struct { uint8_t seat, fig; uint16_t root, cell; } wagons[CARC_MAX_SEATS];
 	uint8_t nbuild;                   /* cult: cloisters and cult places listed in build[] */

@@ -14,6 +14,63 @@
  */
 #include "ext_int.h"
 
+/* g->trade_fig[s][k]: the figure slot of seat s's builder (k 0) or pig
+ * (k 1); FIG_NONE without one, FIG_SEARCH if it has several. */
+enum { FIG_NONE = 0xff, FIG_SEARCH = 0xfe };
+
+/* ---- tile types with a pig herd ------------------------------------------ */
+
+/* herd_types[t]: tile type t has a field with a pig herd.  Worked out
+ * from the constant tile table alone, so the same for every game: filled
+ * once when the library is loaded.  Types past its reach are looked at
+ * directly. */
+#define HERD_TYPES 1024
+static uint8_t herd_types[HERD_TYPES];
+
+static int herd_scan(int type)
+{
+	const carc_tiletype *t = &carc_tiletypes[type];
+	for (int i = 0; i < t->nfeat; i++)
+		if (t->f[i].flags & CARC_TF_PIGHERD) return 1;
+	return 0;
+}
+
+__attribute__((constructor)) static void find_herd_types(void)
+{
+	for (int i = 0; i < carc_ntiletypes && i < HERD_TYPES; i++) herd_types[i] = (uint8_t)herd_scan(i);
+}
+
+static int herd_tile(int type) { return type < HERD_TYPES ? herd_types[type] : herd_scan(type); }
+
+/* Does the pig herd of feature `feat` of a tile of this type count (the
+ * GQ11 one only under gq11_pig_herd)? */
+static int herd_counts(const carc_game *g, int type, int feat)
+{
+	return carc_tiletypes[type].f[feat].flags & CARC_TF_PIGHERD &&
+	       (carc_tile_expansion(type) != carc_expansion_find("mini") || g->cfg.rules[CARC_R_GQ11_PIG_HERD] == 0);
+}
+
+/* ---- set-up ------------------------------------------------------------------ */
+
+static void traders_setup(carc_game *g)
+{
+	for (int s = 0; s < CARC_MAX_SEATS; s++) {
+		g->follower_slots[s] = 0;
+		g->trade_fig[s][0] = g->trade_fig[s][1] = FIG_NONE;
+		for (int j = 0; s < g->nseats && j < CARC_FIGS_PER_SEAT; j++) {
+			const carc_fig *f = &g->figs[s * CARC_FIGS_PER_SEAT + j];
+			if (!f->used) continue;
+			if (carc_is_follower(f->kind)) g->follower_slots[s] |= (uint16_t)(1u << j);
+			int k = f->kind == CARC_FIG_BUILDER ? 0 : f->kind == CARC_FIG_PIG ? 1 : -1;
+			if (k >= 0)
+				g->trade_fig[s][k] =
+					g->trade_fig[s][k] == FIG_NONE ? (uint8_t)(s * CARC_FIGS_PER_SEAT + j) : FIG_SEARCH;
+		}
+	}
+}
+
+/* ---- goods ------------------------------------------------------------------- */
+
 static void goods_completed(carc_game *g, int root, carc_sink *out)
 {
 	if (g->nodes[root].kind != CARC_F_CITY || !(g->components >> CARC_C_GOODS & 1)) return;
@@ -37,63 +94,69 @@ static void goods_final(carc_game *g, carc_sink *out)
 	}
 }
 
+/* ---- builders and pigs: where they may go --------------------------------------- */
+
 /* Has `seat` a follower in the feature of `root`?  (carc_seat_in, with
  * the root's follower count first: a feature nobody stands in, the usual
- * case, answers without a look at the figures.) */
+ * case, answers without a look at the figures; then only the seat's
+ * follower slots.) */
 static int seat_follower_in(const carc_game *g, int seat, int root)
 {
 	if (!g->nodes[root].nfig) return 0;
-	for (int i = seat * CARC_FIGS_PER_SEAT; i < (seat + 1) * CARC_FIGS_PER_SEAT; i++) {
-		const carc_fig *f = &g->figs[i];
-		if (f->used && f->node != CARC_NONE && carc_feat_root_c(g, f->node) == root && carc_is_follower(f->kind))
-			return 1;
+	for (unsigned m = g->follower_slots[seat]; m; m &= m - 1) {
+		const carc_fig *f = &g->figs[seat * CARC_FIGS_PER_SEAT + __builtin_ctz(m)];
+		if (f->node != CARC_NONE && carc_feat_root_c(g, f->node) == root) return 1;
 	}
 	return 0;
 }
 
 /* A builder or pig at the feature of `port` on the tile just placed.
- * The deploy listing asks for every feature and corner of that tile;
- * the refusals come cheapest first, in the order of their error codes. */
-static __attribute__((noinline)) int feature_special(const carc_game *g, int seat, int kind, int port, int *out_node)
-{
-	int node = carc_board_feature_at(g, g->last, port);
-	if (node < 0) return CARC_E_NO_FEATURE;
-	*out_node = node;
-	int fk = g->nodes[node].kind;
-	if (kind == CARC_FIG_BUILDER) {
-		if (fk != CARC_F_ROAD && fk != CARC_F_CITY) return CARC_E_KIND;
-	} else {
-		if (fk != CARC_F_FIELD || !g->cfg.rules[CARC_R_FARMERS]) return CARC_E_KIND;
-	}
-	return seat_follower_in(g, seat, carc_feat_root_c(g, node)) ? CARC_OK : CARC_E_RULE;
-}
-
+ * The deploy listing asks this for every road and city (builder) or field
+ * (pig) of that tile while the seat holds the figure: the refusals come
+ * cheapest first, in the order of their error codes, and the usual one
+ * (nobody stands in the feature) costs one root walk. */
 static int traders_special(const carc_game *g, int seat, int kind, int port, int *out_node)
 {
 	if (kind != CARC_FIG_BUILDER && kind != CARC_FIG_PIG) return -1;
 	/* corners hold no feature segment (tile features touch edges,
 	 * half-edges, the centre or I/II), as carc_board_feature_at says */
 	if (port >= CARC_P_NW) return CARC_E_NO_FEATURE;
-	return feature_special(g, seat, kind, port, out_node);
+	int node = carc_board_feature_at(g, g->last, port);
+	if (node < 0) return CARC_E_NO_FEATURE;
+	*out_node = node;
+	unsigned fk = g->nodes[node].kind;
+	if (kind == CARC_FIG_BUILDER) {
+		if (!((1u << CARC_F_ROAD | 1u << CARC_F_CITY) >> fk & 1)) return CARC_E_KIND;
+	} else {
+		if (fk != CARC_F_FIELD || !g->cfg.rules[CARC_R_FARMERS]) return CARC_E_KIND;
+	}
+	return seat_follower_in(g, seat, carc_feat_root_c(g, node)) ? CARC_OK : CARC_E_RULE;
 }
 
-/* A tile that extends or completes the feature of its placer's builder. */
-static void builder_placed(carc_game *g, int cell, carc_sink *out)
+/* ---- the builder's extra turn ------------------------------------------------------- */
+
+/* Does the tile just placed extend or complete the feature of the seat's
+ * builder (at home, it earns nothing)? */
+static __attribute__((noinline)) void builder_check(carc_game *g, int cell, int seat)
 {
-	(void)out;
-	if (g->builder_turn) return; /* earned already, or this is the extra turn */
-	/* each seat has one builder: at home, it earns nothing */
-	if (g->in_supply[g->turn_seat][CARC_FIG_BUILDER]) return;
-	const carc_cell *c = &g->cells[cell];
-	const carc_tiletype *t = carc_cell_type(g, cell);
-	for (int i = g->turn_seat * CARC_FIGS_PER_SEAT; i < (g->turn_seat + 1) * CARC_FIGS_PER_SEAT; i++) {
-		const carc_fig *f = &g->figs[i];
-		if (!f->used || f->kind != CARC_FIG_BUILDER || f->node == CARC_NONE) continue;
-		int root = carc_feat_root(g, f->node), kind = g->nodes[root].kind;
-		for (int j = 0; j < t->nfeat && !g->builder_turn; j++) /* segments of its road or city */
-			if (t->f[j].kind == kind && carc_feat_root(g, c->node0 + j) == root) g->builder_turn = 1;
-		break; /* the seat's one builder */
+	int slot = g->trade_fig[seat][0];
+	if (slot == FIG_NONE) return;
+	if (slot == FIG_SEARCH) { /* the first on the board: the seat's one builder */
+		for (slot = seat * CARC_FIGS_PER_SEAT; slot < (seat + 1) * CARC_FIGS_PER_SEAT; slot++) {
+			const carc_fig *f = &g->figs[slot];
+			if (f->used && f->kind == CARC_FIG_BUILDER && f->node != CARC_NONE) break;
+		}
+		if (slot == (seat + 1) * CARC_FIGS_PER_SEAT) return;
 	}
+	if (g->figs[slot].node == CARC_NONE) return;
+	const carc_cell *c = &g->cells[cell];
+	const carc_tiletype *t = &carc_tiletypes[c->type];
+	int root = carc_feat_root(g, g->figs[slot].node), kind = g->nodes[root].kind;
+	for (int j = 0; j < t->nfeat; j++) /* segments of its road or city */
+		if (t->f[j].kind == kind && carc_feat_root_c(g, c->node0 + j) == root) {
+			g->builder_turn = 1;
+			return;
+		}
 }
 
 static int builder_extra_turn(carc_game *g)
@@ -106,40 +169,83 @@ static int builder_extra_turn(carc_game *g)
 	return 0;
 }
 
-/* Is field segment `n` a pig herd that counts (the GQ11 one only under
- * gq11_pig_herd)? */
-static int is_herd(const carc_game *g, int n)
+/* ---- pigs and pig herds ---------------------------------------------------------------- */
+
+/* Lists the counting pig herds of cell `c` in g->herds. */
+static __attribute__((noinline)) void herd_list(carc_game *g, int c)
 {
-	const carc_node *nd = &g->nodes[n];
-	int type = g->cells[nd->cell].type;
-	return carc_tiletypes[type].f[nd->feat].flags & CARC_TF_PIGHERD &&
-	       (carc_tile_expansion(type) != carc_expansion_find("mini") || g->cfg.rules[CARC_R_GQ11_PIG_HERD] == 0);
+	const carc_tiletype *t = carc_cell_type(g, c);
+	for (int i = 0; i < t->nfeat; i++) {
+		if (!herd_counts(g, g->cells[c].type, i)) continue;
+		if (g->nherds < sizeof g->herds / sizeof g->herds[0]) g->herds[g->nherds++] = (uint16_t)(g->cells[c].node0 + i);
+		else g->nherds = 0xff;
+	}
+}
+
+/* Is there a counting pig herd in the farm of `root`?  The listed herds,
+ * and those of tiles placed since traders_placed last ran (a farm may be
+ * scored by an earlier tile_placed hook); a walk over the farm when more
+ * herds were placed than herds[] holds. */
+static int farm_has_herd(const carc_game *g, int root)
+{
+	if (g->nherds == 0xff) {
+		int n = root;
+		do {
+			const carc_node *nd = &g->nodes[n];
+			if (herd_counts(g, g->cells[nd->cell].type, nd->feat)) return 1;
+			n = nd->next;
+		} while (n != root);
+		return 0;
+	}
+	for (int i = 0; i < g->nherds; i++)
+		if (carc_feat_root_c(g, g->herds[i]) == root) return 1;
+	for (int c = g->herd_cells; c < g->ncells; c++) {
+		if (!herd_tile(g->cells[c].type)) continue;
+		for (int i = 0; i < carc_cell_type(g, c)->nfeat; i++)
+			if (herd_counts(g, g->cells[c].type, i) && carc_feat_root_c(g, g->cells[c].node0 + i) == root) return 1;
+	}
+	return 0;
 }
 
 static int pig_bonus(const carc_game *g, int root, int seat)
 {
-	int pig = 0, herd = 0;
-	if (!g->in_supply[seat][CARC_FIG_PIG]) /* each seat has one pig: at home, it is in no farm */
-		for (int i = seat * CARC_FIGS_PER_SEAT; i < (seat + 1) * CARC_FIGS_PER_SEAT; i++) {
-			const carc_fig *f = &g->figs[i];
-			if (f->used && f->kind == CARC_FIG_PIG && f->node != CARC_NONE && carc_feat_root_c(g, f->node) == root) pig = 1;
+	int pig = 0, slot = g->trade_fig[seat][1];
+	root = carc_feat_root_c(g, root);
+	if (!g->in_supply[seat][CARC_FIG_PIG] && slot != FIG_NONE) { /* each seat has one pig: at home, it is in no farm */
+		if (slot != FIG_SEARCH) {
+			pig = g->figs[slot].node != CARC_NONE && carc_feat_root_c(g, g->figs[slot].node) == root;
+		} else {
+			for (int i = seat * CARC_FIGS_PER_SEAT; i < (seat + 1) * CARC_FIGS_PER_SEAT; i++) {
+				const carc_fig *f = &g->figs[i];
+				if (f->used && f->kind == CARC_FIG_PIG && f->node != CARC_NONE && carc_feat_root_c(g, f->node) == root)
+					pig = 1;
+			}
 		}
-	int n = root;
-	do { /* a herd anywhere in the farm; one is enough */
-		herd = is_herd(g, n);
-		n = g->nodes[n].next;
-	} while (!herd && n != root);
-	return pig + herd;
+	}
+	return pig + farm_has_herd(g, root);
+}
+
+/* ---- every placement ----------------------------------------------------------------------- */
+
+/* A tile placed: the herd list, and the builder's extra turn. */
+static void traders_placed(carc_game *g, int cell, carc_sink *out)
+{
+	(void)out;
+	if (herd_tile(g->cells[cell].type)) herd_list(g, cell);
+	g->herd_cells = (uint16_t)(cell + 1); /* every placed tile comes here, in order */
+	/* earned already, or this is the extra turn; or the builder is at home */
+	if (!g->builder_turn && !g->in_supply[g->turn_seat][CARC_FIG_BUILDER]) builder_check(g, cell, g->turn_seat);
 }
 
 const carc_ext carc_ext_traders = {
 	.name = "traders-builders",
 	.components = 1u << CARC_C_BUILDER | 1u << CARC_C_PIG | 1u << CARC_C_GOODS,
+	.setup = traders_setup,
 	.feature_completed = goods_completed,
 	.final_scoring = goods_final,
 	.deploy_special = traders_special,
 	.special_kinds = 1u << CARC_FIG_BUILDER | 1u << CARC_FIG_PIG,
-	.tile_placed = builder_placed,
+	.tile_placed = traders_placed,
 	.extra_turn = builder_extra_turn,
 	.farm_bonus = pig_bonus,
 };
