@@ -18,12 +18,38 @@
 
 static const uint8_t bag_start[CARC_WOLF + 1] = { 0, 4, 5, 5, 2, 2 };
 
+/* tile_bits[t]: bit i (i < 12): feature i of tile type t is a field;
+ * TB_HILL: it shows a hill.  Worked out from the constant tile table
+ * alone, so the same for every game: filled once when the library is
+ * loaded.  Types past its reach are looked at directly. */
+#define TILE_BITS 1024
+enum { TB_HILL = 1 << 15 };
+_Static_assert(CARC_TILE_MAXF <= 12, "field bits below TB_HILL");
+static uint16_t tile_bits[TILE_BITS];
+
+static unsigned tile_scan(int type)
+{
+	const carc_tiletype *t = &carc_tiletypes[type];
+	unsigned b = t->symbols & CARC_SYM_HILL ? TB_HILL : 0;
+	for (int i = 0; i < t->nfeat; i++)
+		if (t->f[i].kind == CARC_F_FIELD) b |= 1u << i;
+	return b;
+}
+
+__attribute__((constructor)) static void find_tile_bits(void)
+{
+	for (int i = 0; i < carc_ntiletypes && i < TILE_BITS; i++) tile_bits[i] = (uint16_t)tile_scan(i);
+}
+
+static unsigned tile_info(int type) { return type < TILE_BITS ? tile_bits[type] : tile_scan(type); }
+
 /* g->shepherd[s]: the figure slot of seat s's shepherd, SHEP_NONE without
  * one, SHEP_SEARCH if the seat has several (then shepherd_of() searches). */
 enum { SHEP_NONE = 0xff, SHEP_SEARCH = 0xfe };
 
 static void hills_setup(carc_game *g)
 {
+	for (int s = 0; s < CARC_MAX_SEATS; s++) g->shep_node[s] = CARC_NONE;
 	for (int t = 0; t <= CARC_WOLF; t++) g->bag[t] = g->components >> CARC_C_SHEPHERD & 1 ? bag_start[t] : 0;
 	for (int s = 0; s < CARC_MAX_SEATS; s++) {
 		g->shepherd[s] = SHEP_NONE;
@@ -117,6 +143,23 @@ static inline int shepherd_of(const carc_game *g, int seat)
 	return g->figs[slot].node != CARC_NONE ? slot : -1;
 }
 
+/* The root of the farm of shepherd `fig` of `seat`: the walk starts at
+ * g->shep_farm[seat] while the shepherd still stands where that was seen
+ * (a segment of the same farm: union-find sets only ever merge). */
+static inline int shepherd_farm(const carc_game *g, int seat, int fig)
+{
+	int node = g->figs[fig].node;
+	return carc_feat_root_c(g, g->shep_node[seat] == node ? g->shep_farm[seat] : node);
+}
+
+/* Remembers where the shepherd of `seat` stands and its farm now. */
+static void shepherd_seen(carc_game *g, int seat, int fig, int root)
+{
+	g->shep_node[seat] = g->figs[fig].node;
+	g->shep_farm[seat] = (uint16_t)root;
+	g->shep_size[seat] = g->nodes[root].size;
+}
+
 /* A shepherd and its sheep leave the board; the tokens go back in the bag. */
 static void shepherd_home(carc_game *g, int fig, int why, carc_sink *out)
 {
@@ -134,7 +177,7 @@ static unsigned shepherds_in(const carc_game *g, int root)
 	unsigned m = 0;
 	for (int s = 0; s < g->nseats; s++) {
 		int f = shepherd_of(g, s);
-		if (f >= 0 && carc_feat_root_c(g, g->figs[f].node) == root) m |= 1u << s;
+		if (f >= 0 && shepherd_farm(g, s, f) == root) m |= 1u << s;
 	}
 	return m;
 }
@@ -189,13 +232,44 @@ static int shepherd_special(const carc_game *g, int seat, int kind, int port, in
 
 static void shepherd_deployed(carc_game *g, int fig, carc_sink *out)
 {
-	if (g->figs[fig].kind == CARC_FIG_SHEPHERD) expand(g, g->figs[fig].seat, out);
+	if (g->figs[fig].kind != CARC_FIG_SHEPHERD) return;
+	int seat = g->figs[fig].seat;
+	shepherd_seen(g, seat, fig, carc_feat_root_c(g, g->figs[fig].node));
+	g->flock_check = 1; /* its farm may be one that can no longer grow */
+	expand(g, seat, out);
 }
 
+/* Did the tile just placed join farm `root`?  Only a field of the tile can. */
+static int tile_in_farm(const carc_game *g, int cell, int root)
+{
+	int node0 = g->cells[cell].node0;
+	for (unsigned fields = tile_info(g->cells[cell].type) & ~(unsigned)TB_HILL; fields; fields &= fields - 1)
+		if (carc_feat_root_c(g, node0 + __builtin_ctz(fields)) == root) return 1;
+	return 0;
+}
+
+/* A shepherd not seen before on this segment (a seat with several): its
+ * farm is looked at from the tile. */
+static __attribute__((noinline)) void shepherd_unseen(carc_game *g, int seat, int fig, int cell)
+{
+	int root = carc_feat_root_c(g, g->figs[fig].node);
+	if (seat == g->turn_seat && g->phase != CARC_PH_OVER && tile_in_farm(g, cell, root))
+		g->flock_due |= (uint8_t)(1u << seat);
+	if (!g->nodes[root].open) g->flock_check = 1;
+	shepherd_seen(g, seat, fig, root);
+}
+
+/* After a placement, for each shepherd on the board: did the tile extend
+ * the farm of the placer's (flock_due), and can that farm no longer grow
+ * (flock_check)?  A farm grows, and loses open edges, only when a field of
+ * the tile just placed joins it: a farm of the same size as when last seen
+ * (at the previous placement or the shepherd's deploy) is untouched, and
+ * open, for every closed farm with a shepherd was gathered at the end of
+ * the turn that closed it. */
 static void hill_placed(carc_game *g, int cell, carc_sink *out)
 {
-	const carc_cell *c = &g->cells[cell];
-	if (carc_cell_type(g, cell)->symbols & CARC_SYM_HILL && g->next < g->nsupply) {
+	if (tile_info(g->cells[cell].type) & TB_HILL && g->next < g->nsupply) {
+		const carc_cell *c = &g->cells[cell];
 		g->next++; /* face down under the hill, never played */
 		carc_event *e = carc_emit(out, CARC_EV_TILE_HIDDEN);
 		if (e) {
@@ -203,15 +277,21 @@ static void hill_placed(carc_game *g, int cell, carc_sink *out)
 			e->y = c->y;
 		}
 	}
-	/* the placer's own shepherd, if this tile extends its farm */
-	int fig = shepherd_of(g, g->turn_seat);
-	if (fig < 0 || g->phase == CARC_PH_OVER) return;
-	int root = carc_feat_root(g, g->figs[fig].node), nfeat = carc_cell_type(g, cell)->nfeat;
-	for (int i = 0; i < nfeat; i++) /* only a field of the tile can be in the farm */
-		if (g->nodes[c->node0 + i].kind == CARC_F_FIELD && carc_feat_root(g, c->node0 + i) == root) {
-			g->flock_due |= (uint8_t)(1u << g->turn_seat);
-			return;
+	for (int s = 0; s < g->nseats; s++) {
+		int fig = shepherd_of(g, s);
+		if (fig < 0) continue;
+		if (g->figs[fig].node != g->shep_node[s]) {
+			shepherd_unseen(g, s, fig, cell);
+			continue;
 		}
+		int root = carc_feat_root_c(g, g->shep_farm[s]);
+		const carc_node *r = &g->nodes[root];
+		if (r->size == g->shep_size[s]) continue;
+		if (s == g->turn_seat && g->phase != CARC_PH_OVER) g->flock_due |= (uint8_t)(1u << s);
+		if (!r->open) g->flock_check = 1;
+		g->shep_farm[s] = (uint16_t)root;
+		g->shep_size[s] = r->size;
+	}
 }
 
 static int flock_moves(const carc_game *g, carc_move *out, int cap)
@@ -223,26 +303,36 @@ static int flock_moves(const carc_game *g, carc_move *out, int cap)
 }
 
 /* Farms that can no longer grow are gathered at once. */
-static void gather_closed(carc_game *g, carc_sink *out)
+static __attribute__((noinline)) void gather_closed(carc_game *g, carc_sink *out)
 {
 	for (int s = 0; s < g->nseats; s++) {
 		int fig = shepherd_of(g, s);
-		if (fig >= 0 && g->nodes[carc_feat_root(g, g->figs[fig].node)].open == 0)
-			gather(g, carc_feat_root(g, g->figs[fig].node), out);
+		if (fig >= 0 && g->nodes[shepherd_farm(g, s, fig)].open == 0) gather(g, shepherd_farm(g, s, fig), out);
 	}
 }
 
-static int flock_turn_end(carc_game *g, carc_sink *out)
+/* The end of the turn with something to do: farms to gather, or the
+ * placer's shepherd's farm extended. */
+static __attribute__((noinline)) int flock_decide(carc_game *g, int due, carc_sink *out)
 {
-	int seat = g->turn_seat, due = g->flock_due >> seat & 1;
-	g->flock_due = 0;
-	gather_closed(g, out); /* a closed farm is gathered at once, asked or not */
+	int seat = g->turn_seat;
+	if (g->flock_check) { /* a closed farm is gathered at once, asked or not */
+		g->flock_check = 0;
+		gather_closed(g, out);
+	}
 	if (due && shepherd_of(g, seat) >= 0) {
 		g->phase = CARC_PH_FLOCK;
 		g->seat = (uint8_t)seat;
 		return 1;
 	}
 	return 0;
+}
+
+static int flock_turn_end(carc_game *g, carc_sink *out)
+{
+	int due = g->flock_due >> g->turn_seat & 1;
+	g->flock_due = 0;
+	return due || g->flock_check ? flock_decide(g, due, out) : 0;
 }
 
 static void flock_apply(carc_game *g, const carc_move *m, carc_sink *out)
