@@ -21,6 +21,31 @@
  * phase, when every tile_placed hook has run. */
 #define NSIEGE ((int)(sizeof ((carc_game *)0)->siege / sizeof ((carc_game *)0)->siege[0]))
 
+/* tile_bits[t]: TB_CLOISTER: tile type t has a centre building (a
+ * cloister-type tile); TB_SIEGE: one of its features is besieged.  Worked
+ * out from the constant tile table alone, so the same for every game:
+ * filled once when the library is loaded.  Types past its reach are looked
+ * at directly. */
+#define TILE_BITS 1024
+enum { TB_CLOISTER = 1, TB_SIEGE = 2 };
+static uint8_t tile_bits[TILE_BITS];
+
+static unsigned tile_scan(int type)
+{
+	const carc_tiletype *t = &carc_tiletypes[type];
+	unsigned b = t->cloister != CARC_NOF ? TB_CLOISTER : 0;
+	for (int i = 0; i < t->nfeat; i++)
+		if (t->f[i].flags & CARC_TF_BESIEGED) b |= TB_SIEGE;
+	return b;
+}
+
+__attribute__((constructor)) static void find_tile_bits(void)
+{
+	for (int i = 0; i < carc_ntiletypes && i < TILE_BITS; i++) tile_bits[i] = (uint8_t)tile_scan(i);
+}
+
+static unsigned tile_info(int type) { return type < TILE_BITS ? tile_bits[type] : tile_scan(type); }
+
 static int city_flags(const carc_game *g, int root)
 {
 	uint16_t flags = 0;
@@ -91,19 +116,19 @@ static int cathars_moves(const carc_game *g, carc_move *out, int cap)
 	return n ? n + 1 : 0;
 }
 
-/* Keeps g->siege[] and g->siege_near up to date with the tile just placed. */
-static void cathars_placed(carc_game *g, int cell, carc_sink *out)
+/* Keeps g->siege[] and g->siege_near up to date with a cloister-type or
+ * siege tile just placed. */
+static __attribute__((noinline)) void siege_update(carc_game *g, int cell, unsigned info)
 {
-	(void)out;
 	const carc_cell *c = &g->cells[cell];
 	const carc_tiletype *t = carc_cell_type(g, cell);
-	if (t->cloister != CARC_NOF) /* a cloister-type tile: the siege tiles around it now have one */
+	if (info & TB_CLOISTER) /* a cloister-type tile: the siege tiles around it now have one */
 		for (int i = 0; i < g->nsiege && i < NSIEGE; i++) {
 			const carc_cell *s = &g->cells[g->nodes[g->siege[i]].cell];
 			unsigned dx = (unsigned)(s->x - c->x + 1), dy = (unsigned)(s->y - c->y + 1);
 			if (dx <= 2 && dy <= 2 && (dx != 1 || dy != 1)) g->siege_near |= (uint8_t)(1u << i);
 		}
-	for (int i = 0; i < t->nfeat; i++)
+	for (int i = 0; info & TB_SIEGE && i < t->nfeat; i++)
 		if (t->f[i].flags & CARC_TF_BESIEGED) {
 			if (g->nsiege < NSIEGE) {
 				g->siege[g->nsiege] = (uint16_t)(c->node0 + i);
@@ -113,19 +138,31 @@ static void cathars_placed(carc_game *g, int cell, carc_sink *out)
 		}
 }
 
+/* Most tiles are neither: one look at the tile type. */
+static void cathars_placed(carc_game *g, int cell, carc_sink *out)
+{
+	(void)out;
+	unsigned info = tile_info(g->cells[cell].type);
+	if (info) siege_update(g, cell, info);
+}
+
 /* Could the seat on turn free anyone?  False only when no move can exist:
  * no incomplete besieged city holds a follower (nfig; a figure that may
  * escape is neither builder nor pig and stands in a city, so it is one),
  * in the siege-tile variant none with a siege tile that has a cloister
- * next to it.  cathars_moves() then decides. */
-static int escape_possible(const carc_game *g)
+ * next to it.  cathars_moves() then decides.  Cities found complete are
+ * marked in g->siege_done and not looked at again (a complete city stays
+ * complete). */
+static int escape_possible(carc_game *g)
 {
 	if (g->nsiege > NSIEGE) return 1;
-	int any_tile = g->cfg.rules[CARC_R_ESCAPE_CLOISTER] == 1;
-	for (int i = 0; i < g->nsiege; i++) {
-		if (!any_tile && !(g->siege_near >> i & 1)) continue;
+	unsigned look = ((1u << g->nsiege) - 1) & ~(unsigned)g->siege_done;
+	if (g->cfg.rules[CARC_R_ESCAPE_CLOISTER] != 1) look &= g->siege_near;
+	for (; look; look &= look - 1) {
+		int i = __builtin_ctz(look);
 		const carc_node *r = &g->nodes[carc_feat_root_c(g, g->siege[i])];
-		if (!r->done && r->nfig) return 1;
+		if (r->done) g->siege_done |= (uint8_t)(1u << i);
+		else if (r->nfig) return 1;
 	}
 	return 0;
 }
@@ -134,7 +171,7 @@ static int cathars_turn_end(carc_game *g, carc_sink *out)
 {
 	(void)out;
 	g->nescaped = 0;
-	if (!escape_possible(g) || !cathars_moves(g, NULL, 0)) return 0;
+	if (!g->nsiege || !escape_possible(g) || !cathars_moves(g, NULL, 0)) return 0;
 	g->phase = CARC_PH_ESCAPE;
 	g->seat = g->turn_seat;
 	return 1;

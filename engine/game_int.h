@@ -151,6 +151,7 @@ struct carc_game {
 	                                     of that kind stands at or around (x, y) (set: one may, aliased) */
 	uint8_t nescaped;                 /* cathars: besieged cities left this turn */
 	uint8_t siege_near;               /* cathars: bit i: a cloister-type tile is next to siege[i]'s tile */
+	uint8_t siege_done;               /* cathars: bit i: siege[i]'s city is complete (seen at a turn's end) */
 	uint16_t nsiege;                  /* cathars: besieged segments (siege tiles) on the board */
 	uint16_t siege[8];                /* cathars: their nodes, while nsiege <= 8 (all sets in scope: 4) */
 	uint16_t escaped[8];
