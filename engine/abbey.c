@@ -113,17 +113,33 @@ static const int corner_halves[4][2] = {
 	{ CARC_NL, CARC_WR }, { CARC_NR, CARC_EL }, { CARC_ER, CARC_SL }, { CARC_SR, CARC_WL }
 };
 
+/* corner_fields[t]: bit u: both half-edges of corner u (NW NE SE SW, as
+ * corner_halves) of tile type t lie in fields.  Worked out from the
+ * constant tile table alone, so the same for every game: filled once when
+ * the library is loaded.  Indexed by any uint16_t (a cell's type), so a
+ * look-up needs no bounds check; the types past the tile table are never
+ * placed. */
+static uint8_t corner_fields[UINT16_MAX + 1];
+
+__attribute__((constructor)) static void find_corner_fields(void)
+{
+	for (int i = 0; i < carc_ntiletypes && i <= UINT16_MAX; i++) {
+		const carc_tiletype *t = &carc_tiletypes[i];
+		for (int u = 0; u < 4; u++) {
+			int a = t->half_feat[(2 * u + 7) & 7], b = t->half_feat[2 * u];
+			if (a != CARC_NOF && b != CARC_NOF && t->f[a].kind == CARC_F_FIELD && t->f[b].kind == CARC_F_FIELD)
+				corner_fields[i] |= (uint8_t)(1u << u);
+		}
+	}
+}
+
 /* Is the field at both half-edges of corner k of placed tile `cell`?
- * What carc_board_feature_at finds there, read straight from the tile
- * type: turned back by the tile's rotation, corner k is corner
- * u = k - rot of the tile type, whose half-edges are 2u - 1 and 2u
- * (mod 8, counted from NL; corner_halves). */
+ * What carc_board_feature_at finds there, read from the tile type: turned
+ * back by the tile's rotation, corner k is corner k - rot of the type. */
 static int corner_field(const carc_game *g, int cell, int k)
 {
 	const carc_cell *c = &g->cells[cell];
-	const carc_tiletype *t = &carc_tiletypes[c->type];
-	int u = (k - c->rot) & 3, a = t->half_feat[(2 * u + 7) & 7], b = t->half_feat[2 * u];
-	return a != CARC_NOF && b != CARC_NOF && t->f[a].kind == CARC_F_FIELD && t->f[b].kind == CARC_F_FIELD;
+	return corner_fields[c->type] >> ((k - c->rot) & 3) & 1;
 }
 
 /* The same at (x, y), which may be empty. */
@@ -165,8 +181,8 @@ static __attribute__((noinline)) int barn_corner(const carc_game *g, int k, int 
 	return CARC_OK;
 }
 
-/* The deploy listing asks this for every feature and corner of the tile
- * just placed. */
+/* The deploy listing asks this for every corner of the tile just placed
+ * while the seat holds its barn. */
 static int barn_special(const carc_game *g, int seat, int kind, int port, int *node)
 {
 	(void)seat;
@@ -192,10 +208,22 @@ static void barn_deployed(carc_game *g, int fig, carc_sink *out)
 	if (farm_has_farmers(g, root)) carc_score_farm_now(g, root, 3, out);
 }
 
-/* A tile that joins farmers to a barn's farm: they score 1 a city. */
-static void barn_joined(carc_game *g, int cell, carc_sink *out)
+/* A tile that joins farmers to a barn's farm: they score 1 a city.  Only
+ * a barn's farm that now holds followers can be one: while none does (the
+ * usual case, one root walk a barn, from where its farm's root was last
+ * seen) nothing scores. */
+static __attribute__((noinline)) void barn_joined(carc_game *g, int cell, carc_sink *out)
 {
-	if (!g->nbarns) return; /* no barn on the board yet */
+	int any = 0;
+	for (int i = 0; i < g->nbarns; i++) {
+		int node = g->figs[g->barn_fig[i]].node;
+		if (node == CARC_NONE) continue;
+		int root = carc_feat_root_c(g, g->barn_node[i] == node ? g->barn_farm[i] : node);
+		g->barn_node[i] = (uint16_t)node; /* the same farm ever after: sets only merge */
+		g->barn_farm[i] = (uint16_t)root;
+		any |= g->nodes[root].nfig;
+	}
+	if (!any) return;
 	const carc_tiletype *t = carc_cell_type(g, cell);
 	for (int i = 0; i < t->nfeat; i++) {
 		if (t->f[i].kind != CARC_F_FIELD) continue;
@@ -328,6 +356,7 @@ static int next_wagon(carc_game *g)
 static int wagon_turn_end(carc_game *g, carc_sink *out)
 {
 	(void)out;
+	if (!g->nwagons) return 0; /* no wagon waits (as next_wagon would say) */
 	/* clockwise from the player on turn */
 	for (int i = 1; i < g->nwagons; i++)
 		for (int j = i; j > 0; j--) {
@@ -364,7 +393,11 @@ static void abbey_apply(carc_game *g, const carc_move *m, carc_sink *out)
 	}
 }
 
-static void abbey_placed(carc_game *g, int cell, carc_sink *out) { barn_joined(g, cell, out); }
+/* A tile placed: barns' farms joined by it, once there is a barn. */
+static void abbey_placed(carc_game *g, int cell, carc_sink *out)
+{
+	if (g->nbarns) barn_joined(g, cell, out);
+}
 
 static int abbey_phase_moves(const carc_game *g, carc_move *out, int cap)
 {

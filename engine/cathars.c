@@ -24,27 +24,21 @@
 /* tile_bits[t]: TB_CLOISTER: tile type t has a centre building (a
  * cloister-type tile); TB_SIEGE: one of its features is besieged.  Worked
  * out from the constant tile table alone, so the same for every game:
- * filled once when the library is loaded.  Types past its reach are looked
- * at directly. */
-#define TILE_BITS 1024
+ * filled once when the library is loaded.  Indexed by any uint16_t (a
+ * cell's type), so a look-up needs no bounds check; the types past the
+ * tile table are never placed. */
 enum { TB_CLOISTER = 1, TB_SIEGE = 2 };
-static uint8_t tile_bits[TILE_BITS];
-
-static unsigned tile_scan(int type)
-{
-	const carc_tiletype *t = &carc_tiletypes[type];
-	unsigned b = t->cloister != CARC_NOF ? TB_CLOISTER : 0;
-	for (int i = 0; i < t->nfeat; i++)
-		if (t->f[i].flags & CARC_TF_BESIEGED) b |= TB_SIEGE;
-	return b;
-}
+static uint8_t tile_bits[UINT16_MAX + 1];
 
 __attribute__((constructor)) static void find_tile_bits(void)
 {
-	for (int i = 0; i < carc_ntiletypes && i < TILE_BITS; i++) tile_bits[i] = (uint8_t)tile_scan(i);
+	for (int i = 0; i < carc_ntiletypes && i <= UINT16_MAX; i++) {
+		const carc_tiletype *t = &carc_tiletypes[i];
+		tile_bits[i] = t->cloister != CARC_NOF ? TB_CLOISTER : 0;
+		for (int j = 0; j < t->nfeat; j++)
+			if (t->f[j].flags & CARC_TF_BESIEGED) tile_bits[i] |= TB_SIEGE;
+	}
 }
-
-static unsigned tile_info(int type) { return type < TILE_BITS ? tile_bits[type] : tile_scan(type); }
 
 static int city_flags(const carc_game *g, int root)
 {
@@ -142,7 +136,7 @@ static __attribute__((noinline)) void siege_update(carc_game *g, int cell, unsig
 static void cathars_placed(carc_game *g, int cell, carc_sink *out)
 {
 	(void)out;
-	unsigned info = tile_info(g->cells[cell].type);
+	unsigned info = tile_bits[g->cells[cell].type];
 	if (info) siege_update(g, cell, info);
 }
 

@@ -125,6 +125,8 @@ struct carc_game {
 	uint16_t abbey_type;              /* abbey: the abbey's tile type, found at set-up */
 	uint8_t nbarns;                   /* abbey: barns deployed so far (they never leave the board) */
 	uint8_t barn_fig[CARC_MAX_SEATS]; /* abbey: their figure slots, in deploy order (one barn a seat) */
+	uint16_t barn_node[CARC_MAX_SEATS]; /* abbey: the segment barn_fig[i] stood on when barn_farm[i] */
+	uint16_t barn_farm[CARC_MAX_SEATS]; /* was seen (abbey_placed): a segment of its farm near the root */
 	uint8_t bag[CARC_WOLF + 1];       /* hills: tokens in the bag by kind, 1-4 sheep, wolf */
 	uint8_t bag_next;                 /* hills: next entry of cfg.bag to draw */
 	uint8_t flock[CARC_MAX_SEATS][CARC_WOLF + 1]; /* hills: tokens beside each seat's shepherd */

@@ -18,30 +18,18 @@
 
 static const uint8_t bag_start[CARC_WOLF + 1] = { 0, 4, 5, 5, 2, 2 };
 
-/* tile_bits[t]: bit i (i < 12): feature i of tile type t is a field;
- * TB_HILL: it shows a hill.  Worked out from the constant tile table
- * alone, so the same for every game: filled once when the library is
- * loaded.  Types past its reach are looked at directly. */
-#define TILE_BITS 1024
-enum { TB_HILL = 1 << 15 };
-_Static_assert(CARC_TILE_MAXF <= 12, "field bits below TB_HILL");
-static uint16_t tile_bits[TILE_BITS];
+/* hill_types[t]: tile type t shows a hill.  Worked out from the constant
+ * tile table alone, so the same for every game: filled once when the
+ * library is loaded.  Indexed by any uint16_t (a cell's type), so a
+ * look-up needs no bounds check; the types past the tile table are never
+ * placed. */
+static uint8_t hill_types[UINT16_MAX + 1];
 
-static unsigned tile_scan(int type)
+__attribute__((constructor)) static void find_hill_types(void)
 {
-	const carc_tiletype *t = &carc_tiletypes[type];
-	unsigned b = t->symbols & CARC_SYM_HILL ? TB_HILL : 0;
-	for (int i = 0; i < t->nfeat; i++)
-		if (t->f[i].kind == CARC_F_FIELD) b |= 1u << i;
-	return b;
+	for (int i = 0; i < carc_ntiletypes && i <= UINT16_MAX; i++)
+		hill_types[i] = (carc_tiletypes[i].symbols & CARC_SYM_HILL) != 0;
 }
-
-__attribute__((constructor)) static void find_tile_bits(void)
-{
-	for (int i = 0; i < carc_ntiletypes && i < TILE_BITS; i++) tile_bits[i] = (uint16_t)tile_scan(i);
-}
-
-static unsigned tile_info(int type) { return type < TILE_BITS ? tile_bits[type] : tile_scan(type); }
 
 /* g->shepherd[s]: the figure slot of seat s's shepherd, SHEP_NONE without
  * one, SHEP_SEARCH if the seat has several (then shepherd_of() searches). */
@@ -242,9 +230,9 @@ static void shepherd_deployed(carc_game *g, int fig, carc_sink *out)
 /* Did the tile just placed join farm `root`?  Only a field of the tile can. */
 static int tile_in_farm(const carc_game *g, int cell, int root)
 {
-	int node0 = g->cells[cell].node0;
-	for (unsigned fields = tile_info(g->cells[cell].type) & ~(unsigned)TB_HILL; fields; fields &= fields - 1)
-		if (carc_feat_root_c(g, node0 + __builtin_ctz(fields)) == root) return 1;
+	const carc_cell *c = &g->cells[cell];
+	for (int i = 0; i < carc_cell_type(g, cell)->nfeat; i++)
+		if (g->nodes[c->node0 + i].kind == CARC_F_FIELD && carc_feat_root_c(g, c->node0 + i) == root) return 1;
 	return 0;
 }
 
@@ -268,7 +256,7 @@ static __attribute__((noinline)) void shepherd_unseen(carc_game *g, int seat, in
  * the turn that closed it. */
 static void hill_placed(carc_game *g, int cell, carc_sink *out)
 {
-	if (tile_info(g->cells[cell].type) & TB_HILL && g->next < g->nsupply) {
+	if (hill_types[g->cells[cell].type] && g->next < g->nsupply) {
 		const carc_cell *c = &g->cells[cell];
 		g->next++; /* face down under the hill, never played */
 		carc_event *e = carc_emit(out, CARC_EV_TILE_HIDDEN);

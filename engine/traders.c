@@ -22,25 +22,21 @@ enum { FIG_NONE = 0xff, FIG_SEARCH = 0xfe };
 
 /* herd_types[t]: tile type t has a field with a pig herd.  Worked out
  * from the constant tile table alone, so the same for every game: filled
- * once when the library is loaded.  Types past its reach are looked at
- * directly. */
-#define HERD_TYPES 1024
-static uint8_t herd_types[HERD_TYPES];
-
-static int herd_scan(int type)
-{
-	const carc_tiletype *t = &carc_tiletypes[type];
-	for (int i = 0; i < t->nfeat; i++)
-		if (t->f[i].flags & CARC_TF_PIGHERD) return 1;
-	return 0;
-}
+ * once when the library is loaded.  Indexed by any uint16_t (a cell's
+ * type), so a look-up needs no bounds check; the types past the tile
+ * table are never placed. */
+static uint8_t herd_types[UINT16_MAX + 1];
 
 __attribute__((constructor)) static void find_herd_types(void)
 {
-	for (int i = 0; i < carc_ntiletypes && i < HERD_TYPES; i++) herd_types[i] = (uint8_t)herd_scan(i);
+	for (int i = 0; i < carc_ntiletypes && i <= UINT16_MAX; i++) {
+		const carc_tiletype *t = &carc_tiletypes[i];
+		for (int j = 0; j < t->nfeat; j++)
+			if (t->f[j].flags & CARC_TF_PIGHERD) herd_types[i] = 1;
+	}
 }
 
-static int herd_tile(int type) { return type < HERD_TYPES ? herd_types[type] : herd_scan(type); }
+static int herd_tile(uint16_t type) { return herd_types[type]; }
 
 /* Does the pig herd of feature `feat` of a tile of this type count (the
  * GQ11 one only under gq11_pig_herd)? */
