@@ -12,13 +12,22 @@
  */
 #include "ext_int.h"
 
-/* 0 none, 1 cloister, 2 cult place: the centre building of a tile. */
-static int building(int type)
+/* build_types[t]: the centre building of tile type t: 0 none, 1 cloister,
+ * 2 cult place.  Worked out from the constant tile table alone, so the
+ * same for every game: filled once when the library is loaded.  Indexed by
+ * any uint16_t (a tile type), so a look-up needs no bounds check; the
+ * types past the tile table never come up. */
+static uint8_t build_types[UINT16_MAX + 1];
+
+__attribute__((constructor)) static void find_build_types(void)
 {
-	const carc_tiletype *t = &carc_tiletypes[type];
-	if (t->cloister == CARC_NOF) return 0;
-	return t->f[t->cloister].flags & CARC_TF_SHRINE ? 2 : 1;
+	for (int i = 0; i < carc_ntiletypes && i <= UINT16_MAX; i++) {
+		const carc_tiletype *t = &carc_tiletypes[i];
+		if (t->cloister != CARC_NOF) build_types[i] = t->f[t->cloister].flags & CARC_TF_SHRINE ? 2 : 1;
+	}
 }
+
+static int building(int type) { return build_types[(uint16_t)type]; }
 
 static int cult_judges(int type) { return building(type) != 0; }
 
@@ -45,16 +54,31 @@ static int listed(const carc_game *g, int kind, int *from)
  * kind, nor next to one that already has one of the tile's kind next to
  * it (build[].nnear).  Usually build_zone tells at once that none of the
  * other kind is around; else one pass over the buildings of that kind. */
+/* The listed buildings of the other kind near (x, y): only those whose
+ * rows reach y (build_rows) while that kind has at most 32 listed; the
+ * verdict does not depend on the order they are looked at in. */
+static __attribute__((noinline)) int cult_near_ok(const carc_game *g, int mine, int x, int y)
+{
+	int other = 3 - mine, from, seen = 0, n = listed(g, other, &from);
+	if (n > 32) {
+		for (int i = from; i < from + n; i++)
+			if (near(x, y, g->build[i].x, g->build[i].y) && (g->build[i].nnear || seen++)) return 0;
+		return 1;
+	}
+	for (uint32_t m = g->build_rows[other - 1][y & 15]; m; m &= m - 1) {
+		int j = __builtin_ctz(m), i = other == 2 ? NBUILD - 1 - j : j;
+		if (near(x, y, g->build[i].x, g->build[i].y) && (g->build[i].nnear || seen++)) return 0;
+	}
+	return 1;
+}
+
 static int cult_allowed(const carc_game *g, int type, int x, int y, int rot)
 {
 	(void)rot;
-	int mine = building(type), from, seen = 0;
+	int mine = building(type);
 	if (!mine) return 1;
 	if (!(g->build_zone[2 - mine][y & 15] >> (x & 15) & 1)) return 1; /* none of the other kind around */
-	int n = listed(g, 3 - mine, &from);
-	for (int i = from; i < from + n; i++)
-		if (near(x, y, g->build[i].x, g->build[i].y) && (g->build[i].nnear || seen++)) return 0;
-	return 1;
+	return cult_near_ok(g, mine, x, y);
 }
 
 static void cult_scored(carc_game *g, int root, carc_sink *out)
@@ -76,7 +100,7 @@ static void cult_scored(carc_game *g, int root, carc_sink *out)
 
 /* A new building is listed with the count of listed buildings of the other
  * kind around it, each of those counts it in turn, and its 3x3 square is
- * marked in build_zone. */
+ * marked in build_zone, its rows in build_rows. */
 static void cult_placed(carc_game *g, int cell, carc_sink *out)
 {
 	(void)out;
@@ -88,11 +112,15 @@ static void cult_placed(carc_game *g, int cell, carc_sink *out)
 			g->build[i].nnear++;
 			nnear++;
 		}
-	int slot = b == 2 ? NBUILD - 1 - g->ncult++ : g->nbuild - g->ncult;
+	int j = b == 2 ? g->ncult : g->nbuild - g->ncult; /* its place among its kind */
+	int slot = b == 2 ? NBUILD - 1 - j : j;
 	g->build[slot] = (__typeof__(g->build[0])){ (int16_t)x, (int16_t)y, (uint8_t)b, (uint8_t)nnear };
 	g->nbuild++;
-	for (int dy = -1; dy <= 1; dy++)
+	g->ncult += b == 2;
+	for (int dy = -1; dy <= 1; dy++) {
 		for (int dx = -1; dx <= 1; dx++) g->build_zone[b - 1][(y + dy) & 15] |= (uint16_t)(1u << ((x + dx) & 15));
+		if (j < 32) g->build_rows[b - 1][(y + dy) & 15] |= 1u << j;
+	}
 }
 
 const carc_ext carc_ext_cult = {
