@@ -52,11 +52,11 @@ static int listed(const carc_game *g, int kind, int *from)
 
 /* A building of the tile's kind may not stand next to two of the other
  * kind, nor next to one that already has one of the tile's kind next to
- * it (build[].nnear).  Usually build_zone tells at once that none of the
- * other kind is around; else one pass over the buildings of that kind. */
-/* The listed buildings of the other kind near (x, y): only those whose
- * rows reach y (build_rows) while that kind has at most 32 listed; the
- * verdict does not depend on the order they are looked at in. */
+ * it (build[].nnear).  build_look says at once that neither can be the
+ * case at (x, y), as it usually does; else the listed buildings of the
+ * other kind whose rows reach y are looked at (build_rows, while that kind
+ * has at most 32 listed; all of them otherwise).  The verdict does not
+ * depend on the order they are looked at in. */
 static __attribute__((noinline)) int cult_near_ok(const carc_game *g, int mine, int x, int y)
 {
 	int other = 3 - mine, from, seen = 0, n = listed(g, other, &from);
@@ -76,8 +76,7 @@ static int cult_allowed(const carc_game *g, int type, int x, int y, int rot)
 {
 	(void)rot;
 	int mine = building(type);
-	if (!mine) return 1;
-	if (!(g->build_zone[2 - mine][y & 15] >> (x & 15) & 1)) return 1; /* none of the other kind around */
+	if (!mine || !(g->build_look[2 - mine][y & 15] >> (x & 15) & 1)) return 1;
 	return cult_near_ok(g, mine, x, y);
 }
 
@@ -98,29 +97,61 @@ static void cult_scored(carc_game *g, int root, carc_sink *out)
 		}
 }
 
+/* Marks the 3x3 square around (x, y) for a listed building of kind b:
+ * build_zone, and build_look where another building of that kind was
+ * already marked, or everywhere if `near_other` (it has a building of the
+ * other kind next to it). */
+static void mark_square(carc_game *g, int b, int x, int y, int near_other)
+{
+	unsigned cols = 7u << ((x - 1) & 15);
+	cols = (cols | cols >> 16) & 0xffff; /* columns x - 1, x, x + 1 (mod 16) */
+	for (int dy = -1; dy <= 1; dy++) {
+		int r = (y + dy) & 15;
+		g->build_look[b - 1][r] |= (uint16_t)((g->build_zone[b - 1][r] | (near_other ? 0xffff : 0)) & cols);
+		g->build_zone[b - 1][r] |= (uint16_t)cols;
+	}
+}
+
+/* The same for a listed building that has just got its first building of
+ * the other kind next to it. */
+static void mark_near(carc_game *g, int b, int x, int y)
+{
+	unsigned cols = 7u << ((x - 1) & 15);
+	cols = (cols | cols >> 16) & 0xffff;
+	for (int dy = -1; dy <= 1; dy++) g->build_look[b - 1][(y + dy) & 15] |= (uint16_t)cols;
+}
+
 /* A new building is listed with the count of listed buildings of the other
  * kind around it, each of those counts it in turn, and its 3x3 square is
- * marked in build_zone, its rows in build_rows. */
-static void cult_placed(carc_game *g, int cell, carc_sink *out)
+ * marked in build_zone, build_look and (its rows) build_rows. */
+static __attribute__((noinline)) void cult_list(carc_game *g, int b, int x, int y)
 {
-	(void)out;
-	int b = building(g->cells[cell].type), x = g->cells[cell].x, y = g->cells[cell].y, from, nnear = 0;
-	if (!b || g->nbuild >= NBUILD) return;
-	int n = listed(g, 3 - b, &from);
-	for (int i = from; i < from + n; i++)
-		if (near(x, y, g->build[i].x, g->build[i].y)) {
-			g->build[i].nnear++;
-			nnear++;
+	int other = 3 - b, from, nnear = 0, n = listed(g, other, &from);
+	if (g->build_zone[other - 1][y & 15] >> (x & 15) & 1) { /* one of the other kind may be near */
+		/* those whose rows reach y, or all of that kind past 32 */
+		uint64_t look = n <= 32 ? g->build_rows[other - 1][y & 15] : (1ull << n) - 1;
+		for (; look; look &= look - 1) {
+			int j = __builtin_ctzll(look), i = other == 2 ? NBUILD - 1 - j : from + j;
+			if (near(x, y, g->build[i].x, g->build[i].y)) {
+				if (!g->build[i].nnear++) mark_near(g, other, g->build[i].x, g->build[i].y);
+				nnear++;
+			}
 		}
+	}
 	int j = b == 2 ? g->ncult : g->nbuild - g->ncult; /* its place among its kind */
 	int slot = b == 2 ? NBUILD - 1 - j : j;
 	g->build[slot] = (__typeof__(g->build[0])){ (int16_t)x, (int16_t)y, (uint8_t)b, (uint8_t)nnear };
 	g->nbuild++;
 	g->ncult += b == 2;
-	for (int dy = -1; dy <= 1; dy++) {
-		for (int dx = -1; dx <= 1; dx++) g->build_zone[b - 1][(y + dy) & 15] |= (uint16_t)(1u << ((x + dx) & 15));
-		if (j < 32) g->build_rows[b - 1][(y + dy) & 15] |= 1u << j;
-	}
+	mark_square(g, b, x, y, nnear);
+	for (int dy = -1; j < 32 && dy <= 1; dy++) g->build_rows[b - 1][(y + dy) & 15] |= 1u << j;
+}
+
+static void cult_placed(carc_game *g, int cell, carc_sink *out)
+{
+	(void)out;
+	int b = building(g->cells[cell].type);
+	if (b && g->nbuild < NBUILD) cult_list(g, b, g->cells[cell].x, g->cells[cell].y);
 }
 
 const carc_ext carc_ext_cult = {
