@@ -35,9 +35,13 @@ __attribute__((constructor)) static void find_hill_types(void)
  * one, SHEP_SEARCH if the seat has several (then shepherd_of() searches). */
 enum { SHEP_NONE = 0xff, SHEP_SEARCH = 0xfe };
 
+/* g->shep_node[s] before seat s's shepherd was first seen: neither a
+ * segment nor CARC_NONE, so a shepherd in the supply never matches it. */
+enum { SHEP_UNSEEN = 0xfffe };
+
 static void hills_setup(carc_game *g)
 {
-	for (int s = 0; s < CARC_MAX_SEATS; s++) g->shep_node[s] = CARC_NONE;
+	for (int s = 0; s < CARC_MAX_SEATS; s++) g->shep_node[s] = SHEP_UNSEEN;
 	for (int t = 0; t <= CARC_WOLF; t++) g->bag[t] = g->components >> CARC_C_SHEPHERD & 1 ? bag_start[t] : 0;
 	for (int s = 0; s < CARC_MAX_SEATS; s++) {
 		g->shepherd[s] = SHEP_NONE;
@@ -247,38 +251,63 @@ static __attribute__((noinline)) void shepherd_unseen(carc_game *g, int seat, in
 	shepherd_seen(g, seat, fig, root);
 }
 
+/* The farm of seat's shepherd grew to root `root`: the tile extended it. */
+static __attribute__((noinline)) void shepherd_grew(carc_game *g, int seat, int root)
+{
+	if (seat == g->turn_seat && g->phase != CARC_PH_OVER) g->flock_due |= (uint8_t)(1u << seat);
+	if (!g->nodes[root].open) g->flock_check = 1;
+	g->shep_farm[seat] = (uint16_t)root;
+	g->shep_size[seat] = g->nodes[root].size;
+}
+
+/* hill_placed for a seat with several shepherds (the first on the board). */
+static __attribute__((noinline)) void shepherd_several(carc_game *g, int seat, int cell)
+{
+	int fig = shepherd_search(g, seat);
+	if (fig < 0) return;
+	if (g->figs[fig].node != g->shep_node[seat]) {
+		shepherd_unseen(g, seat, fig, cell);
+		return;
+	}
+	int root = carc_feat_root_c(g, g->shep_farm[seat]);
+	if (g->nodes[root].size != g->shep_size[seat]) shepherd_grew(g, seat, root);
+}
+
+static __attribute__((noinline)) void hide_tile(carc_game *g, int cell, carc_sink *out)
+{
+	const carc_cell *c = &g->cells[cell];
+	g->next++; /* face down under the hill, never played */
+	carc_event *e = carc_emit(out, CARC_EV_TILE_HIDDEN);
+	if (e) {
+		e->x = c->x;
+		e->y = c->y;
+	}
+}
+
 /* After a placement, for each shepherd on the board: did the tile extend
  * the farm of the placer's (flock_due), and can that farm no longer grow
  * (flock_check)?  A farm grows, and loses open edges, only when a field of
  * the tile just placed joins it: a farm of the same size as when last seen
  * (at the previous placement or the shepherd's deploy) is untouched, and
  * open, for every closed farm with a shepherd was gathered at the end of
- * the turn that closed it. */
+ * the turn that closed it.  The usual case is a few loads a seat. */
 static void hill_placed(carc_game *g, int cell, carc_sink *out)
 {
-	if (hill_types[g->cells[cell].type] && g->next < g->nsupply) {
-		const carc_cell *c = &g->cells[cell];
-		g->next++; /* face down under the hill, never played */
-		carc_event *e = carc_emit(out, CARC_EV_TILE_HIDDEN);
-		if (e) {
-			e->x = c->x;
-			e->y = c->y;
-		}
-	}
+	if (hill_types[g->cells[cell].type] && g->next < g->nsupply) hide_tile(g, cell, out);
 	for (int s = 0; s < g->nseats; s++) {
-		int fig = shepherd_of(g, s);
-		if (fig < 0) continue;
-		if (g->figs[fig].node != g->shep_node[s]) {
-			shepherd_unseen(g, s, fig, cell);
+		unsigned slot = g->shepherd[s];
+		if (slot >= SHEP_SEARCH) {
+			if (slot == SHEP_SEARCH) shepherd_several(g, s, cell);
 			continue;
 		}
-		int root = carc_feat_root_c(g, g->shep_farm[s]);
-		const carc_node *r = &g->nodes[root];
-		if (r->size == g->shep_size[s]) continue;
-		if (s == g->turn_seat && g->phase != CARC_PH_OVER) g->flock_due |= (uint8_t)(1u << s);
-		if (!r->open) g->flock_check = 1;
-		g->shep_farm[s] = (uint16_t)root;
-		g->shep_size[s] = r->size;
+		unsigned node = g->figs[slot].node;
+		if (node != g->shep_node[s]) { /* at home, or not seen on this segment yet */
+			if (node != CARC_NONE) shepherd_unseen(g, s, (int)slot, cell);
+			continue;
+		}
+		unsigned root = g->shep_farm[s];
+		while (g->nodes[root].parent != root) root = g->nodes[root].parent;
+		if (g->nodes[root].size != g->shep_size[s]) shepherd_grew(g, s, (int)root);
 	}
 }
 
