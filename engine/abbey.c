@@ -142,13 +142,6 @@ static int corner_field(const carc_game *g, int cell, int k)
 	return corner_fields[c->type] >> ((k - c->rot) & 3) & 1;
 }
 
-/* The same at (x, y), which may be empty. */
-static int field_corner(const carc_game *g, int x, int y, int k)
-{
-	int c = carc_board_lookup(g, x, y);
-	return c >= 0 && corner_field(g, c, k);
-}
-
 /* Does a barn stand in the farm of `root`?  Only the barns deployed so
  * far (g->barn_fig) are looked at: none at all answers at once. */
 static int farm_has_barn(const carc_game *g, int root)
@@ -165,17 +158,23 @@ static int farm_has_farmers(const carc_game *g, int root) { return g->nodes[root
 
 /* A barn at corner k of the tile just placed, once its own corner is a
  * field; kept apart so that the usual quick refusals in barn_special
- * cost little. */
+ * cost little.  The three other tiles around the point corner k touches,
+ * as offsets from the tile and the corner of each at that point: the two
+ * beside it first, then the one across. */
 static __attribute__((noinline)) int barn_corner(const carc_game *g, int k, int *node)
 {
+	static const int8_t others[4][3][3] = {
+		{ { 0, -1, 3 }, { -1, 0, 1 }, { -1, -1, 2 } }, /* NW */
+		{ { 0, -1, 2 }, { 1, 0, 0 }, { 1, -1, 3 } },   /* NE */
+		{ { 1, 0, 3 }, { 0, 1, 1 }, { 1, 1, 0 } },     /* SE */
+		{ { -1, 0, 2 }, { 0, 1, 0 }, { -1, 1, 1 } },   /* SW */
+	};
 	const carc_cell *c = &g->cells[g->last];
-	/* the point the corner touches, and the four tiles around it (the
-	 * one whose corner is k is this tile, already seen) */
-	int px = c->x + (k == 1 || k == 2), py = c->y + (k >= 2);
-	static const int around[4][3] = { { -1, -1, 2 }, { 0, -1, 3 }, { -1, 0, 1 }, { 0, 0, 0 } };
-	for (int i = 0; i < 4; i++)
-		if (around[i][2] != k && !field_corner(g, px + around[i][0], py + around[i][1], around[i][2]))
-			return CARC_E_RULE;
+	for (int i = 0; i < 3; i++) {
+		const int8_t *o = others[k][i];
+		int n = carc_board_lookup(g, c->x + o[0], c->y + o[1]);
+		if (n < 0 || !corner_field(g, n, o[2])) return CARC_E_RULE;
+	}
 	*node = carc_board_feature_at(g, g->last, corner_halves[k][0]);
 	if (g->cfg.rules[CARC_R_BARN_PLACEMENT] == 0 && farm_has_barn(g, carc_feat_root_c(g, *node))) return CARC_E_RULE;
 	return CARC_OK;
