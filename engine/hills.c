@@ -300,11 +300,9 @@ static void hill_placed(carc_game *g, int cell, carc_sink *out)
 			if (slot == SHEP_SEARCH) shepherd_several(g, s, cell);
 			continue;
 		}
-		unsigned node = g->figs[slot].node;
-		if (node != g->shep_node[s]) { /* at home, or not seen on this segment yet */
-			if (node != CARC_NONE) shepherd_unseen(g, s, (int)slot, cell);
-			continue;
-		}
+		/* the seat's one shepherd is at home, or on the board since its
+		 * deploy, which saw it (shepherd_deployed) */
+		if (g->in_supply[s][CARC_FIG_SHEPHERD]) continue;
 		unsigned root = g->shep_farm[s];
 		while (g->nodes[root].parent != root) root = g->nodes[root].parent;
 		if (g->nodes[root].size != g->shep_size[s]) shepherd_grew(g, s, (int)root);
