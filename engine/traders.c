@@ -95,13 +95,15 @@ static void goods_final(carc_game *g, carc_sink *out)
 /* Has `seat` a follower in the feature of `root`?  (carc_seat_in, with
  * the root's follower count first: a feature nobody stands in, the usual
  * case, answers without a look at the figures; then only the seat's
- * follower slots.) */
+ * follower slots, and only those on a feature of the same kind.) */
 static int seat_follower_in(const carc_game *g, int seat, int root)
 {
 	if (!g->nodes[root].nfig) return 0;
+	int kind = g->nodes[root].kind; /* a follower of another kind of feature is not in it */
 	for (unsigned m = g->follower_slots[seat]; m; m &= m - 1) {
 		const carc_fig *f = &g->figs[seat * CARC_FIGS_PER_SEAT + __builtin_ctz(m)];
-		if (f->node != CARC_NONE && carc_feat_root_c(g, f->node) == root) return 1;
+		if (f->node != CARC_NONE && g->nodes[f->node].kind == kind && carc_feat_root_c(g, f->node) == root)
+			return 1;
 	}
 	return 0;
 }
