@@ -76,7 +76,7 @@ static int cult_allowed(const carc_game *g, int type, int x, int y, int rot)
 {
 	(void)rot;
 	int mine = building(type);
-	if (!mine || !(g->build_look[2 - mine][y & 15] >> (x & 15) & 1)) return 1;
+	if (!mine || !(g->build_look[mine - 1][y & 15] >> (x & 15) & 1)) return 1;
 	return cult_near_ok(g, mine, x, y);
 }
 
@@ -107,7 +107,7 @@ static void mark_square(carc_game *g, int b, int x, int y, int near_other)
 	cols = (cols | cols >> 16) & 0xffff; /* columns x - 1, x, x + 1 (mod 16) */
 	for (int dy = -1; dy <= 1; dy++) {
 		int r = (y + dy) & 15;
-		g->build_look[b - 1][r] |= (uint16_t)((g->build_zone[b - 1][r] | (near_other ? 0xffff : 0)) & cols);
+		g->build_look[2 - b][r] |= (uint16_t)((g->build_zone[b - 1][r] | (near_other ? 0xffff : 0)) & cols);
 		g->build_zone[b - 1][r] |= (uint16_t)cols;
 	}
 }
@@ -118,7 +118,7 @@ static void mark_near(carc_game *g, int b, int x, int y)
 {
 	unsigned cols = 7u << ((x - 1) & 15);
 	cols = (cols | cols >> 16) & 0xffff;
-	for (int dy = -1; dy <= 1; dy++) g->build_look[b - 1][(y + dy) & 15] |= (uint16_t)cols;
+	for (int dy = -1; dy <= 1; dy++) g->build_look[2 - b][(y + dy) & 15] |= (uint16_t)cols;
 }
 
 /* A new building is listed with the count of listed buildings of the other
