@@ -345,9 +345,10 @@ static __attribute__((noinline)) int flock_decide(carc_game *g, int due, carc_si
 
 static int flock_turn_end(carc_game *g, carc_sink *out)
 {
+	if (!(g->flock_due | g->flock_check)) return 0; /* the usual turn */
 	int due = g->flock_due >> g->turn_seat & 1;
 	g->flock_due = 0;
-	return due || g->flock_check ? flock_decide(g, due, out) : 0;
+	return flock_decide(g, due, out);
 }
 
 static void flock_apply(carc_game *g, const carc_move *m, carc_sink *out)
