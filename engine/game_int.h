@@ -135,6 +135,7 @@ struct carc_game {
 	                                     (this turn's tile closed a farm, or a shepherd was deployed);
 	                                     only then does the turn's end look (gather_closed) */
 	uint8_t shepherd[CARC_MAX_SEATS]; /* hills: each seat's shepherd figure slot, set at set-up */
+	uint8_t shep_one, shep_more;      /* hills: bit s: seat s has one shepherd / several (set-up) */
 	uint16_t shep_node[CARC_MAX_SEATS]; /* hills: as last seen (after each placement and at its deploy):
 	                                     the segment seat s's shepherd stood on, */
 	uint16_t shep_farm[CARC_MAX_SEATS]; /* the root of its farm then (a segment of the farm near the

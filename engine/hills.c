@@ -48,6 +48,8 @@ static void hills_setup(carc_game *g)
 		for (int i = s * CARC_FIGS_PER_SEAT; s < g->nseats && i < (s + 1) * CARC_FIGS_PER_SEAT; i++)
 			if (g->figs[i].used && g->figs[i].kind == CARC_FIG_SHEPHERD)
 				g->shepherd[s] = g->shepherd[s] == SHEP_NONE ? (uint8_t)i : SHEP_SEARCH;
+		g->shep_one |= (uint8_t)((g->shepherd[s] < SHEP_SEARCH) << s);
+		g->shep_more |= (uint8_t)((g->shepherd[s] == SHEP_SEARCH) << s);
 	}
 }
 
@@ -294,19 +296,18 @@ static __attribute__((noinline)) void hide_tile(carc_game *g, int cell, carc_sin
 static void hill_placed(carc_game *g, int cell, carc_sink *out)
 {
 	if (hill_types[g->cells[cell].type] && g->next < g->nsupply) hide_tile(g, cell, out);
-	for (int s = 0; s < g->nseats; s++) {
-		unsigned slot = g->shepherd[s];
-		if (slot >= SHEP_SEARCH) {
-			if (slot == SHEP_SEARCH) shepherd_several(g, s, cell);
-			continue;
-		}
+	for (unsigned m = g->shep_one; m; m &= m - 1) {
+		int s = __builtin_ctz(m);
 		/* the seat's one shepherd is at home, or on the board since its
 		 * deploy, which saw it (shepherd_deployed) */
 		if (g->in_supply[s][CARC_FIG_SHEPHERD]) continue;
-		unsigned root = g->shep_farm[s];
-		while (g->nodes[root].parent != root) root = g->nodes[root].parent;
-		if (g->nodes[root].size != g->shep_size[s]) shepherd_grew(g, s, (int)root);
+		unsigned farm = g->shep_farm[s];
+		const carc_node *r = &g->nodes[farm];
+		if (r->parent == farm && r->size == g->shep_size[s]) continue; /* still the root, as large */
+		int root = carc_feat_root_c(g, (int)farm);
+		if (g->nodes[root].size != g->shep_size[s]) shepherd_grew(g, s, root);
 	}
+	for (unsigned m = g->shep_more; m; m &= m - 1) shepherd_several(g, __builtin_ctz(m), cell);
 }
 
 static int flock_moves(const carc_game *g, carc_move *out, int cap)
