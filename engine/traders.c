@@ -12,6 +12,8 @@
  * Builders and pigs never block a feature nor count for majorities, and go
  * home with their owner's last follower there.
  */
+#include <stddef.h>
+
 #include "ext_int.h"
 
 /* g->trade_fig[s][k]: the figure slot of seat s's builder (k 0) or pig
@@ -108,6 +110,26 @@ static int seat_follower_in(const carc_game *g, int seat, int root)
 	return 0;
 }
 
+/* The feature segment at edge or half-edge port p (0-11) of the tile just
+ * placed, or -1: carc_board_feature_at with one table for the turn.
+ * edge_feat and half_feat lie next to each other in the tile type, so
+ * they read as one array of the 12 unturned ports. */
+_Static_assert(offsetof(carc_tiletype, half_feat) == offsetof(carc_tiletype, edge_feat) + 4,
+               "half_feat follows edge_feat");
+static const uint8_t unturned[4][12] = { /* [rot][board port]: port of the unturned tile */
+	{ 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 },
+	{ 3, 0, 1, 2, 10, 11, 4, 5, 6, 7, 8, 9 },
+	{ 2, 3, 0, 1, 8, 9, 10, 11, 4, 5, 6, 7 },
+	{ 1, 2, 3, 0, 6, 7, 8, 9, 10, 11, 4, 5 },
+};
+static int side_feature(const carc_game *g, int p)
+{
+	const carc_cell *c = &g->cells[g->last];
+	const uint8_t *feat = (const uint8_t *)&carc_tiletypes[c->type] + offsetof(carc_tiletype, edge_feat);
+	int f = feat[unturned[c->rot & 3][p]];
+	return f == CARC_NOF ? -1 : c->node0 + f;
+}
+
 /* A builder or pig at the feature of `port` on the tile just placed.
  * The deploy listing asks this for every road and city (builder) or field
  * (pig) of that tile while the seat holds the figure: the refusals come
@@ -119,7 +141,7 @@ static int traders_special(const carc_game *g, int seat, int kind, int port, int
 	/* corners hold no feature segment (tile features touch edges,
 	 * half-edges, the centre or I/II), as carc_board_feature_at says */
 	if (port >= CARC_P_NW) return CARC_E_NO_FEATURE;
-	int node = carc_board_feature_at(g, g->last, port);
+	int node = port < CARC_P_CLOISTER && port >= 0 ? side_feature(g, port) : carc_board_feature_at(g, g->last, port);
 	if (node < 0) return CARC_E_NO_FEATURE;
 	*out_node = node;
 	unsigned fk = g->nodes[node].kind;
