@@ -12,22 +12,28 @@
  */
 #include "ext_int.h"
 
-/* build_types[t]: the centre building of tile type t: 0 none, 1 cloister,
- * 2 cult place.  Worked out from the constant tile table alone, so the
- * same for every game: filled once when the library is loaded.  Indexed by
- * any uint16_t (a tile type), so a look-up needs no bounds check; the
- * types past the tile table never come up. */
+/* build_types[t]: the centre building of tile type t, kind 1 (cloister)
+ * or 2 (cult place), as 1 + 16 * (kind - 1): one past where its rows
+ * start in build_look; 0 for none.  Worked out from the constant tile
+ * table alone, so the same for every game: filled once when the library
+ * is loaded.  Indexed by any uint16_t (a tile type), so a look-up needs no
+ * bounds check; the types past the tile table never come up. */
 static uint8_t build_types[UINT16_MAX + 1];
 
 __attribute__((constructor)) static void find_build_types(void)
 {
 	for (int i = 0; i < carc_ntiletypes && i <= UINT16_MAX; i++) {
 		const carc_tiletype *t = &carc_tiletypes[i];
-		if (t->cloister != CARC_NOF) build_types[i] = t->f[t->cloister].flags & CARC_TF_SHRINE ? 2 : 1;
+		if (t->cloister != CARC_NOF) build_types[i] = t->f[t->cloister].flags & CARC_TF_SHRINE ? 17 : 1;
 	}
 }
 
-static int building(int type) { return build_types[(uint16_t)type]; }
+/* 0 none, 1 cloister, 2 cult place: the centre building of a tile. */
+static int building(int type)
+{
+	unsigned v = build_types[(uint16_t)type];
+	return v ? (int)(v >> 4) + 1 : 0;
+}
 
 static int cult_judges(int type) { return building(type) != 0; }
 
@@ -75,9 +81,9 @@ static __attribute__((noinline)) int cult_near_ok(const carc_game *g, int mine, 
 static int cult_allowed(const carc_game *g, int type, int x, int y, int rot)
 {
 	(void)rot;
-	int mine = building(type);
-	if (!mine || !(g->build_look[mine - 1][y & 15] >> (x & 15) & 1)) return 1;
-	return cult_near_ok(g, mine, x, y);
+	unsigned v = build_types[(uint16_t)type]; /* the tile's rows in build_look, + 1 */
+	if (!v || !(g->build_look[v - 1 + ((unsigned)y & 15)] >> (x & 15) & 1)) return 1;
+	return cult_near_ok(g, (int)(v >> 4) + 1, x, y);
 }
 
 static void cult_scored(carc_game *g, int root, carc_sink *out)
@@ -107,7 +113,7 @@ static void mark_square(carc_game *g, int b, int x, int y, int near_other)
 	cols = (cols | cols >> 16) & 0xffff; /* columns x - 1, x, x + 1 (mod 16) */
 	for (int dy = -1; dy <= 1; dy++) {
 		int r = (y + dy) & 15;
-		g->build_look[2 - b][r] |= (uint16_t)((g->build_zone[b - 1][r] | (near_other ? 0xffff : 0)) & cols);
+		g->build_look[16 * (2 - b) + r] |= (uint16_t)((g->build_zone[b - 1][r] | (near_other ? 0xffff : 0)) & cols);
 		g->build_zone[b - 1][r] |= (uint16_t)cols;
 	}
 }
@@ -118,7 +124,7 @@ static void mark_near(carc_game *g, int b, int x, int y)
 {
 	unsigned cols = 7u << ((x - 1) & 15);
 	cols = (cols | cols >> 16) & 0xffff;
-	for (int dy = -1; dy <= 1; dy++) g->build_look[2 - b][(y + dy) & 15] |= (uint16_t)cols;
+	for (int dy = -1; dy <= 1; dy++) g->build_look[16 * (2 - b) + ((y + dy) & 15)] |= (uint16_t)cols;
 }
 
 /* A new building is listed with the count of listed buildings of the other

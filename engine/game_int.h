@@ -152,10 +152,10 @@ struct carc_game {
 	} build[48]; /* cult.c: cloisters from the front, cult places from the back; all sets in scope: 25, abbeys 6 */
 	uint16_t build_zone[2][16];       /* cult: bit x & 15 of [kind - 1][y & 15] clear: no listed building
 	                                     of that kind stands at or around (x, y) (set: one may, aliased) */
-	uint16_t build_look[2][16];       /* cult: bit x & 15 of [kind - 1][y & 15] set: two or more listed
-	                                     buildings of the other kind, or one with a building of this kind
-	                                     near it, may stand at or around (x, y) (aliased as build_zone);
-	                                     clear: a building of this kind may go there */
+	uint16_t build_look[32];          /* cult: bit x & 15 of [16 * (kind - 1) + (y & 15)] set: two or
+	                                     more listed buildings of the other kind, or one with a building
+	                                     of this kind near it, may stand at or around (x, y) (aliased as
+	                                     build_zone); clear: a building of this kind may go there */
 	uint32_t build_rows[2][16];       /* cult: bit j of [kind - 1][r]: the j-th listed building of that
 	                                     kind (j < 32) stands in row r - 1, r or r + 1 (mod 16) */
 	uint8_t nescaped;                 /* cathars: besieged cities left this turn */
