@@ -275,6 +275,16 @@ static __attribute__((noinline)) void shepherd_several(carc_game *g, int seat, i
 	if (g->nodes[root].size != g->shep_size[seat]) shepherd_grew(g, seat, root);
 }
 
+/* hill_placed for the seats in `look` and those with several shepherds. */
+static __attribute__((noinline)) void shepherd_farms(carc_game *g, unsigned look, int cell)
+{
+	for (; look; look &= look - 1) {
+		int s = __builtin_ctz(look), root = carc_feat_root_c(g, g->shep_farm[s]);
+		if (g->nodes[root].size != g->shep_size[s]) shepherd_grew(g, s, root);
+	}
+	for (unsigned m = g->shep_more; m; m &= m - 1) shepherd_several(g, __builtin_ctz(m), cell);
+}
+
 static __attribute__((noinline)) void hide_tile(carc_game *g, int cell, carc_sink *out)
 {
 	const carc_cell *c = &g->cells[cell];
@@ -296,6 +306,7 @@ static __attribute__((noinline)) void hide_tile(carc_game *g, int cell, carc_sin
 static void hill_placed(carc_game *g, int cell, carc_sink *out)
 {
 	if (hill_types[g->cells[cell].type] && g->next < g->nsupply) hide_tile(g, cell, out);
+	unsigned look = 0; /* seats whose shepherd's farm may have grown */
 	for (unsigned m = g->shep_one; m; m &= m - 1) {
 		int s = __builtin_ctz(m);
 		/* the seat's one shepherd is at home, or on the board since its
@@ -303,11 +314,9 @@ static void hill_placed(carc_game *g, int cell, carc_sink *out)
 		if (g->in_supply[s][CARC_FIG_SHEPHERD]) continue;
 		unsigned farm = g->shep_farm[s];
 		const carc_node *r = &g->nodes[farm];
-		if (r->parent == farm && r->size == g->shep_size[s]) continue; /* still the root, as large */
-		int root = carc_feat_root_c(g, (int)farm);
-		if (g->nodes[root].size != g->shep_size[s]) shepherd_grew(g, s, root);
+		if (r->parent != farm || r->size != g->shep_size[s]) look |= 1u << s; /* else still the root, as large */
 	}
-	for (unsigned m = g->shep_more; m; m &= m - 1) shepherd_several(g, __builtin_ctz(m), cell);
+	if (look | g->shep_more) shepherd_farms(g, look, cell);
 }
 
 static int flock_moves(const carc_game *g, carc_move *out, int cap)
