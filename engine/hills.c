@@ -214,6 +214,10 @@ static void gather(carc_game *g, int root, carc_sink *out)
 		if (m >> s & 1) shepherd_home(g, shepherd_of(g, s), CARC_WHY_FLOCK, out);
 }
 
+/* The deploy listing asks this for every field of the tile just placed
+ * while the seat holds its shepherd: a seat's one shepherd is in a farm
+ * when not in its supply and its farm (shep_farm, seen at its deploy and
+ * kept since) has the same root. */
 static int shepherd_special(const carc_game *g, int seat, int kind, int port, int *node)
 {
 	(void)seat;
@@ -221,7 +225,13 @@ static int shepherd_special(const carc_game *g, int seat, int kind, int port, in
 	*node = carc_board_feature_at(g, g->last, port);
 	if (*node < 0) return CARC_E_NO_FEATURE;
 	if (g->nodes[*node].kind != CARC_F_FIELD) return CARC_E_KIND;
-	return shepherds_in(g, carc_feat_root_c(g, *node)) ? CARC_E_RULE : CARC_OK;
+	int root = carc_feat_root_c(g, *node);
+	for (unsigned m = g->shep_one; m; m &= m - 1) {
+		int s = __builtin_ctz(m);
+		if (!g->in_supply[s][CARC_FIG_SHEPHERD] && carc_feat_root_c(g, g->shep_farm[s]) == root) return CARC_E_RULE;
+	}
+	if (g->shep_more && shepherds_in(g, root)) return CARC_E_RULE;
+	return CARC_OK;
 }
 
 static void shepherd_deployed(carc_game *g, int fig, carc_sink *out)
