@@ -170,11 +170,14 @@ static __attribute__((noinline)) int barn_corner(const carc_game *g, int k, int 
 		{ { -1, 0, 2 }, { 0, 1, 0 }, { -1, 1, 1 } },   /* SW */
 	};
 	const carc_cell *c = &g->cells[g->last];
-	for (int i = 0; i < 3; i++) {
-		const int8_t *o = others[k][i];
-		int n = carc_board_lookup(g, c->x + o[0], c->y + o[1]);
-		if (n < 0 || !corner_field(g, n, o[2])) return CARC_E_RULE;
-	}
+	int x = c->x, y = c->y;
+	const int8_t(*o)[3] = others[k];
+	int n = carc_board_lookup(g, x + o[0][0], y + o[0][1]);
+	if (n < 0 || !corner_field(g, n, o[0][2])) return CARC_E_RULE;
+	n = carc_board_lookup(g, x + o[1][0], y + o[1][1]);
+	if (n < 0 || !corner_field(g, n, o[1][2])) return CARC_E_RULE;
+	n = carc_board_lookup(g, x + o[2][0], y + o[2][1]);
+	if (n < 0 || !corner_field(g, n, o[2][2])) return CARC_E_RULE;
 	*node = carc_board_feature_at(g, g->last, corner_halves[k][0]);
 	if (g->cfg.rules[CARC_R_BARN_PLACEMENT] == 0 && farm_has_barn(g, carc_feat_root_c(g, *node))) return CARC_E_RULE;
 	return CARC_OK;
