@@ -103,18 +103,19 @@ static void cult_scored(carc_game *g, int root, carc_sink *out)
 		}
 }
 
-/* Marks the 3x3 square around (x, y) for a listed building of kind b:
- * build_zone, and build_look where another building of that kind was
- * already marked, or everywhere if `near_other` (it has a building of the
- * other kind next to it). */
-static void mark_square(carc_game *g, int b, int x, int y, int near_other)
+/* Marks the 3x3 square around (x, y) for a listed building of kind b,
+ * the j-th of its kind: build_zone, build_look where another building of
+ * that kind was already marked, or everywhere if `near_other` (it has a
+ * building of the other kind next to it), and build_rows. */
+static void mark_square(carc_game *g, int b, int j, int x, int y, int near_other)
 {
-	unsigned cols = 7u << ((x - 1) & 15);
+	unsigned cols = 7u << ((x - 1) & 15), rowbit = j < 32 ? 1u << j : 0, all = near_other ? 0xffff : 0;
 	cols = (cols | cols >> 16) & 0xffff; /* columns x - 1, x, x + 1 (mod 16) */
 	for (int dy = -1; dy <= 1; dy++) {
 		int r = (y + dy) & 15;
-		g->build_look[16 * (2 - b) + r] |= (uint16_t)((g->build_zone[b - 1][r] | (near_other ? 0xffff : 0)) & cols);
+		g->build_look[16 * (2 - b) + r] |= (uint16_t)((g->build_zone[b - 1][r] | all) & cols);
 		g->build_zone[b - 1][r] |= (uint16_t)cols;
+		g->build_rows[b - 1][r] |= rowbit;
 	}
 }
 
@@ -149,8 +150,7 @@ static __attribute__((noinline)) void cult_list(carc_game *g, int b, int x, int 
 	g->build[slot] = (__typeof__(g->build[0])){ (int16_t)x, (int16_t)y, (uint8_t)b, (uint8_t)nnear };
 	g->nbuild++;
 	g->ncult += b == 2;
-	mark_square(g, b, x, y, nnear);
-	for (int dy = -1; j < 32 && dy <= 1; dy++) g->build_rows[b - 1][(y + dy) & 15] |= 1u << j;
+	mark_square(g, b, j, x, y, nnear);
 }
 
 static void cult_placed(carc_game *g, int cell, carc_sink *out)
