@@ -118,7 +118,6 @@ struct carc_game {
 	uint8_t nherds;                   /* traders: counting pig herd segments listed in herds[], 0xff when
 	                                     more were placed (then farms are walked) */
 	uint16_t herds[4];
-	uint16_t herd_cells;              /* traders: cells [0, herd_cells) are in herds[] (traders_placed) */
 	uint8_t abbeys[CARC_MAX_SEATS];   /* abbey: abbey tiles still held */
 	uint8_t final_asked;              /* abbey: 1 + seats asked in the final round, 0 before it */
 	uint8_t final_from;               /* abbey: the seat the final round starts with */

@@ -203,9 +203,10 @@ static void herd_list(carc_game *g, int c)
 }
 
 /* Is there a counting pig herd in the farm of `root`?  The listed herds,
- * and those of tiles placed since traders_placed last ran (a farm may be
- * scored by an earlier tile_placed hook); a walk over the farm when more
- * herds were placed than herds[] holds. */
+ * and those of the tile just placed (a farm may be scored by an earlier
+ * tile_placed hook, before traders_placed has listed them; every other
+ * tile on the board has been through traders_placed); a walk over the
+ * farm when more herds were placed than herds[] holds. */
 static int farm_has_herd(const carc_game *g, int root)
 {
 	if (g->nherds == 0xff) {
@@ -219,11 +220,10 @@ static int farm_has_herd(const carc_game *g, int root)
 	}
 	for (int i = 0; i < g->nherds; i++)
 		if (carc_feat_root_c(g, g->herds[i]) == root) return 1;
-	for (int c = g->herd_cells; c < g->ncells; c++) {
-		if (!herd_tile(g->cells[c].type)) continue;
-		for (int i = 0; i < carc_cell_type(g, c)->nfeat; i++)
-			if (herd_counts(g, g->cells[c].type, i) && carc_feat_root_c(g, g->cells[c].node0 + i) == root) return 1;
-	}
+	int c = g->last;
+	if (c == CARC_NONE || !herd_tile(g->cells[c].type)) return 0;
+	for (int i = 0; i < carc_cell_type(g, c)->nfeat; i++)
+		if (herd_counts(g, g->cells[c].type, i) && carc_feat_root_c(g, g->cells[c].node0 + i) == root) return 1;
 	return 0;
 }
 
@@ -251,7 +251,6 @@ static int pig_bonus(const carc_game *g, int root, int seat)
  * extra turn, or the builder is at home; the herd list. */
 static void builder_placed(carc_game *g, int cell)
 {
-	g->herd_cells = (uint16_t)(cell + 1); /* every placed tile comes here, in order */
 	if (!g->builder_turn && !g->in_supply[g->turn_seat][CARC_FIG_BUILDER]) builder_check(g, cell, g->turn_seat);
 }
 
