@@ -22,23 +22,26 @@ enum { FIG_NONE = 0xff, FIG_SEARCH = 0xfe };
 
 /* ---- tile types with a pig herd ------------------------------------------ */
 
-/* herd_types[t]: tile type t has a field with a pig herd.  Worked out
- * from the constant tile table alone, so the same for every game: filled
- * once when the library is loaded.  Indexed by any uint16_t (a cell's
- * type), so a look-up needs no bounds check; the types past the tile
- * table are never placed. */
-static uint8_t herd_types[UINT16_MAX + 1];
+/* type_bits[t]: bit k (k < CARC_F_COUNT): tile type t has a feature of
+ * kind k; TB_HERD: one of its fields has a pig herd.  Worked out from the
+ * constant tile table alone, so the same for every game: filled once when
+ * the library is loaded.  Indexed by any uint16_t (a cell's type), so a
+ * look-up needs no bounds check; the types past the tile table are never
+ * placed. */
+enum { TB_HERD = 1 << 7 };
+_Static_assert(CARC_F_COUNT < 7, "feature kinds below TB_HERD");
+static uint8_t type_bits[UINT16_MAX + 1];
 
-__attribute__((constructor)) static void find_herd_types(void)
+__attribute__((constructor)) static void find_type_bits(void)
 {
 	for (int i = 0; i < carc_ntiletypes && i <= UINT16_MAX; i++) {
 		const carc_tiletype *t = &carc_tiletypes[i];
 		for (int j = 0; j < t->nfeat; j++)
-			if (t->f[j].flags & CARC_TF_PIGHERD) herd_types[i] = 1;
+			type_bits[i] |= (uint8_t)(1u << t->f[j].kind | (t->f[j].flags & CARC_TF_PIGHERD ? TB_HERD : 0));
 	}
 }
 
-static int herd_tile(uint16_t type) { return herd_types[type]; }
+static int herd_tile(uint16_t type) { return type_bits[type] & TB_HERD; }
 
 /* Does the pig herd of feature `feat` of a tile of this type count (the
  * GQ11 one only under gq11_pig_herd)? */
@@ -170,6 +173,8 @@ static __attribute__((noinline)) void builder_check(carc_game *g, int cell, int 
 	}
 	if (g->figs[slot].node == CARC_NONE) return;
 	const carc_cell *c = &g->cells[cell];
+	/* no segment of the builder's road or city (its segment's kind) on the tile */
+	if (!(type_bits[c->type] >> g->nodes[g->figs[slot].node].kind & 1)) return;
 	const carc_tiletype *t = &carc_tiletypes[c->type];
 	int root = carc_feat_root(g, g->figs[slot].node), kind = g->nodes[root].kind;
 	for (int j = 0; j < t->nfeat; j++) /* segments of its road or city */
