@@ -116,17 +116,22 @@ static __attribute__((noinline)) void siege_update(carc_game *g, int cell, unsig
 {
 	const carc_cell *c = &g->cells[cell];
 	const carc_tiletype *t = carc_cell_type(g, cell);
+	int any_tile = g->cfg.rules[CARC_R_ESCAPE_CLOISTER] == 1;
 	if (info & TB_CLOISTER) /* a cloister-type tile: the siege tiles around it now have one */
 		for (int i = 0; i < g->nsiege && i < NSIEGE; i++) {
 			const carc_cell *s = &g->cells[g->nodes[g->siege[i]].cell];
 			unsigned dx = (unsigned)(s->x - c->x + 1), dy = (unsigned)(s->y - c->y + 1);
-			if (dx <= 2 && dy <= 2 && (dx != 1 || dy != 1)) g->siege_near |= (uint8_t)(1u << i);
+			if (dx <= 2 && dy <= 2 && (dx != 1 || dy != 1)) { /* (a complete city is seen again, once) */
+				g->siege_near |= (uint8_t)(1u << i);
+				g->siege_look |= (uint8_t)(1u << i);
+			}
 		}
 	for (int i = 0; info & TB_SIEGE && i < t->nfeat; i++)
 		if (t->f[i].flags & CARC_TF_BESIEGED) {
 			if (g->nsiege < NSIEGE) {
 				g->siege[g->nsiege] = (uint16_t)(c->node0 + i);
 				if (has_cloister_near(g, cell)) g->siege_near |= (uint8_t)(1u << g->nsiege);
+				if (any_tile || g->siege_near >> g->nsiege & 1) g->siege_look |= (uint8_t)(1u << g->nsiege);
 			}
 			g->nsiege++;
 		}
@@ -144,18 +149,15 @@ static void cathars_placed(carc_game *g, int cell, carc_sink *out)
  * no incomplete besieged city holds a follower (nfig; a figure that may
  * escape is neither builder nor pig and stands in a city, so it is one),
  * in the siege-tile variant none with a siege tile that has a cloister
- * next to it.  cathars_moves() then decides.  Cities found complete are
- * marked in g->siege_done and not looked at again (a complete city stays
- * complete). */
+ * next to it (g->siege_look).  cathars_moves() then decides.  Cities
+ * found complete leave g->siege_look (a complete city stays complete). */
 static int escape_possible(carc_game *g)
 {
 	if (g->nsiege > NSIEGE) return 1;
-	unsigned look = ((1u << g->nsiege) - 1) & ~(unsigned)g->siege_done;
-	if (g->cfg.rules[CARC_R_ESCAPE_CLOISTER] != 1) look &= g->siege_near;
-	for (; look; look &= look - 1) {
+	for (unsigned look = g->siege_look; look; look &= look - 1) {
 		int i = __builtin_ctz(look);
 		const carc_node *r = &g->nodes[carc_feat_root_c(g, g->siege[i])];
-		if (r->done) g->siege_done |= (uint8_t)(1u << i);
+		if (r->done) g->siege_look &= (uint8_t)~(1u << i);
 		else if (r->nfig) return 1;
 	}
 	return 0;
@@ -165,7 +167,7 @@ static int cathars_turn_end(carc_game *g, carc_sink *out)
 {
 	(void)out;
 	g->nescaped = 0;
-	if (!g->nsiege || !escape_possible(g) || !cathars_moves(g, NULL, 0)) return 0;
+	if ((!g->siege_look && g->nsiege <= NSIEGE) || !escape_possible(g) || !cathars_moves(g, NULL, 0)) return 0;
 	g->phase = CARC_PH_ESCAPE;
 	g->seat = g->turn_seat;
 	return 1;

@@ -159,7 +159,9 @@ struct carc_game {
 	                                     kind (j < 32) stands in row r - 1, r or r + 1 (mod 16) */
 	uint8_t nescaped;                 /* cathars: besieged cities left this turn */
 	uint8_t siege_near;               /* cathars: bit i: a cloister-type tile is next to siege[i]'s tile */
-	uint8_t siege_done;               /* cathars: bit i: siege[i]'s city is complete (seen at a turn's end) */
+	uint8_t siege_look;               /* cathars: bit i: siege[i]'s city may let a follower escape: its tile
+	                                     has a cloister-type neighbour (any tile: always) and the city was
+	                                     not seen complete at a turn's end since */
 	uint16_t nsiege;                  /* cathars: besieged segments (siege tiles) on the board */
 	uint16_t siege[8];                /* cathars: their nodes, while nsiege <= 8 (all sets in scope: 4) */
 	uint16_t escaped[8];
