@@ -56,10 +56,25 @@ static int cathars_points(const carc_game *g, int root, const carc_feat_info *fi
 	return (fi->flags & CARC_TF_CATHEDRAL ? 2 : 1) * (fi->tiles + fi->pennants);
 }
 
-/* Walks the city, not g->siege[]: asked while farms are scored, which may
+/* Is the city of `root` besieged?  A siege segment of g->siege[] in it,
+ * or one of the tile just placed: asked while farms are scored, which may
  * happen in another expansion's tile_placed before cathars_placed has seen
- * the tile (a barn joined to a farm). */
-static int cathars_weight(const carc_game *g, int city) { return city_flags(g, city) & CARC_TF_BESIEGED ? 2 : 1; }
+ * that tile (a barn joined to a farm); every other tile has been seen.
+ * Past NSIEGE siege segments, the city is walked. */
+static int besieged(const carc_game *g, int root)
+{
+	if (g->nsiege > NSIEGE) return city_flags(g, root) & CARC_TF_BESIEGED;
+	for (int i = 0; i < g->nsiege; i++)
+		if (carc_feat_root_c(g, g->siege[i]) == root) return 1;
+	int c = g->last;
+	if (c == CARC_NONE || !(tile_bits[g->cells[c].type] & TB_SIEGE)) return 0;
+	const carc_tiletype *t = carc_cell_type(g, c);
+	for (int i = 0; i < t->nfeat; i++)
+		if (t->f[i].flags & CARC_TF_BESIEGED && carc_feat_root_c(g, g->cells[c].node0 + i) == root) return 1;
+	return 0;
+}
+
+static int cathars_weight(const carc_game *g, int city) { return besieged(g, carc_feat_root_c(g, city)) ? 2 : 1; }
 
 static int has_cloister_near(const carc_game *g, int cell)
 {
