@@ -218,12 +218,14 @@ static __attribute__((noinline)) void barn_joined(carc_game *g, int cell, carc_s
 {
 	int any = 0;
 	for (int i = 0; i < g->nbarns; i++) {
-		int node = g->figs[g->barn_fig[i]].node;
+		unsigned node = g->figs[g->barn_fig[i]].node, farm = g->barn_farm[i];
 		if (node == CARC_NONE) continue;
-		int root = carc_feat_root_c(g, g->barn_node[i] == node ? g->barn_farm[i] : node);
-		g->barn_node[i] = (uint16_t)node; /* the same farm ever after: sets only merge */
-		g->barn_farm[i] = (uint16_t)root;
-		any |= g->nodes[root].nfig;
+		if (g->barn_node[i] != node || g->nodes[farm].parent != farm) { /* moved, or its farm was joined */
+			farm = (unsigned)carc_feat_root_c(g, g->barn_node[i] == node ? (int)farm : (int)node);
+			g->barn_node[i] = (uint16_t)node; /* the same farm ever after: sets only merge */
+			g->barn_farm[i] = (uint16_t)farm;
+		}
+		any |= g->nodes[farm].nfig;
 	}
 	if (!any) return;
 	const carc_tiletype *t = carc_cell_type(g, cell);

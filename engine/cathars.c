@@ -132,11 +132,13 @@ static __attribute__((noinline)) void siege_update(carc_game *g, int cell, unsig
 	const carc_cell *c = &g->cells[cell];
 	const carc_tiletype *t = carc_cell_type(g, cell);
 	int any_tile = g->cfg.rules[CARC_R_ESCAPE_CLOISTER] == 1;
-	if (info & TB_CLOISTER) /* a cloister-type tile: the siege tiles around it now have one */
-		for (int i = 0; i < g->nsiege && i < NSIEGE; i++) {
+	unsigned listed = (1u << (g->nsiege < NSIEGE ? g->nsiege : NSIEGE)) - 1;
+	if (info & TB_CLOISTER) /* a cloister-type tile: the siege tiles around it without one now have one */
+		for (unsigned m = listed & ~(unsigned)g->siege_near; m; m &= m - 1) {
+			int i = __builtin_ctz(m);
 			const carc_cell *s = &g->cells[g->nodes[g->siege[i]].cell];
 			unsigned dx = (unsigned)(s->x - c->x + 1), dy = (unsigned)(s->y - c->y + 1);
-			if (dx <= 2 && dy <= 2 && (dx != 1 || dy != 1)) { /* (a complete city is seen again, once) */
+			if (dx <= 2 && dy <= 2 && (dx != 1 || dy != 1)) {
 				g->siege_near |= (uint8_t)(1u << i);
 				g->siege_look |= (uint8_t)(1u << i);
 			}
