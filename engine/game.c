@@ -398,10 +398,20 @@ static int feature_closed(const carc_game *g, int root);
 /* The active expansion that deploys this figure kind, if any. */
 static const carc_ext *special_owner(const carc_game *g, int kind)
 {
-	CARC_EXT_EACH(g, CARC_HOOK_SPECIAL, e)
-		if (e->deploy_special && (e->special_kinds >> kind & 1)) return e;
-	return NULL;
+	return g->special_ext[kind] ? carc_exts[g->special_ext[kind] - 1] : NULL;
 }
+
+/* Bit k: the seat has a figure of kind k in its supply. */
+static inline unsigned supply_kinds(const carc_game *g, int seat)
+{
+	uint64_t v; /* one byte a kind: fold each byte onto its low bit, then gather those */
+	memcpy(&v, g->in_supply[seat], sizeof v);
+	v |= v >> 4;
+	v |= v >> 2;
+	v |= v >> 1;
+	return (unsigned)(((v & 0x0101010101010101ull) * 0x0102040810204080ull) >> 56);
+}
+_Static_assert(CARC_FIG_COUNT == 8, "supply_kinds reads the eight kinds of a seat as one word");
 
 static int fig_slot_free(const carc_game *g, int seat, int kind)
 {
@@ -606,8 +616,7 @@ static int deploy_moves(const carc_game *g, carc_move *out, int n, int cap)
 	const carc_cell *c = &g->cells[cell];
 	const carc_tiletype *t = carc_cell_type(g, cell);
 	if (!carc_deploy_here_ok(g)) return n;
-	unsigned kinds = 0; /* bit k: the seat has a figure of kind k in its supply */
-	for (int kind = 0; kind < CARC_FIG_COUNT; kind++) kinds |= (g->in_supply[g->seat][kind] != 0) << kind;
+	unsigned kinds = supply_kinds(g, g->seat);
 	for (unsigned k = kinds & FOLLOWER_KINDS; k; k &= k - 1) {
 		int kind = __builtin_ctz(k);
 		for (int i = 0; i < t->nfeat; i++) {
@@ -903,6 +912,10 @@ carc_rc carc_game_init(carc_game *g, const carc_config *cfg, carc_sink *out)
 		}
 	}
 	g->hooks = carc_ext_hooks(cfg, g->components, &g->exts, g->hook_exts);
+	for (int kind = 0; kind < CARC_FIG_COUNT; kind++) /* who deploys each special figure */
+		CARC_EXT_EACH(g, CARC_HOOK_SPECIAL, e)
+			if (!g->special_ext[kind] && e->deploy_special && (e->special_kinds >> kind & 1))
+				g->special_ext[kind] = (uint8_t)(e_i + 1);
 	for (int i = 0; carc_exts[i]; i++)
 		if (g->exts >> i & 1 && carc_exts[i]->setup) carc_exts[i]->setup(g);
 
