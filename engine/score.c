@@ -24,9 +24,10 @@ static int majority(carc_game *g, int root, int pennants, int str[CARC_MAX_SEATS
 {
 	memset(str, 0, sizeof(int) * CARC_MAX_SEATS);
 	if (!g->nodes[root].nfig) return 0; /* only followers have strength */
+	int kind = g->nodes[root].kind; /* a figure on another kind of feature is not in it */
 	for (int i = 0; i < g->nseats * CARC_FIGS_PER_SEAT; i++) {
 		const carc_fig *f = &g->figs[i];
-		if (f->node == CARC_NONE || carc_feat_root(g, f->node) != root) continue;
+		if (f->node == CARC_NONE || g->nodes[f->node].kind != kind || carc_feat_root(g, f->node) != root) continue;
 		str[f->seat] += strength(g, f, pennants);
 	}
 	int top = 0;
@@ -89,9 +90,11 @@ static void pay_majority(carc_game *g, int root, int sc, int points, int pennant
 void carc_return_figures(carc_game *g, int root, carc_sink *out)
 {
 	if (!g->nodes[root].nfig && !g->nspecial) return; /* nobody there */
+	int kind = g->nodes[root].kind;
 	for (int i = 0; i < g->nseats * CARC_FIGS_PER_SEAT; i++) {
 		const carc_fig *f = &g->figs[i];
-		if (f->node != CARC_NONE && carc_feat_root(g, f->node) == root) carc_return_figure(g, i, CARC_WHY_SCORED, out);
+		if (f->node != CARC_NONE && g->nodes[f->node].kind == kind && carc_feat_root(g, f->node) == root)
+			carc_return_figure(g, i, CARC_WHY_SCORED, out);
 	}
 }
 
