@@ -83,12 +83,6 @@ uint16_t carc_board_ports(const carc_game *g, int node)
 	return (uint16_t)ports;
 }
 
-int carc_board_first_port(const carc_game *g, int node)
-{
-	const carc_node *n = &g->nodes[node];
-	const carc_cell *c = &g->cells[n->cell];
-	return carc_tiletypes[c->type].first_port[c->rot][n->feat];
-}
 
 static void front_remove(carc_game *g, int fi)
 {

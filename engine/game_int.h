@@ -248,7 +248,13 @@ int carc_board_lookup(const carc_game *g, int x, int y);   /* cell index, or -1 
 int carc_board_fits(const carc_game *g, int type, int x, int y, int rot, int *bad_edge);
 int carc_board_placeable(const carc_game *g, int type);
 int carc_board_place(carc_game *g, int type, int x, int y, int rot); /* new cell index, or -1 */
-int carc_board_first_port(const carc_game *g, int node);
+/* The lowest port of a feature segment on its tile: how moves and events name it. */
+static inline int carc_board_first_port(const carc_game *g, int node)
+{
+	const carc_node *n = &g->nodes[node];
+	const carc_cell *c = &g->cells[n->cell];
+	return carc_tiletypes[c->type].first_port[c->rot][n->feat];
+}
 uint16_t carc_board_ports(const carc_game *g, int node);
 
 /* feature.c */
