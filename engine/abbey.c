@@ -38,11 +38,13 @@ static int is_hole(const carc_game *g, const carc_front *f)
 	return f->mask == 0xffffffffu && carc_placement_ok(g, g->abbey_type, f->x, f->y, 0);
 }
 
+/* The frontier is scanned only until its g->nholes holes have been seen. */
 static int abbey_turn_start_for(const carc_game *g, int seat)
 {
-	if (!g->abbeys[seat] || !g->nholes) return 0;
-	for (int i = 0; i < g->nfront; i++)
-		if (is_hole(g, &g->front[i])) return 1;
+	if (!g->abbeys[seat]) return 0;
+	const carc_front *f = g->front, *end = f + g->nfront;
+	for (int left = g->nholes; left && f < end; f++)
+		if (f->mask == 0xffffffffu && (left--, is_hole(g, f))) return 1;
 	return 0;
 }
 
@@ -52,11 +54,14 @@ static int abbey_turn_start(carc_game *g) { return abbey_turn_start_for(g, g->tu
 static __attribute__((noinline)) int abbey_holes(const carc_game *g, carc_move *out, int n, int cap)
 {
 	int start = n;
-	for (int i = 0; i < g->nfront; i++) {
-		if (!is_hole(g, &g->front[i])) continue;
+	const carc_front *f = g->front, *end = f + g->nfront;
+	for (int left = g->nholes; left && f < end; f++) { /* until every hole has been seen */
+		if (f->mask != 0xffffffffu) continue;
+		left--;
+		if (!is_hole(g, f)) continue;
 		if (n < cap)
-			out[n] = (carc_move){ .type = CARC_MV_PLACE_ABBEY, .x = g->front[i].x, .y = g->front[i].y,
-			                      .tile = CARC_NONE, .figure = CARC_NONE };
+			out[n] = (carc_move){ .type = CARC_MV_PLACE_ABBEY, .x = f->x, .y = f->y, .tile = CARC_NONE,
+			                      .figure = CARC_NONE };
 		n++;
 	}
 	if (n > start) {
