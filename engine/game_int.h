@@ -111,6 +111,8 @@ struct carc_game {
 	                                     (kept until the river is closed; places outside: board lookup) */
 	int8_t king, robber;              /* king-robber: holder seats, -1 none */
 	uint16_t king_size, robber_size;  /* largest completed city / longest road */
+	uint8_t completed_known;          /* king-robber: completed[] holds; set at the first completion */
+	uint16_t completed[2];            /* king-robber: completed roads, cities on the board (by kind) */
 	uint8_t builder_turn;             /* traders: 1 extra turn earned, 2 in it */
 	uint8_t trade_fig[CARC_MAX_SEATS][2]; /* traders: each seat's builder and pig slot, set at set-up
 	                                     (0xff none, 0xfe several: search) */

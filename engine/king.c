@@ -9,9 +9,34 @@
  */
 #include "ext_int.h"
 
+static void completed_counts(const carc_game *g, int *cities, int *roads);
+
+/* The completed roads and cities on the board, kept in g->completed from
+ * the first completion on: each completed feature comes through
+ * king_completed once (the pending list of the turn), except those the
+ * start tiles close among themselves, counted with one pass at the first
+ * completion (every feature pending then comes through here too). */
+static __attribute__((noinline)) void completed_start(carc_game *g)
+{
+	int cities, roads;
+	completed_counts(g, &cities, &roads);
+	for (int i = 0; i < g->npending; i++) {
+		int k = g->nodes[g->pending[i]].kind;
+		if (k == CARC_F_CITY) cities--;
+		else if (k == CARC_F_ROAD) roads--;
+	}
+	g->completed[CARC_F_CITY] = (uint16_t)cities;
+	g->completed[CARC_F_ROAD] = (uint16_t)roads;
+	g->completed_known = 1;
+}
+
 static void king_completed(carc_game *g, int root, carc_sink *out)
 {
 	int kind = g->nodes[root].kind, token, component;
+	if (kind == CARC_F_CITY || kind == CARC_F_ROAD) {
+		if (!g->completed_known) completed_start(g);
+		g->completed[kind]++;
+	}
 	int8_t *holder;
 	uint16_t *best;
 	if (kind == CARC_F_CITY) {
@@ -51,8 +76,8 @@ static void completed_counts(const carc_game *g, int *cities, int *roads)
 static void king_final(carc_game *g, carc_sink *out)
 {
 	if (g->king < 0 && g->robber < 0) return;
-	int cities, roads;
-	completed_counts(g, &cities, &roads);
+	int cities = g->completed[CARC_F_CITY], roads = g->completed[CARC_F_ROAD];
+	if (!g->completed_known) completed_counts(g, &cities, &roads);
 	if (g->king >= 0) carc_add_score(g, g->king, CARC_SC_KING, cities, -1, 1, out);
 	if (g->robber >= 0) carc_add_score(g, g->robber, CARC_SC_ROBBER, roads, -1, 1, out);
 }
