@@ -215,6 +215,17 @@ static void barn_deployed(carc_game *g, int fig, carc_sink *out)
 	if (farm_has_farmers(g, root)) carc_score_farm_now(g, root, 3, out);
 }
 
+/* The farms of the tile's fields that hold farmers and a barn score. */
+static __attribute__((noinline)) void barn_farms_joined(carc_game *g, int cell, carc_sink *out)
+{
+	const carc_tiletype *t = carc_cell_type(g, cell);
+	for (int i = 0; i < t->nfeat; i++) {
+		if (t->f[i].kind != CARC_F_FIELD) continue;
+		int root = carc_feat_root(g, g->cells[cell].node0 + i);
+		if (farm_has_farmers(g, root) && farm_has_barn(g, root)) carc_score_farm_now(g, root, 1, out);
+	}
+}
+
 /* A tile that joins farmers to a barn's farm: they score 1 a city.  Only
  * a barn's farm that now holds followers can be one: while none does (the
  * usual case, one root walk a barn, from where its farm's root was last
@@ -232,13 +243,7 @@ static __attribute__((noinline)) void barn_joined(carc_game *g, int cell, carc_s
 		}
 		any |= g->nodes[farm].nfig;
 	}
-	if (!any) return;
-	const carc_tiletype *t = carc_cell_type(g, cell);
-	for (int i = 0; i < t->nfeat; i++) {
-		if (t->f[i].kind != CARC_F_FIELD) continue;
-		int root = carc_feat_root(g, g->cells[cell].node0 + i);
-		if (farm_has_farmers(g, root) && farm_has_barn(g, root)) carc_score_farm_now(g, root, 1, out);
-	}
+	if (any) barn_farms_joined(g, cell, out);
 }
 
 static int barn_closed(const carc_game *g, int root)
