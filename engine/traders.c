@@ -158,9 +158,23 @@ static int traders_special(const carc_game *g, int seat, int kind, int port, int
 
 /* ---- the builder's extra turn ------------------------------------------------------- */
 
-/* Does the tile just placed extend or complete the feature of the seat's
- * builder (at home, it earns nothing)? */
-static __attribute__((noinline)) void builder_check(carc_game *g, int cell, int seat)
+/* Does the tile just placed extend or complete the feature of the builder
+ * standing on segment `node` (whose kind the tile has)? */
+static __attribute__((noinline)) void builder_extends(carc_game *g, int cell, int node)
+{
+	const carc_cell *c = &g->cells[cell];
+	const carc_tiletype *t = &carc_tiletypes[c->type];
+	int root = carc_feat_root(g, node), kind = g->nodes[root].kind;
+	for (int j = 0; j < t->nfeat; j++) /* segments of its road or city */
+		if (t->f[j].kind == kind && carc_feat_root_c(g, c->node0 + j) == root) {
+			g->builder_turn = 1;
+			return;
+		}
+}
+
+/* The same for the seat's builder (at home, it earns nothing); a tile
+ * without a segment of the builder's kind (that of its segment) does not. */
+static void builder_check(carc_game *g, int cell, int seat)
 {
 	int slot = g->trade_fig[seat][0];
 	if (slot == FIG_NONE) return;
@@ -171,17 +185,9 @@ static __attribute__((noinline)) void builder_check(carc_game *g, int cell, int 
 		}
 		if (slot == (seat + 1) * CARC_FIGS_PER_SEAT) return;
 	}
-	if (g->figs[slot].node == CARC_NONE) return;
-	const carc_cell *c = &g->cells[cell];
-	/* no segment of the builder's road or city (its segment's kind) on the tile */
-	if (!(type_bits[c->type] >> g->nodes[g->figs[slot].node].kind & 1)) return;
-	const carc_tiletype *t = &carc_tiletypes[c->type];
-	int root = carc_feat_root(g, g->figs[slot].node), kind = g->nodes[root].kind;
-	for (int j = 0; j < t->nfeat; j++) /* segments of its road or city */
-		if (t->f[j].kind == kind && carc_feat_root_c(g, c->node0 + j) == root) {
-			g->builder_turn = 1;
-			return;
-		}
+	int node = g->figs[slot].node;
+	if (node == CARC_NONE || !(type_bits[g->cells[cell].type] >> g->nodes[node].kind & 1)) return;
+	builder_extends(g, cell, node);
 }
 
 static int builder_extra_turn(carc_game *g)
