@@ -113,6 +113,14 @@ static int seat_follower_in(const carc_game *g, int seat, int root)
 	return 0;
 }
 
+/* CARC_OK if `seat` has a follower in the feature of `root` (which holds
+ * followers), else CARC_E_RULE; kept apart so that the usual refusal
+ * (nobody there) costs little. */
+static __attribute__((noinline)) int follower_verdict(const carc_game *g, int seat, int root)
+{
+	return seat_follower_in(g, seat, root) ? CARC_OK : CARC_E_RULE;
+}
+
 /* The feature segment at edge or half-edge port p (0-11) of the tile just
  * placed, or -1: carc_board_feature_at with one table for the turn.
  * edge_feat and half_feat lie next to each other in the tile type, so
@@ -133,18 +141,11 @@ static int side_feature(const carc_game *g, int p)
 	return f == CARC_NOF ? -1 : c->node0 + f;
 }
 
-/* A builder or pig at the feature of `port` on the tile just placed.
- * The deploy listing asks this for every road and city (builder) or field
- * (pig) of that tile while the seat holds the figure: the refusals come
- * cheapest first, in the order of their error codes, and the usual one
- * (nobody stands in the feature) costs one root walk. */
-static int traders_special(const carc_game *g, int seat, int kind, int port, int *out_node)
+/* A builder or pig at segment `node` (-1: none) of the tile just placed;
+ * the refusals come cheapest first, in the order of their error codes,
+ * and the usual one (nobody stands in the feature) costs one root walk. */
+static inline int special_at(const carc_game *g, int seat, int kind, int node, int *out_node)
 {
-	if (kind != CARC_FIG_BUILDER && kind != CARC_FIG_PIG) return -1;
-	/* corners hold no feature segment (tile features touch edges,
-	 * half-edges, the centre or I/II), as carc_board_feature_at says */
-	if (port >= CARC_P_NW) return CARC_E_NO_FEATURE;
-	int node = port < CARC_P_CLOISTER && port >= 0 ? side_feature(g, port) : carc_board_feature_at(g, g->last, port);
 	if (node < 0) return CARC_E_NO_FEATURE;
 	*out_node = node;
 	unsigned fk = g->nodes[node].kind;
@@ -153,7 +154,27 @@ static int traders_special(const carc_game *g, int seat, int kind, int port, int
 	} else {
 		if (fk != CARC_F_FIELD || !g->cfg.rules[CARC_R_FARMERS]) return CARC_E_KIND;
 	}
-	return seat_follower_in(g, seat, carc_feat_root_c(g, node)) ? CARC_OK : CARC_E_RULE;
+	int root = carc_feat_root_c(g, node);
+	return g->nodes[root].nfig ? follower_verdict(g, seat, root) : CARC_E_RULE;
+}
+
+/* The same at a port that is not an edge or half-edge (the centre, I, II). */
+static __attribute__((noinline)) int special_inside(const carc_game *g, int seat, int kind, int port, int *out_node)
+{
+	return special_at(g, seat, kind, carc_board_feature_at(g, g->last, port), out_node);
+}
+
+/* A builder or pig at the feature of `port` on the tile just placed.
+ * The deploy listing asks this for every road and city (builder) or field
+ * (pig) of that tile while the seat holds the figure. */
+static int traders_special(const carc_game *g, int seat, int kind, int port, int *out_node)
+{
+	if (kind != CARC_FIG_BUILDER && kind != CARC_FIG_PIG) return -1;
+	/* corners hold no feature segment (tile features touch edges,
+	 * half-edges, the centre or I/II), as carc_board_feature_at says */
+	if (port >= CARC_P_NW) return CARC_E_NO_FEATURE;
+	if (port < 0 || port >= CARC_P_CLOISTER) return special_inside(g, seat, kind, port, out_node);
+	return special_at(g, seat, kind, side_feature(g, port), out_node);
 }
 
 /* ---- the builder's extra turn ------------------------------------------------------- */
