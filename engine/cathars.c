@@ -180,14 +180,20 @@ static int escape_possible(carc_game *g)
 	return 0;
 }
 
+/* The end of a turn with a besieged city to look at. */
+static __attribute__((noinline)) int escape_decide(carc_game *g)
+{
+	if (!escape_possible(g) || !cathars_moves(g, NULL, 0)) return 0;
+	g->phase = CARC_PH_ESCAPE;
+	g->seat = g->turn_seat;
+	return 1;
+}
+
 static int cathars_turn_end(carc_game *g, carc_sink *out)
 {
 	(void)out;
 	g->nescaped = 0;
-	if ((!g->siege_look && g->nsiege <= NSIEGE) || !escape_possible(g) || !cathars_moves(g, NULL, 0)) return 0;
-	g->phase = CARC_PH_ESCAPE;
-	g->seat = g->turn_seat;
-	return 1;
+	return !g->siege_look && g->nsiege <= NSIEGE ? 0 : escape_decide(g);
 }
 
 static void cathars_apply(carc_game *g, const carc_move *m, carc_sink *out)
