@@ -324,7 +324,7 @@ static void hill_placed(carc_game *g, int cell, carc_sink *out)
 		if (g->in_supply[s][CARC_FIG_SHEPHERD]) continue;
 		unsigned farm = g->shep_farm[s];
 		const carc_node *r = &g->nodes[farm];
-		if (r->parent != farm || r->size != g->shep_size[s]) look |= 1u << s; /* else still the root, as large */
+		if (r->parent != farm || r->size != g->shep_size[s]) look |= m & -m; /* seat s; else still the root, as large */
 	}
 	if (look | g->shep_more) shepherd_farms(g, look, cell);
 }
