@@ -118,33 +118,13 @@ static const int corner_halves[4][2] = {
 	{ CARC_NL, CARC_WR }, { CARC_NR, CARC_EL }, { CARC_ER, CARC_SL }, { CARC_SR, CARC_WL }
 };
 
-/* corner_fields[t]: bit u: both half-edges of corner u (NW NE SE SW, as
- * corner_halves) of tile type t lie in fields.  Worked out from the
- * constant tile table alone, so the same for every game: filled once when
- * the library is loaded.  Indexed by any uint16_t (a cell's type), so a
- * look-up needs no bounds check; the types past the tile table are never
- * placed. */
-static uint8_t corner_fields[UINT16_MAX + 1];
-
-__attribute__((constructor)) static void find_corner_fields(void)
-{
-	for (int i = 0; i < carc_ntiletypes && i <= UINT16_MAX; i++) {
-		const carc_tiletype *t = &carc_tiletypes[i];
-		for (int u = 0; u < 4; u++) {
-			int a = t->half_feat[(2 * u + 7) & 7], b = t->half_feat[2 * u];
-			if (a != CARC_NOF && b != CARC_NOF && t->f[a].kind == CARC_F_FIELD && t->f[b].kind == CARC_F_FIELD)
-				corner_fields[i] |= (uint8_t)(1u << u);
-		}
-	}
-}
-
 /* Is the field at both half-edges of corner k of placed tile `cell`?
  * What carc_board_feature_at finds there, read from the tile type: turned
  * back by the tile's rotation, corner k is corner k - rot of the type. */
 static int corner_field(const carc_game *g, int cell, int k)
 {
 	const carc_cell *c = &g->cells[cell];
-	return corner_fields[c->type] >> ((k - c->rot) & 3) & 1;
+	return carc_tile_traits[c->type].corner_fields >> ((k - c->rot) & 3) & 1;
 }
 
 /* Does a barn stand in the farm of `root`?  Only the barns deployed so

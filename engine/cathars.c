@@ -21,25 +21,6 @@
  * phase, when every tile_placed hook has run. */
 #define NSIEGE ((int)(sizeof ((carc_game *)0)->siege / sizeof ((carc_game *)0)->siege[0]))
 
-/* tile_bits[t]: TB_CLOISTER: tile type t has a centre building (a
- * cloister-type tile); TB_SIEGE: one of its features is besieged.  Worked
- * out from the constant tile table alone, so the same for every game:
- * filled once when the library is loaded.  Indexed by any uint16_t (a
- * cell's type), so a look-up needs no bounds check; the types past the
- * tile table are never placed. */
-enum { TB_CLOISTER = 1, TB_SIEGE = 2 };
-static uint8_t tile_bits[UINT16_MAX + 1];
-
-__attribute__((constructor)) static void find_tile_bits(void)
-{
-	for (int i = 0; i < carc_ntiletypes && i <= UINT16_MAX; i++) {
-		const carc_tiletype *t = &carc_tiletypes[i];
-		tile_bits[i] = t->cloister != CARC_NOF ? TB_CLOISTER : 0;
-		for (int j = 0; j < t->nfeat; j++)
-			if (t->f[j].flags & CARC_TF_BESIEGED) tile_bits[i] |= TB_SIEGE;
-	}
-}
-
 static int city_flags(const carc_game *g, int root)
 {
 	uint16_t flags = 0;
@@ -67,7 +48,7 @@ static int besieged(const carc_game *g, int root)
 	for (int i = 0; i < g->nsiege; i++)
 		if (carc_feat_root_c(g, g->siege[i]) == root) return 1;
 	int c = g->last;
-	if (c == CARC_NONE || !(tile_bits[g->cells[c].type] & TB_SIEGE)) return 0;
+	if (c == CARC_NONE || !(carc_tile_traits[g->cells[c].type].flags & CARC_TT_SIEGE)) return 0;
 	const carc_tiletype *t = carc_cell_type(g, c);
 	for (int i = 0; i < t->nfeat; i++)
 		if (t->f[i].flags & CARC_TF_BESIEGED && carc_feat_root_c(g, g->cells[c].node0 + i) == root) return 1;
@@ -127,13 +108,13 @@ static int cathars_moves(const carc_game *g, carc_move *out, int cap)
 
 /* Keeps g->siege[] and g->siege_near up to date with a cloister-type or
  * siege tile just placed. */
-static __attribute__((noinline)) void siege_update(carc_game *g, int cell, unsigned info)
+static __attribute__((noinline)) void siege_update(carc_game *g, int cell, const carc_tiletraits *traits)
 {
 	const carc_cell *c = &g->cells[cell];
 	const carc_tiletype *t = carc_cell_type(g, cell);
 	int any_tile = g->cfg.rules[CARC_R_ESCAPE_CLOISTER] == 1;
 	unsigned listed = (1u << (g->nsiege < NSIEGE ? g->nsiege : NSIEGE)) - 1;
-	if (info & TB_CLOISTER) /* a cloister-type tile: the siege tiles around it without one now have one */
+	if (traits->building) /* a cloister-type tile: the siege tiles around it without one now have one */
 		for (unsigned m = listed & ~(unsigned)g->siege_near; m; m &= m - 1) {
 			int i = __builtin_ctz(m);
 			const carc_cell *s = &g->cells[g->nodes[g->siege[i]].cell];
@@ -143,7 +124,7 @@ static __attribute__((noinline)) void siege_update(carc_game *g, int cell, unsig
 				g->siege_look |= (uint8_t)(1u << i);
 			}
 		}
-	for (int i = 0; info & TB_SIEGE && i < t->nfeat; i++)
+	for (int i = 0; (traits->flags & CARC_TT_SIEGE) && i < t->nfeat; i++)
 		if (t->f[i].flags & CARC_TF_BESIEGED) {
 			if (g->nsiege < NSIEGE) {
 				g->siege[g->nsiege] = (uint16_t)(c->node0 + i);
@@ -158,8 +139,8 @@ static __attribute__((noinline)) void siege_update(carc_game *g, int cell, unsig
 static void cathars_placed(carc_game *g, int cell, carc_sink *out)
 {
 	(void)out;
-	unsigned info = tile_bits[g->cells[cell].type];
-	if (info) siege_update(g, cell, info);
+	const carc_tiletraits *traits = &carc_tile_traits[g->cells[cell].type];
+	if (traits->building || (traits->flags & CARC_TT_SIEGE)) siege_update(g, cell, traits);
 }
 
 /* Could the seat on turn free anyone?  False only when no move can exist:

@@ -12,28 +12,8 @@
  */
 #include "ext_int.h"
 
-/* build_types[t]: the centre building of tile type t, kind 1 (cloister)
- * or 2 (cult place), as 1 + 16 * (kind - 1): one past where its rows
- * start in build_look; 0 for none.  Worked out from the constant tile
- * table alone, so the same for every game: filled once when the library
- * is loaded.  Indexed by any uint16_t (a tile type), so a look-up needs no
- * bounds check; the types past the tile table never come up. */
-static uint8_t build_types[UINT16_MAX + 1];
-
-__attribute__((constructor)) static void find_build_types(void)
-{
-	for (int i = 0; i < carc_ntiletypes && i <= UINT16_MAX; i++) {
-		const carc_tiletype *t = &carc_tiletypes[i];
-		if (t->cloister != CARC_NOF) build_types[i] = t->f[t->cloister].flags & CARC_TF_SHRINE ? 17 : 1;
-	}
-}
-
 /* 0 none, 1 cloister, 2 cult place: the centre building of a tile. */
-static int building(int type)
-{
-	unsigned v = build_types[(uint16_t)type];
-	return v ? (int)(v >> 4) + 1 : 0;
-}
+static int building(int type) { return carc_tile_traits[type].building; }
 
 static int cult_judges(int type) { return building(type) != 0; }
 
@@ -81,9 +61,9 @@ static __attribute__((noinline)) int cult_near_ok(const carc_game *g, int mine, 
 static int cult_allowed(const carc_game *g, int type, int x, int y, int rot)
 {
 	(void)rot;
-	unsigned v = build_types[(uint16_t)type]; /* the tile's rows in build_look, + 1 */
-	if (!v || !(g->build_look[v - 1 + ((unsigned)y & 15)] >> (x & 15) & 1)) return 1;
-	return cult_near_ok(g, (int)(v >> 4) + 1, x, y);
+	int kind = building(type); /* its rows in build_look: 16 a kind */
+	if (!kind || !(g->build_look[16 * (kind - 1) + ((unsigned)y & 15)] >> (x & 15) & 1)) return 1;
+	return cult_near_ok(g, kind, x, y);
 }
 
 static void cult_scored(carc_game *g, int root, carc_sink *out)

@@ -18,19 +18,6 @@
 
 static const uint8_t bag_start[CARC_WOLF + 1] = { 0, 4, 5, 5, 2, 2 };
 
-/* hill_types[t]: tile type t shows a hill.  Worked out from the constant
- * tile table alone, so the same for every game: filled once when the
- * library is loaded.  Indexed by any uint16_t (a cell's type), so a
- * look-up needs no bounds check; the types past the tile table are never
- * placed. */
-static uint8_t hill_types[UINT16_MAX + 1];
-
-__attribute__((constructor)) static void find_hill_types(void)
-{
-	for (int i = 0; i < carc_ntiletypes && i <= UINT16_MAX; i++)
-		hill_types[i] = (carc_tiletypes[i].symbols & CARC_SYM_HILL) != 0;
-}
-
 /* g->shepherd[s]: the figure slot of seat s's shepherd, SHEP_NONE without
  * one, SHEP_SEARCH if the seat has several (then shepherd_of() searches). */
 enum { SHEP_NONE = 0xff, SHEP_SEARCH = 0xfe };
@@ -315,7 +302,7 @@ static __attribute__((noinline)) void hide_tile(carc_game *g, int cell, carc_sin
  * the turn that closed it.  The usual case is a few loads a seat. */
 static void hill_placed(carc_game *g, int cell, carc_sink *out)
 {
-	if (hill_types[g->cells[cell].type] && g->next < g->nsupply) hide_tile(g, cell, out);
+	if ((carc_tile_traits[g->cells[cell].type].flags & CARC_TT_HILL) && g->next < g->nsupply) hide_tile(g, cell, out);
 	unsigned look = 0; /* seats whose shepherd's farm may have grown */
 	for (unsigned m = g->shep_one; m; m &= m - 1) {
 		int s = __builtin_ctz(m);

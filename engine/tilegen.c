@@ -429,6 +429,26 @@ int main(int argc, char **argv)
 		printf("%s0x%x,", i % 16 ? " " : "\n  ", all);
 	}
 	printf("\n};\n\n");
+	printf("const carc_tiletraits carc_tile_traits[] = {");
+	for (int i = 0; i < ntypes; i++) {
+		carc_tiletype o;
+		finish_tile(&types[i], &o);
+		unsigned building = 0, corners = 0, fkinds = 0, tflags = 0;
+		if (o.cloister != CARC_NOF) building = o.f[o.cloister].flags & CARC_TF_SHRINE ? 2 : 1;
+		for (int u = 0; u < 4; u++) { /* corner u lies between half-edges 2u - 1 and 2u */
+			int a = o.half_feat[(2 * u + 7) & 7], b = o.half_feat[2 * u];
+			if (a != CARC_NOF && b != CARC_NOF && o.f[a].kind == CARC_F_FIELD && o.f[b].kind == CARC_F_FIELD)
+				corners |= 1u << u;
+		}
+		for (int j = 0; j < o.nfeat; j++) {
+			fkinds |= 1u << o.f[j].kind;
+			if (o.f[j].flags & CARC_TF_BESIEGED) tflags |= CARC_TT_SIEGE;
+			if (o.f[j].flags & CARC_TF_PIGHERD) tflags |= CARC_TT_HERD;
+		}
+		if (o.symbols & CARC_SYM_HILL) tflags |= CARC_TT_HILL;
+		printf("%s{%u,%u,0x%x,%u},", i % 8 ? " " : "\n  ", building, corners, fkinds, tflags);
+	}
+	printf("\n};\n\n");
 	for (int i = 0; i < nsets; i++) {
 		const gset *s = &sets[i];
 		printf("static const carc_tileref set%d_refs[] = {", i);

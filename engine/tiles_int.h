@@ -122,6 +122,20 @@ extern const int carc_ntiletypes;
  * r quarter turns clockwise.  A small table, so the river rules, asked
  * for every tile drawn, read it without reaching into carc_tiletypes. */
 extern const uint16_t carc_tile_river[];
+/* Per tile type, facts the expansion rules ask at every placement, in a
+ * small table for the same reason (carc_tile_traits[type]). */
+typedef struct carc_tiletraits {
+	uint8_t building;      /* the centre building: 0 none, 1 cloister, 2 cult place (shrine) */
+	uint8_t corner_fields; /* bit u: both half-edges at corner u (NW NE SE SW) of the unturned tile are field */
+	uint8_t kinds;         /* bit k: the tile has a feature of kind k (carc_fkind) */
+	uint8_t flags;         /* CARC_TT_* */
+} carc_tiletraits;
+enum {
+	CARC_TT_HILL = 1 << 0,  /* a hill (CARC_SYM_HILL) */
+	CARC_TT_SIEGE = 1 << 1, /* a besieged city segment (CARC_TF_BESIEGED) */
+	CARC_TT_HERD = 1 << 2   /* a field with a pig herd (CARC_TF_PIGHERD) */
+};
+extern const carc_tiletraits carc_tile_traits[];
 extern const carc_tileset carc_tilesets[];
 extern const int carc_ntilesets;
 

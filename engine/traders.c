@@ -22,26 +22,7 @@ enum { FIG_NONE = 0xff, FIG_SEARCH = 0xfe };
 
 /* ---- tile types with a pig herd ------------------------------------------ */
 
-/* type_bits[t]: bit k (k < CARC_F_COUNT): tile type t has a feature of
- * kind k; TB_HERD: one of its fields has a pig herd.  Worked out from the
- * constant tile table alone, so the same for every game: filled once when
- * the library is loaded.  Indexed by any uint16_t (a cell's type), so a
- * look-up needs no bounds check; the types past the tile table are never
- * placed. */
-enum { TB_HERD = 1 << 7 };
-_Static_assert(CARC_F_COUNT < 7, "feature kinds below TB_HERD");
-static uint8_t type_bits[UINT16_MAX + 1];
-
-__attribute__((constructor)) static void find_type_bits(void)
-{
-	for (int i = 0; i < carc_ntiletypes && i <= UINT16_MAX; i++) {
-		const carc_tiletype *t = &carc_tiletypes[i];
-		for (int j = 0; j < t->nfeat; j++)
-			type_bits[i] |= (uint8_t)(1u << t->f[j].kind | (t->f[j].flags & CARC_TF_PIGHERD ? TB_HERD : 0));
-	}
-}
-
-static int herd_tile(uint16_t type) { return type_bits[type] & TB_HERD; }
+static int herd_tile(uint16_t type) { return carc_tile_traits[type].flags & CARC_TT_HERD; }
 
 /* Does the pig herd of feature `feat` of a tile of this type count (the
  * GQ11 one only under gq11_pig_herd)? */
@@ -207,7 +188,7 @@ static void builder_check(carc_game *g, int cell, int seat)
 		if (slot == (seat + 1) * CARC_FIGS_PER_SEAT) return;
 	}
 	int node = g->figs[slot].node;
-	if (node == CARC_NONE || !(type_bits[g->cells[cell].type] >> g->nodes[node].kind & 1)) return;
+	if (node == CARC_NONE || !(carc_tile_traits[g->cells[cell].type].kinds >> g->nodes[node].kind & 1)) return;
 	builder_extends(g, cell, node);
 }
 
