@@ -125,10 +125,10 @@ struct carc_game {
 	uint8_t final_asked;              /* abbey: 1 + seats asked in the final round, 0 before it */
 	uint8_t final_from;               /* abbey: the seat the final round starts with */
 	uint16_t abbey_type;              /* abbey: the abbey's tile type, found at set-up */
-	uint8_t nbarns;                   /* abbey: barns deployed so far (they never leave the board) */
+	uint8_t nbarns;                   /* abbey: barns deployed so far */
 	uint8_t barn_fig[CARC_MAX_SEATS]; /* abbey: their figure slots, in deploy order (one barn a seat) */
-	uint16_t barn_node[CARC_MAX_SEATS]; /* abbey: the segment barn_fig[i] stood on when barn_farm[i] */
-	uint16_t barn_farm[CARC_MAX_SEATS]; /* was seen (abbey_placed): a segment of its farm near the root */
+	uint16_t barn_node[CARC_MAX_SEATS]; /* abbey: the segment barn_fig[i] stood on when barn_farm[i] was */
+	uint16_t barn_farm[CARC_MAX_SEATS]; /* seen (abbey_placed): a segment of its farm at or near the root */
 	uint8_t bag[CARC_WOLF + 1];       /* hills: tokens in the bag by kind, 1-4 sheep, wolf */
 	uint8_t bag_next;                 /* hills: next entry of cfg.bag to draw */
 	uint8_t flock[CARC_MAX_SEATS][CARC_WOLF + 1]; /* hills: tokens beside each seat's shepherd */
@@ -138,10 +138,9 @@ struct carc_game {
 	                                     only then does the turn's end look (gather_closed) */
 	uint8_t shepherd[CARC_MAX_SEATS]; /* hills: each seat's shepherd figure slot, set at set-up */
 	uint8_t shep_one, shep_more;      /* hills: bit s: seat s has one shepherd / several (set-up) */
-	uint16_t shep_node[CARC_MAX_SEATS]; /* hills: as last seen (after each placement and at its deploy):
-	                                     the segment seat s's shepherd stood on, */
-	uint16_t shep_farm[CARC_MAX_SEATS]; /* the root of its farm then (a segment of the farm near the
-	                                     root: walks start there), */
+	uint16_t shep_node[CARC_MAX_SEATS]; /* hills: the segment seat s's shepherd stood on when seen (its deploy), */
+	uint16_t shep_farm[CARC_MAX_SEATS]; /* a segment of its farm at or near the root (walks start there;
+	                                     moved to the root when a placement grows the farm), */
 	uint16_t shep_size[CARC_MAX_SEATS]; /* and the farm's size (segments) then */
 	uint8_t nwagons;                  /* abbey: wagons whose feature just scored */
 	struct { uint8_t seat, fig; uint16_t root, cell; } wagons[CARC_MAX_SEATS];
