@@ -68,7 +68,8 @@ struct carc_game {
 	uint16_t hook_exts[CARC_NHOOKS]; /* per hook bit: the active expansions that fill it */
 	uint8_t special_ext[CARC_FIG_COUNT]; /* 1 + the carc_exts index that deploys a special figure kind, 0 none */
 	uint16_t drawn;       /* tile type to place, CARC_NONE if none */
-	uint32_t judges;      /* the expansions that judge where `drawn` may go (game.c placement_judged) */
+	uint32_t judges;      /* the expansions that judge where `drawn` may go (game.c placement_judged);
+	                         set at each draw, meaningful only while `drawn` is a tile */
 	uint16_t last;        /* cell placed this turn, CARC_NONE if none */
 	uint32_t turn;
 	uint16_t nsupply, next; /* supply[next..nsupply) are still to draw */
