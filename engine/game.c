@@ -49,6 +49,10 @@ static const unsigned special_at[CARC_FIG_COUNT] = {
 	[CARC_FIG_SHEPHERD] = FK(FIELD),
 };
 #undef FK
+/* Special figures that stay only while their owner has a follower in the
+ * feature: a builder or a pig goes home with its owner's last follower
+ * there (RULES.md 2.6); a barn or a shepherd needs none. */
+#define LONELY_KINDS (1u << CARC_FIG_BUILDER | 1u << CARC_FIG_PIG)
 /* The followers: the kinds stand_on lists, as a mask. */
 #define FOLLOWER_KINDS (1u << CARC_FIG_FOLLOWER | 1u << CARC_FIG_LARGE | 1u << CARC_FIG_WAGON | 1u << CARC_FIG_MAYOR)
 _Static_assert(CARC_FIG_COUNT <= 32, "figure kinds fit a mask");
@@ -463,7 +467,8 @@ void carc_return_figure(carc_game *g, int fig, int why, carc_sink *out)
 	}
 	if (!carc_is_follower(f->kind) || why == CARC_WHY_SCORED || carc_seat_in(g, f->seat, root)) return;
 	for (int i = f->seat * CARC_FIGS_PER_SEAT; i < (f->seat + 1) * CARC_FIGS_PER_SEAT; i++)
-		if (g->figs[i].used && g->figs[i].node != CARC_NONE && carc_feat_root(g, g->figs[i].node) == root)
+		if (g->figs[i].used && g->figs[i].node != CARC_NONE && (LONELY_KINDS >> g->figs[i].kind & 1) &&
+		    carc_feat_root(g, g->figs[i].node) == root)
 			carc_return_figure(g, i, CARC_WHY_LONELY, out);
 }
 
