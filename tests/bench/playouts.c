@@ -7,6 +7,12 @@
  * its figures depend on the machine.
  *
  *   playouts [--games N] [--rounds R] [--seats S] [--expansions LIST] [--seed X]
+ *            [--base-tiles N]
+ *
+ * --base-tiles N plays base games whose supply is the base set shuffled
+ * and dealt again until it holds N tiles: a game as long as one with many
+ * expansions (about 184 tiles with every set of issue 4) without their
+ * rules, to tell the cost of a longer game from the cost of the rules.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,13 +42,13 @@ static double median(double *v, int n)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: playouts [--games N] [--rounds R] [--seats S] [--expansions a,b] [--seed X]\n");
+	fprintf(stderr, "usage: playouts [--games N] [--rounds R] [--seats S] [--expansions a,b] [--seed X] [--base-tiles N]\n");
 	exit(2);
 }
 
 int main(int argc, char **argv)
 {
-	long games = 20000, rounds = 5, seats = 2;
+	long games = 20000, rounds = 5, seats = 2, base_tiles = 0;
 	unsigned long long seed = 1;
 	carc_config cfg;
 	carc_config_init(&cfg);
@@ -52,6 +58,7 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--rounds")) rounds = atol(argv[++i]);
 		else if (!strcmp(argv[i], "--seats")) seats = atol(argv[++i]);
 		else if (!strcmp(argv[i], "--seed")) seed = strtoull(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--base-tiles")) base_tiles = atol(argv[++i]);
 		else if (!strcmp(argv[i], "--expansions")) {
 			cfg.expansions = 0;
 			char *list = argv[++i];
@@ -65,13 +72,35 @@ int main(int argc, char **argv)
 			}
 		} else usage();
 	}
-	if (games < 1 || rounds < 1 || seats < 1 || seats > CARC_MAX_SEATS) usage();
+	if (games < 1 || rounds < 1 || seats < 1 || seats > CARC_MAX_SEATS || base_tiles < 0 || base_tiles > CARC_MAX_TILES)
+		usage();
 	cfg.nseats = (uint8_t)seats;
-
 	carc_game *g = malloc(carc_game_size());
 	carc_move *moves = malloc(sizeof *moves * CARC_MAX_MOVES);
+	if (!g || !moves) return 1;
+	/* --base-tiles: the base supply, as the tiles a base game placed after
+	 * the start tile (the supply itself is secret) */
+	uint16_t base_set[CARC_MAX_TILES];
+	int nbase = 0;
+	if (base_tiles) {
+		cfg.expansions = 1u << carc_expansion_find("base");
+		cfg.seed = seed;
+		carc_rng any;
+		carc_rng_seed(&any, seed);
+		if (carc_game_init(g, &cfg, NULL) != CARC_OK) return 1;
+		while (!carc_game_over(g)) {
+			int n = carc_legal_moves(g, moves, CARC_MAX_MOVES);
+			carc_apply(g, &moves[carc_rng_below(&any, (uint32_t)n)], NULL);
+		}
+		for (int c = 1; c < carc_board_count(g); c++) {
+			carc_placed_info p;
+			carc_board_get(g, c, &p);
+			base_set[nbase++] = p.tile;
+		}
+	}
+
 	double *rate = malloc(sizeof *rate * (size_t)rounds), *gen = malloc(sizeof *gen * (size_t)rounds);
-	if (!g || !moves || !rate || !gen) return 1;
+	if (!rate || !gen) return 1;
 	carc_rng pick;
 	carc_rng_seed(&pick, seed ^ 0x5eed);
 	long long checksum = 0;
@@ -80,6 +109,21 @@ int main(int argc, char **argv)
 		double t0 = now();
 		for (long i = 0; i < games; i++) {
 			cfg.seed = seed + (unsigned long long)(r * games + i);
+			if (base_tiles) { /* shuffled base sets, dealt one after another */
+				carc_rng deal;
+				carc_rng_seed(&deal, cfg.seed);
+				for (long k = 0; k < base_tiles; k++) {
+					if (k % nbase == 0)
+						for (int a = nbase - 1; a > 0; a--) {
+							int b = (int)carc_rng_below(&deal, (uint32_t)a + 1);
+							uint16_t t = base_set[a];
+							base_set[a] = base_set[b];
+							base_set[b] = t;
+						}
+					cfg.tiles[k] = base_set[k % nbase];
+				}
+				cfg.ntiles = (uint16_t)base_tiles;
+			}
 			if (carc_game_init(g, &cfg, NULL) != CARC_OK) {
 				fprintf(stderr, "playouts: cannot set up a game\n");
 				return 1;
