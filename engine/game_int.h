@@ -17,6 +17,7 @@
 #define CARC_FIGS_PER_SEAT 16        /* 7 followers plus one of each special figure */
 #define CARC_MAX_PENDING 64          /* features completed by one placement */
 #define CARC_MAX_FIGS (CARC_MAX_SEATS * CARC_FIGS_PER_SEAT)
+#define CARC_SPECIALS_PER_SEAT 1     /* builders, pigs, barns, shepherds: one of each a seat */
 #define CARC_NHOOKS 20               /* expansion hooks (ext_int.h CARC_HOOK_*) */
 
 /* A placed tile. */
@@ -116,7 +117,7 @@ struct carc_game {
 	uint16_t completed[2];            /* king-robber: completed roads, cities on the board (by kind) */
 	uint8_t builder_turn;             /* traders: 1 extra turn earned, 2 in it */
 	uint8_t trade_fig[CARC_MAX_SEATS][2]; /* traders: each seat's builder and pig slot, set at set-up
-	                                     (0xff none, 0xfe several: search) */
+	                                     (0xff none) */
 	uint16_t follower_slots[CARC_MAX_SEATS]; /* traders: bit i: figs[s * CARC_FIGS_PER_SEAT + i] is a
 	                                     follower (set at set-up; slots never change kind) */
 	uint8_t nherds;                   /* traders: counting pig herd segments listed in herds[], 0xff when
@@ -138,7 +139,7 @@ struct carc_game {
 	                                     (this turn's tile closed a farm, or a shepherd was deployed);
 	                                     only then does the turn's end look (gather_closed) */
 	uint8_t shepherd[CARC_MAX_SEATS]; /* hills: each seat's shepherd figure slot, set at set-up */
-	uint8_t shep_one, shep_more;      /* hills: bit s: seat s has one shepherd / several (set-up) */
+	uint8_t shep_one;                 /* hills: bit s: seat s has a shepherd (set-up) */
 	uint16_t shep_node[CARC_MAX_SEATS]; /* hills: the segment seat s's shepherd stood on when seen (its deploy), */
 	uint16_t shep_farm[CARC_MAX_SEATS]; /* a segment of its farm at or near the root (walks start there;
 	                                     moved to the root when a placement grows the farm), */

@@ -19,8 +19,9 @@
 static const uint8_t bag_start[CARC_WOLF + 1] = { 0, 4, 5, 5, 2, 2 };
 
 /* g->shepherd[s]: the figure slot of seat s's shepherd, SHEP_NONE without
- * one, SHEP_SEARCH if the seat has several (then shepherd_of() searches). */
-enum { SHEP_NONE = 0xff, SHEP_SEARCH = 0xfe };
+ * one (a seat has at most one). */
+enum { SHEP_NONE = 0xff };
+_Static_assert(CARC_SPECIALS_PER_SEAT == 1, "one shepherd a seat: g->shepherd holds its slot");
 
 /* g->shep_node[s] before seat s's shepherd was first seen: neither a
  * segment nor CARC_NONE, so a shepherd in the supply never matches it. */
@@ -33,10 +34,8 @@ static void hills_setup(carc_game *g)
 	for (int s = 0; s < CARC_MAX_SEATS; s++) {
 		g->shepherd[s] = SHEP_NONE;
 		for (int i = s * CARC_FIGS_PER_SEAT; s < g->nseats && i < (s + 1) * CARC_FIGS_PER_SEAT; i++)
-			if (g->figs[i].used && g->figs[i].kind == CARC_FIG_SHEPHERD)
-				g->shepherd[s] = g->shepherd[s] == SHEP_NONE ? (uint8_t)i : SHEP_SEARCH;
-		g->shep_one |= (uint8_t)((g->shepherd[s] < SHEP_SEARCH) << s);
-		g->shep_more |= (uint8_t)((g->shepherd[s] == SHEP_SEARCH) << s);
+			if (g->figs[i].used && g->figs[i].kind == CARC_FIG_SHEPHERD) g->shepherd[s] = (uint8_t)i;
+		g->shep_one |= (uint8_t)((g->shepherd[s] != SHEP_NONE) << s);
 	}
 }
 
@@ -108,19 +107,11 @@ static int draw_token(carc_game *g)
 	return t;
 }
 
-static int shepherd_search(const carc_game *g, int seat)
-{
-	for (int i = seat * CARC_FIGS_PER_SEAT; i < (seat + 1) * CARC_FIGS_PER_SEAT; i++)
-		if (g->figs[i].used && g->figs[i].kind == CARC_FIG_SHEPHERD && g->figs[i].node != CARC_NONE) return i;
-	return -1;
-}
-
 /* The shepherd of `seat` on the board, or -1. */
 static inline int shepherd_of(const carc_game *g, int seat)
 {
 	int slot = g->shepherd[seat];
 	if (slot == SHEP_NONE) return -1;
-	if (slot == SHEP_SEARCH) return shepherd_search(g, seat);
 	return g->figs[slot].node != CARC_NONE ? slot : -1;
 }
 
@@ -217,7 +208,6 @@ static int shepherd_special(const carc_game *g, int seat, int kind, int port, in
 		int s = __builtin_ctz(m);
 		if (!g->in_supply[s][CARC_FIG_SHEPHERD] && carc_feat_root_c(g, g->shep_farm[s]) == root) return CARC_E_RULE;
 	}
-	if (g->shep_more && shepherds_in(g, root)) return CARC_E_RULE;
 	return CARC_OK;
 }
 
@@ -230,26 +220,6 @@ static void shepherd_deployed(carc_game *g, int fig, carc_sink *out)
 	expand(g, seat, out);
 }
 
-/* Did the tile just placed join farm `root`?  Only a field of the tile can. */
-static int tile_in_farm(const carc_game *g, int cell, int root)
-{
-	const carc_cell *c = &g->cells[cell];
-	for (int i = 0; i < carc_cell_type(g, cell)->nfeat; i++)
-		if (g->nodes[c->node0 + i].kind == CARC_F_FIELD && carc_feat_root_c(g, c->node0 + i) == root) return 1;
-	return 0;
-}
-
-/* A shepherd not seen before on this segment (a seat with several): its
- * farm is looked at from the tile. */
-static __attribute__((noinline)) void shepherd_unseen(carc_game *g, int seat, int fig, int cell)
-{
-	int root = carc_feat_root_c(g, g->figs[fig].node);
-	if (seat == g->turn_seat && g->phase != CARC_PH_OVER && tile_in_farm(g, cell, root))
-		g->flock_due |= (uint8_t)(1u << seat);
-	if (!g->nodes[root].open) g->flock_check = 1;
-	shepherd_seen(g, seat, fig, root);
-}
-
 /* The farm of seat's shepherd grew to root `root`: the tile extended it. */
 static __attribute__((noinline)) void shepherd_grew(carc_game *g, int seat, int root)
 {
@@ -259,27 +229,13 @@ static __attribute__((noinline)) void shepherd_grew(carc_game *g, int seat, int 
 	g->shep_size[seat] = g->nodes[root].size;
 }
 
-/* hill_placed for a seat with several shepherds (the first on the board). */
-static __attribute__((noinline)) void shepherd_several(carc_game *g, int seat, int cell)
-{
-	int fig = shepherd_search(g, seat);
-	if (fig < 0) return;
-	if (g->figs[fig].node != g->shep_node[seat]) {
-		shepherd_unseen(g, seat, fig, cell);
-		return;
-	}
-	int root = carc_feat_root_c(g, g->shep_farm[seat]);
-	if (g->nodes[root].size != g->shep_size[seat]) shepherd_grew(g, seat, root);
-}
-
-/* hill_placed for the seats in `look` and those with several shepherds. */
-static __attribute__((noinline)) void shepherd_farms(carc_game *g, unsigned look, int cell)
+/* hill_placed for the seats in `look`. */
+static __attribute__((noinline)) void shepherd_farms(carc_game *g, unsigned look)
 {
 	for (; look; look &= look - 1) {
 		int s = __builtin_ctz(look), root = carc_feat_root_c(g, g->shep_farm[s]);
 		if (g->nodes[root].size != g->shep_size[s]) shepherd_grew(g, s, root);
 	}
-	for (unsigned m = g->shep_more; m; m &= m - 1) shepherd_several(g, __builtin_ctz(m), cell);
 }
 
 static __attribute__((noinline)) void hide_tile(carc_game *g, int cell, carc_sink *out)
@@ -313,7 +269,7 @@ static void hill_placed(carc_game *g, int cell, carc_sink *out)
 		const carc_node *r = &g->nodes[farm];
 		if (r->parent != farm || r->size != g->shep_size[s]) look |= m & -m; /* seat s; else still the root, as large */
 	}
-	if (look | g->shep_more) shepherd_farms(g, look, cell);
+	if (look) shepherd_farms(g, look);
 }
 
 static int flock_moves(const carc_game *g, carc_move *out, int cap)

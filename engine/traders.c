@@ -17,8 +17,9 @@
 #include "ext_int.h"
 
 /* g->trade_fig[s][k]: the figure slot of seat s's builder (k 0) or pig
- * (k 1); FIG_NONE without one, FIG_SEARCH if it has several. */
-enum { FIG_NONE = 0xff, FIG_SEARCH = 0xfe };
+ * (k 1); FIG_NONE without one (a seat has at most one of each). */
+enum { FIG_NONE = 0xff };
+_Static_assert(CARC_SPECIALS_PER_SEAT == 1, "one builder and one pig a seat: g->trade_fig holds their slots");
 
 /* ---- tile types with a pig herd ------------------------------------------ */
 
@@ -44,9 +45,7 @@ static void traders_setup(carc_game *g)
 			if (!f->used) continue;
 			if (carc_is_follower(f->kind)) g->follower_slots[s] |= (uint16_t)(1u << j);
 			int k = f->kind == CARC_FIG_BUILDER ? 0 : f->kind == CARC_FIG_PIG ? 1 : -1;
-			if (k >= 0)
-				g->trade_fig[s][k] =
-					g->trade_fig[s][k] == FIG_NONE ? (uint8_t)(s * CARC_FIGS_PER_SEAT + j) : FIG_SEARCH;
+			if (k >= 0) g->trade_fig[s][k] = (uint8_t)(s * CARC_FIGS_PER_SEAT + j);
 		}
 	}
 }
@@ -180,13 +179,6 @@ static void builder_check(carc_game *g, int cell, int seat)
 {
 	int slot = g->trade_fig[seat][0];
 	if (slot == FIG_NONE) return;
-	if (slot == FIG_SEARCH) { /* the first on the board: the seat's one builder */
-		for (slot = seat * CARC_FIGS_PER_SEAT; slot < (seat + 1) * CARC_FIGS_PER_SEAT; slot++) {
-			const carc_fig *f = &g->figs[slot];
-			if (f->used && f->kind == CARC_FIG_BUILDER && f->node != CARC_NONE) break;
-		}
-		if (slot == (seat + 1) * CARC_FIGS_PER_SEAT) return;
-	}
 	int node = g->figs[slot].node;
 	if (node == CARC_NONE || !(carc_tile_traits[g->cells[cell].type].kinds >> g->nodes[node].kind & 1)) return;
 	builder_extends(g, cell, node);
@@ -244,17 +236,8 @@ static int pig_bonus(const carc_game *g, int root, int seat)
 {
 	int pig = 0, slot = g->trade_fig[seat][1];
 	root = carc_feat_root_c(g, root);
-	if (!g->in_supply[seat][CARC_FIG_PIG] && slot != FIG_NONE) { /* each seat has one pig: at home, it is in no farm */
-		if (slot != FIG_SEARCH) {
-			pig = g->figs[slot].node != CARC_NONE && carc_feat_root_c(g, g->figs[slot].node) == root;
-		} else {
-			for (int i = seat * CARC_FIGS_PER_SEAT; i < (seat + 1) * CARC_FIGS_PER_SEAT; i++) {
-				const carc_fig *f = &g->figs[i];
-				if (f->used && f->kind == CARC_FIG_PIG && f->node != CARC_NONE && carc_feat_root_c(g, f->node) == root)
-					pig = 1;
-			}
-		}
-	}
+	if (!g->in_supply[seat][CARC_FIG_PIG] && slot != FIG_NONE) /* each seat has one pig: at home, it is in no farm */
+		pig = g->figs[slot].node != CARC_NONE && carc_feat_root_c(g, g->figs[slot].node) == root;
 	return pig + farm_has_herd(g, root);
 }
 
@@ -267,17 +250,11 @@ static void builder_placed(carc_game *g, int cell)
 	if (!g->builder_turn && !g->in_supply[g->turn_seat][CARC_FIG_BUILDER]) builder_check(g, cell, g->turn_seat);
 }
 
-static __attribute__((noinline)) void herd_placed(carc_game *g, int cell)
-{
-	herd_list(g, cell);
-	builder_placed(g, cell);
-}
-
 static void traders_placed(carc_game *g, int cell, carc_sink *out)
 {
 	(void)out;
-	if (herd_tile(g->cells[cell].type)) herd_placed(g, cell);
-	else builder_placed(g, cell);
+	if (herd_tile(g->cells[cell].type)) herd_list(g, cell);
+	builder_placed(g, cell);
 }
 
 const carc_ext carc_ext_traders = {
