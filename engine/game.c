@@ -374,12 +374,14 @@ static void score_pending(carc_game *g, carc_sink *out)
  * own (escape, ...); when all are done the next turn begins. */
 void carc_turn_continue(carc_game *g, carc_sink *out)
 {
-	if (g->hooks & CARC_HOOK_TURN_END)
-		for (const carc_ext *e; (e = carc_exts[g->stage]) != NULL;) {
-			int mine = g->exts >> g->stage & 1;
-			g->stage++;
-			if (mine && e->turn_end && e->turn_end(g, out)) return;
-		}
+	/* the expansions with a turn_end hook from g->stage on, in order; one
+	 * that opens a phase is asked no further until that phase ends */
+	for (unsigned m = g->hook_exts[__builtin_ctz(CARC_HOOK_TURN_END)] >> g->stage; m; m = m >> 1) {
+		unsigned skip = (unsigned)__builtin_ctz(m);
+		m >>= skip;
+		g->stage = (uint8_t)(g->stage + skip + 1);
+		if (carc_exts[g->stage - 1]->turn_end(g, out)) return;
+	}
 	int again = 0;
 	CARC_EXT_EACH(g, CARC_HOOK_EXTRA, e)
 		if (e->extra_turn && e->extra_turn(g)) again = 1;
@@ -455,7 +457,7 @@ void carc_return_figure(carc_game *g, int fig, int why, carc_sink *out)
 	if (f->node == CARC_NONE) return;
 	int root = carc_feat_root(g, f->node);
 	if (carc_is_follower(f->kind)) g->nodes[root].nfig--;
-	else g->nspecial--;
+	else g->nspecial[g->nodes[f->node].kind]--;
 	f->node = CARC_NONE;
 	g->in_supply[f->seat][f->kind]++;
 	carc_event *e = carc_emit(out, CARC_EV_RETURNED);
@@ -830,7 +832,7 @@ void carc_deploy(carc_game *g, int fig, int node, int at, carc_sink *out)
 	f->at = (uint8_t)(at >= CARC_P_NW ? at : 0);
 	g->in_supply[f->seat][f->kind]--;
 	if (carc_is_follower(f->kind)) g->nodes[carc_feat_root(g, node)].nfig++;
-	else g->nspecial++;
+	else g->nspecial[g->nodes[node].kind]++;
 	carc_event *e = carc_emit(out, CARC_EV_DEPLOYED);
 	if (e) {
 		const carc_cell *c = &g->cells[g->nodes[node].cell];

@@ -79,7 +79,8 @@ struct carc_game {
 	uint16_t nholes;      /* frontier positions with tiles on all four sides */
 	carc_fig figs[CARC_MAX_FIGS];
 	uint8_t in_supply[CARC_MAX_SEATS][CARC_FIG_COUNT]; /* figures not on the board */
-	uint8_t nspecial;     /* figures on the board that are not followers (builders, pigs, ...) */
+	uint8_t nspecial[CARC_F_COUNT]; /* figures on the board that are not followers (builders, pigs, ...),
+	                                   by the kind of feature they stand in */
 	uint32_t components;  /* in effect: the given ones or the expansions' */
 	uint8_t tokens[CARC_MAX_SEATS][CARC_TOK_COUNT];
 	/* expansion state, each part owned by one expansion file */

@@ -89,8 +89,8 @@ static void pay_majority(carc_game *g, int root, int sc, int points, int pennant
 
 void carc_return_figures(carc_game *g, int root, carc_sink *out)
 {
-	if (!g->nodes[root].nfig && !g->nspecial) return; /* nobody there */
 	int kind = g->nodes[root].kind;
+	if (!g->nodes[root].nfig && !g->nspecial[kind]) return; /* nobody there */
 	for (int i = 0; i < g->nseats * CARC_FIGS_PER_SEAT; i++) {
 		const carc_fig *f = &g->figs[i];
 		if (f->node != CARC_NONE && g->nodes[f->node].kind == kind && carc_feat_root(g, f->node) == root)
