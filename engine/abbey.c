@@ -417,6 +417,7 @@ const carc_ext carc_ext_abbey = {
 	.deployed = barn_deployed,
 	.tile_placed = abbey_placed,
 	.feature_closed = barn_closed,
+	.closes = 1u << CARC_F_FIELD,
 	.final_scoring = barn_final,
 	.feature_scored = wagon_scored,
 	.turn_end = wagon_turn_end,

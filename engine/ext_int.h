@@ -44,8 +44,11 @@ typedef struct carc_ext {
 	uint32_t special_kinds;   /* bit k: deploy_special judges figure kind k */
 	/* A figure has just been deployed (slot `fig`). */
 	void (*deployed)(carc_game *g, int fig, carc_sink *out);
-	/* No follower may be deployed into this feature (a farm with a barn). */
+	/* No follower may be deployed into this feature (a farm with a barn).
+	 * Asked only about features of the kinds in `closes` (bit k: carc_fkind
+	 * k), which an expansion that fills it sets. */
 	int (*feature_closed)(const carc_game *g, int root);
+	uint32_t closes;
 	/* Start of a turn, before the draw: returns 1 to let the seat choose
 	 * (tile_moves) instead of drawing at once. */
 	int (*turn_start)(carc_game *g);

@@ -758,11 +758,13 @@ static carc_rc check_special(const carc_game *g, int kind, int port, int *node)
 	return rc >= 0 ? (carc_rc)rc : CARC_E_KIND;
 }
 
-/* Is this feature shut to new followers (a farm with a barn)? */
+/* Is this feature shut to new followers (a farm with a barn)?  Asked
+ * only of the expansions that may shut features of its kind. */
 static int feature_closed(const carc_game *g, int root)
 {
+	unsigned kind = g->nodes[root].kind;
 	CARC_EXT_EACH(g, CARC_HOOK_CLOSED, e)
-		if (e->feature_closed && e->feature_closed(g, root)) return 1;
+		if ((e->closes >> kind & 1) && e->feature_closed(g, root)) return 1;
 	return 0;
 }
 
