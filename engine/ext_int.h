@@ -126,6 +126,9 @@ void carc_begin_turn(carc_game *g, carc_sink *out);
 void carc_turn_continue(carc_game *g, carc_sink *out);
 /* game.c: may the seat on turn deploy on the tile just placed at all? */
 int carc_deploy_here_ok(const carc_game *g);
+/* game.c: has the seat on turn anything to deploy on the tile just placed
+ * (the question after a placement: no, and the turn goes on at once)? */
+int carc_deploy_any(const carc_game *g);
 /* game.c: is this a follower (blocks a feature, counts for majorities)? */
 int carc_is_follower(int kind);
 /* game.c: does `seat` have a follower in the feature of `root`? */

@@ -49,9 +49,14 @@ static const unsigned special_at[CARC_FIG_COUNT] = {
 	[CARC_FIG_SHEPHERD] = FK(FIELD),
 };
 #undef FK
+/* A figure at a corner stands where four tiles meet (the barn, RULES.md
+ * 2.9): the tile just placed has the three others among its placed
+ * neighbours. */
+#define CORNER_NEIGHBOURS 3
 /* Special figures that stay only while their owner has a follower in the
  * feature: a builder or a pig goes home with its owner's last follower
- * there (RULES.md 2.6); a barn or a shepherd needs none. */
+ * there (RULES.md 2.6); a barn or a shepherd needs none.  So they are
+ * deployed only into a feature where a follower stands. */
 #define LONELY_KINDS (1u << CARC_FIG_BUILDER | 1u << CARC_FIG_PIG)
 /* The followers: the kinds stand_on lists, as a mask. */
 #define FOLLOWER_KINDS (1u << CARC_FIG_FOLLOWER | 1u << CARC_FIG_LARGE | 1u << CARC_FIG_WAGON | 1u << CARC_FIG_MAYOR)
@@ -608,65 +613,134 @@ static int tile_moves(const carc_game *g, carc_move *out, int cap)
 	return n;
 }
 
-int carc_deploy_here_ok(const carc_game *g)
+/* May the seat on turn deploy on the tile just placed at all (no
+ * expansion says no)? */
+static inline int deploy_here_ok(const carc_game *g)
 {
 	CARC_EXT_EACH(g, CARC_HOOK_DEPLOY, e)
 		if (e->deploy_allowed && !e->deploy_allowed(g, g->last)) return 0;
 	return 1;
 }
 
-/* Deploys on the tile just placed; `pass` is added by the caller.  With
- * no `out` it stops at the first one: "is there anything to deploy?" */
-static int deploy_moves(const carc_game *g, carc_move *out, int n, int cap)
+int carc_deploy_here_ok(const carc_game *g) { return deploy_here_ok(g); }
+
+/* The figure kinds the seat on turn holds, as followers (*followers)
+ * and special figures an expansion deploys (*specials); returns the
+ * feature kinds those followers may stand on. */
+static inline unsigned deploy_kinds(const carc_game *g, unsigned *followers, unsigned *specials)
 {
-	int cell = g->last;
-	const carc_cell *c = &g->cells[cell];
-	const carc_tiletype *t = carc_cell_type(g, cell);
-	if (!carc_deploy_here_ok(g)) return n;
-	unsigned kinds = supply_kinds(g, g->seat);
-	for (unsigned k = kinds & FOLLOWER_KINDS; k; k &= k - 1) {
-		int kind = __builtin_ctz(k);
-		for (int i = 0; i < t->nfeat; i++) {
-			if (!may_stand(g, kind, t->f[i].kind)) continue;
-			int node = c->node0 + i, root = carc_feat_root_c(g, node);
-			if (g->nodes[root].nfig || ((g->hooks & CARC_HOOK_CLOSED) && feature_closed(g, root))) continue;
-			carc_move m = { .type = CARC_MV_DEPLOY, .kind = (uint8_t)kind, .x = c->x, .y = c->y,
-			                .port = (uint8_t)carc_board_first_port(g, node), .tile = CARC_NONE, .figure = CARC_NONE };
-			n = push(out, n, cap, &m);
-			if (!out) return n;
+	unsigned kinds = supply_kinds(g, g->seat), on = 0;
+	*followers = kinds & FOLLOWER_KINDS;
+	*specials = g->hooks & CARC_HOOK_SPECIAL ? kinds & ~FOLLOWER_KINDS : 0;
+	for (unsigned k = *followers; k; k &= k - 1) on |= stand_on[__builtin_ctz(k)];
+	return g->cfg.rules[CARC_R_FARMERS] ? on : on & ~(1u << CARC_F_FIELD);
+}
+
+/* One look at each feature of the tile just placed (bit i: feature i):
+ * those a follower stands in go to *taken; returns those open to
+ * followers of the feature kinds `on` (no follower stands in them and no
+ * expansion has shut them).  With `first` it stops at the first open one. */
+static inline unsigned feature_scan(const carc_game *g, unsigned on, unsigned *taken, int first)
+{
+	const carc_cell *c = &g->cells[g->last];
+	const carc_tiletype *t = carc_cell_type(g, g->last);
+	unsigned open = 0;
+	for (int i = 0; i < t->nfeat; i++) {
+		int root = carc_feat_root_c(g, c->node0 + i);
+		if (g->nodes[root].nfig) {
+			*taken |= 1u << i;
+		} else if ((on >> t->f[i].kind & 1) && !((g->hooks & CARC_HOOK_CLOSED) && feature_closed(g, root))) {
+			open |= 1u << i;
+			if (first) break;
 		}
 	}
-	/* builders, pigs, barns, shepherds: at each feature and each corner,
-	 * as the expansion that brings them says */
-	kinds &= ~FOLLOWER_KINDS;
-	if (!(g->hooks & CARC_HOOK_SPECIAL) || !kinds) return n;
-	uint8_t ports[CARC_TILE_MAXF + 4], at[CARC_TILE_MAXF + 4];
-	int nports = 0;
+	return open;
+}
+
+/* Deploys of the special figures `kinds` on the tile just placed, kind by
+ * kind: at the first port of each feature, then at the corners NW NE SE
+ * SW, where the expansion that brings them accepts (deploy_special).  It
+ * is asked only where it may say yes: at the features of the kinds
+ * special_at gives, for LONELY_KINDS only those a follower stands in
+ * (`taken`, bit i: feature i); at the corners, only on a tile with
+ * CORNER_NEIGHBOURS placed neighbours.  With no `out` it stops at the
+ * first.  Inlined in both callers: the check after each placement is hot. */
+static inline __attribute__((always_inline)) int special_moves(const carc_game *g, unsigned kinds, unsigned taken,
+                                                               carc_move *out, int n, int cap)
+{
+	const carc_cell *c = &g->cells[g->last];
+	const carc_tiletype *t = carc_cell_type(g, g->last);
+	const uint8_t *first_port = t->first_port[c->rot];
+	carc_move m = { .type = CARC_MV_DEPLOY, .x = c->x, .y = c->y, .tile = CARC_NONE, .figure = CARC_NONE };
 	for (; kinds; kinds &= kinds - 1) {
 		int kind = __builtin_ctz(kinds);
 		const carc_ext *owner = special_owner(g, kind);
 		if (!owner) continue;
-		if (!nports) { /* the first port of each feature, then the four corners */
-			for (int i = 0; i < t->nfeat; i++) {
-				at[nports] = t->f[i].kind;
-				ports[nports++] = (uint8_t)carc_board_first_port(g, c->node0 + i);
-			}
-			for (int k = 0; k < 4; k++) {
-				at[nports] = CARC_F_COUNT;
-				ports[nports++] = (uint8_t)(CARC_P_NW + k);
-			}
-		}
-		for (int i = 0; i < nports; i++) {
-			int node;
-			if (!(special_at[kind] >> at[i] & 1) || owner->deploy_special(g, g->seat, kind, ports[i], &node) != CARC_OK)
+		unsigned at = special_at[kind];
+		unsigned feats = !(at & (AT_CORNER - 1)) ? 0 : LONELY_KINDS >> kind & 1 ? taken : (1u << t->nfeat) - 1;
+		m.kind = (uint8_t)kind;
+		for (; feats; feats &= feats - 1) {
+			int i = __builtin_ctz(feats), node;
+			if (!(at >> t->f[i].kind & 1) || owner->deploy_special(g, g->seat, kind, first_port[i], &node) != CARC_OK)
 				continue;
-			carc_move m = { .type = CARC_MV_DEPLOY, .kind = (uint8_t)kind, .x = c->x, .y = c->y,
-			                .port = ports[i], .tile = CARC_NONE, .figure = CARC_NONE };
+			m.port = first_port[i];
+			n = push(out, n, cap, &m);
+			if (!out) return n;
+		}
+		for (int k = 0; (at & AT_CORNER) && c->nb >= CORNER_NEIGHBOURS && k < 4; k++) {
+			int node;
+			if (owner->deploy_special(g, g->seat, kind, CARC_P_NW + k, &node) != CARC_OK) continue;
+			m.port = (uint8_t)(CARC_P_NW + k);
 			n = push(out, n, cap, &m);
 			if (!out) return n;
 		}
 	}
 	return n;
+}
+
+/* Is there anything to deploy on the tile just placed?  What
+ * deploy_moves lists, up to the first: asked after every placement, and
+ * most often answered by the first feature of the tile. */
+static int deploy_any(const carc_game *g)
+{
+	if (!deploy_here_ok(g)) return 0;
+	unsigned followers, specials, taken = 0;
+	unsigned on = deploy_kinds(g, &followers, &specials);
+	if (!on && !(specials & LONELY_KINDS)) return specials && special_moves(g, specials, 0, NULL, 0, 0);
+	if (feature_scan(g, on, &taken, 1)) return 1;
+	return specials && special_moves(g, specials, taken, NULL, 0, 0);
+}
+
+int carc_deploy_any(const carc_game *g) { return deploy_any(g); }
+
+/* Deploys on the tile just placed; `pass` is added by the caller.  With
+ * no `out` it only says whether there is one (deploy_any).  First the
+ * followers, kind by kind, into each feature of the tile that no
+ * follower holds and no expansion has shut; then the special figures
+ * (special_moves). */
+static int deploy_moves(const carc_game *g, carc_move *out, int n, int cap)
+{
+	if (!out) return n + deploy_any(g);
+	if (!deploy_here_ok(g)) return n;
+	unsigned followers, specials, taken = 0;
+	unsigned on = deploy_kinds(g, &followers, &specials);
+	if (!on && !specials) return n;
+	unsigned open = on || (specials & LONELY_KINDS) ? feature_scan(g, on, &taken, 0) : 0;
+	const carc_cell *c = &g->cells[g->last];
+	const carc_tiletype *t = carc_cell_type(g, g->last);
+	carc_move m = { .type = CARC_MV_DEPLOY, .x = c->x, .y = c->y, .tile = CARC_NONE, .figure = CARC_NONE };
+	for (; open && followers; followers &= followers - 1) {
+		int kind = __builtin_ctz(followers);
+		unsigned where = stand_on[kind] & on;
+		m.kind = (uint8_t)kind;
+		for (unsigned f = open; f; f &= f - 1) {
+			int i = __builtin_ctz(f);
+			if (!(where >> t->f[i].kind & 1)) continue;
+			m.port = t->first_port[c->rot][i];
+			n = push(out, n, cap, &m);
+		}
+	}
+	return specials ? special_moves(g, specials, taken, out, n, cap) : n;
 }
 
 static int action_moves(const carc_game *g, carc_move *out, int cap)
