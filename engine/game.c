@@ -404,7 +404,7 @@ static void finish_turn(carc_game *g, carc_sink *out)
 
 /* ---- figures ------------------------------------------------------------------- */
 
-static int feature_closed(const carc_game *g, int root);
+static inline int feature_closed(const carc_game *g, int root);
 
 /* The active expansion that deploys this figure kind, if any. */
 static const carc_ext *special_owner(const carc_game *g, int kind)
@@ -834,7 +834,7 @@ static carc_rc check_special(const carc_game *g, int kind, int port, int *node)
 
 /* Is this feature shut to new followers (a farm with a barn)?  Asked
  * only of the expansions that may shut features of its kind. */
-static int feature_closed(const carc_game *g, int root)
+static inline int feature_closed(const carc_game *g, int root)
 {
 	unsigned kind = g->nodes[root].kind;
 	CARC_EXT_EACH(g, CARC_HOOK_CLOSED, e)
