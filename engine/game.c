@@ -448,10 +448,10 @@ int carc_is_follower(int kind) { return kind >= 0 && kind < CARC_FIG_COUNT && (F
 int carc_seat_in(const carc_game *g, int seat, int root)
 {
 	if (!g->nodes[root].nfig) return 0; /* no follower at all */
-	for (int i = seat * CARC_FIGS_PER_SEAT; i < (seat + 1) * CARC_FIGS_PER_SEAT; i++) {
-		const carc_fig *f = &g->figs[i];
-		if (f->used && f->node != CARC_NONE && carc_is_follower(f->kind) && carc_feat_root_c(g, f->node) == root)
-			return 1;
+	int kind = g->nodes[root].kind; /* a follower on another kind of feature is not in it */
+	for (unsigned m = g->followers_on[seat]; m; m &= m - 1) {
+		const carc_fig *f = &g->figs[seat * CARC_FIGS_PER_SEAT + __builtin_ctz(m)];
+		if (g->nodes[f->node].kind == kind && carc_feat_root_c(g, f->node) == root) return 1;
 	}
 	return 0;
 }
@@ -463,6 +463,8 @@ void carc_return_figure(carc_game *g, int fig, int why, carc_sink *out)
 	int root = carc_feat_root(g, f->node);
 	if (carc_is_follower(f->kind)) g->nodes[root].nfig--;
 	else g->nspecial[g->nodes[f->node].kind]--;
+	g->on_board[f->seat] &= (uint16_t)~(1u << (fig - f->seat * CARC_FIGS_PER_SEAT));
+	g->followers_on[f->seat] &= g->on_board[f->seat];
 	f->node = CARC_NONE;
 	g->in_supply[f->seat][f->kind]++;
 	carc_event *e = carc_emit(out, CARC_EV_RETURNED);
@@ -473,10 +475,13 @@ void carc_return_figure(carc_game *g, int fig, int why, carc_sink *out)
 		e->why = (uint8_t)why;
 	}
 	if (!carc_is_follower(f->kind) || why == CARC_WHY_SCORED || carc_seat_in(g, f->seat, root)) return;
-	for (int i = f->seat * CARC_FIGS_PER_SEAT; i < (f->seat + 1) * CARC_FIGS_PER_SEAT; i++)
-		if (g->figs[i].used && g->figs[i].node != CARC_NONE && (LONELY_KINDS >> g->figs[i].kind & 1) &&
+	int base = f->seat * CARC_FIGS_PER_SEAT;
+	for (unsigned m = g->on_board[f->seat] & ~g->followers_on[f->seat]; m; m &= m - 1) {
+		int i = base + __builtin_ctz(m);
+		if (g->figs[i].node != CARC_NONE && (LONELY_KINDS >> g->figs[i].kind & 1) &&
 		    carc_feat_root(g, g->figs[i].node) == root)
 			carc_return_figure(g, i, CARC_WHY_LONELY, out);
+	}
 }
 
 int carc_abbeys(const carc_game *g, int seat) { return seat >= 0 && seat < g->nseats ? g->abbeys[seat] : 0; }
@@ -907,8 +912,14 @@ void carc_deploy(carc_game *g, int fig, int node, int at, carc_sink *out)
 	f->node = (uint16_t)node;
 	f->at = (uint8_t)(at >= CARC_P_NW ? at : 0);
 	g->in_supply[f->seat][f->kind]--;
-	if (carc_is_follower(f->kind)) g->nodes[carc_feat_root(g, node)].nfig++;
-	else g->nspecial[g->nodes[node].kind]++;
+	uint16_t bit = (uint16_t)(1u << (fig - f->seat * CARC_FIGS_PER_SEAT));
+	g->on_board[f->seat] |= bit;
+	if (carc_is_follower(f->kind)) {
+		g->nodes[carc_feat_root(g, node)].nfig++;
+		g->followers_on[f->seat] |= bit;
+	} else {
+		g->nspecial[g->nodes[node].kind]++;
+	}
 	carc_event *e = carc_emit(out, CARC_EV_DEPLOYED);
 	if (e) {
 		const carc_cell *c = &g->cells[g->nodes[node].cell];

@@ -18,6 +18,7 @@
 #define CARC_MAX_PENDING 64          /* features completed by one placement */
 #define CARC_MAX_FIGS (CARC_MAX_SEATS * CARC_FIGS_PER_SEAT)
 #define CARC_SPECIALS_PER_SEAT 1     /* builders, pigs, barns, shepherds: one of each a seat */
+_Static_assert(CARC_FIGS_PER_SEAT <= 16, "a seat's figure slots fit a 16-bit mask");
 #define CARC_NHOOKS 20               /* expansion hooks (ext_int.h CARC_HOOK_*) */
 
 /* A placed tile. */
@@ -79,6 +80,8 @@ struct carc_game {
 	uint16_t nholes;      /* frontier positions with tiles on all four sides */
 	carc_fig figs[CARC_MAX_FIGS];
 	uint8_t in_supply[CARC_MAX_SEATS][CARC_FIG_COUNT]; /* figures not on the board */
+	uint16_t on_board[CARC_MAX_SEATS];  /* bit i: figs[s * CARC_FIGS_PER_SEAT + i] stands on the board */
+	uint16_t followers_on[CARC_MAX_SEATS]; /* the same, followers only (they have strength) */
 	uint8_t nspecial[CARC_F_COUNT]; /* figures on the board that are not followers (builders, pigs, ...),
 	                                   by the kind of feature they stand in */
 	uint32_t components;  /* in effect: the given ones or the expansions' */
@@ -119,8 +122,6 @@ struct carc_game {
 	uint8_t builder_turn;             /* traders: 1 extra turn earned, 2 in it */
 	uint8_t trade_fig[CARC_MAX_SEATS][2]; /* traders: each seat's builder and pig slot, set at set-up
 	                                     (0xff none) */
-	uint16_t follower_slots[CARC_MAX_SEATS]; /* traders: bit i: figs[s * CARC_FIGS_PER_SEAT + i] is a
-	                                     follower (set at set-up; slots never change kind) */
 	uint8_t nherds;                   /* traders: counting pig herd segments listed in herds[], 0xff when
 	                                     more were placed (then farms are walked) */
 	uint16_t herds[4];
@@ -278,6 +279,14 @@ static inline int carc_feat_root_c(const carc_game *g, int n)
 	return n;
 }
 void carc_feat_join(carc_game *g, int a, int b);
+
+/* Runs the statement for each figure slot `i` whose bit is set in
+ * g->mask[seat] (on_board or followers_on), seat by seat, in slot order;
+ * the masks are read before the statement runs, so it may return figures. */
+#define CARC_FIGS_IN(g, mask, i) \
+	for (unsigned i##_s = 0, i##_m, i; i##_s < (g)->nseats; i##_s++) \
+		for (i##_m = (g)->mask[i##_s]; i##_m && (i = i##_s * CARC_FIGS_PER_SEAT + (unsigned)__builtin_ctz(i##_m), 1); \
+		     i##_m &= i##_m - 1)
 int carc_feat_tiles(const carc_game *g, int root, int *pennants, uint16_t *flags);
 int carc_feat_first_node(const carc_game *g, int root);
 

@@ -25,9 +25,9 @@ static int majority(carc_game *g, int root, int pennants, int str[CARC_MAX_SEATS
 	memset(str, 0, sizeof(int) * CARC_MAX_SEATS);
 	if (!g->nodes[root].nfig) return 0; /* only followers have strength */
 	int kind = g->nodes[root].kind; /* a figure on another kind of feature is not in it */
-	for (int i = 0; i < g->nseats * CARC_FIGS_PER_SEAT; i++) {
+	CARC_FIGS_IN(g, followers_on, i) {
 		const carc_fig *f = &g->figs[i];
-		if (f->node == CARC_NONE || g->nodes[f->node].kind != kind || carc_feat_root(g, f->node) != root) continue;
+		if (g->nodes[f->node].kind != kind || carc_feat_root(g, f->node) != root) continue;
 		str[f->seat] += strength(g, f, pennants);
 	}
 	int top = 0;
@@ -91,10 +91,10 @@ void carc_return_figures(carc_game *g, int root, carc_sink *out)
 {
 	int kind = g->nodes[root].kind;
 	if (!g->nodes[root].nfig && !g->nspecial[kind]) return; /* nobody there */
-	for (int i = 0; i < g->nseats * CARC_FIGS_PER_SEAT; i++) {
+	CARC_FIGS_IN(g, on_board, i) {
 		const carc_fig *f = &g->figs[i];
 		if (f->node != CARC_NONE && g->nodes[f->node].kind == kind && carc_feat_root(g, f->node) == root)
-			carc_return_figure(g, i, CARC_WHY_SCORED, out);
+			carc_return_figure(g, (int)i, CARC_WHY_SCORED, out);
 	}
 }
 
@@ -205,7 +205,7 @@ static void score_farms(carc_game *g, carc_sink *out)
 	static const int per_farm[] = { [CARC_FARM_PER_FARM_3] = 3, [CARC_FARM_PER_FARM_4] = 4 };
 	farm farms[MAX_FARMS];
 	int nfarms = 0;
-	for (int i = 0; i < CARC_MAX_FIGS; i++) {
+	CARC_FIGS_IN(g, on_board, i) {
 		const carc_fig *f = &g->figs[i];
 		if (f->node == CARC_NONE || g->nodes[f->node].kind != CARC_F_FIELD) continue;
 		int root = carc_feat_root(g, f->node), k;
@@ -272,10 +272,9 @@ void carc_score_farm_now(carc_game *g, int root, int per_city, carc_sink *out)
 	int worth = farm_worth(g, &fm), where = carc_feat_first_node(g, root);
 	for (int s = 0; s < g->nseats; s++)
 		if (win >> s & 1) carc_add_score(g, s, CARC_SC_FIELD, (per_city + farm_bonus(g, root, s)) * worth, where, 0, out);
-	for (int i = 0; i < g->nseats * CARC_FIGS_PER_SEAT; i++) {
+	CARC_FIGS_IN(g, followers_on, i) {
 		const carc_fig *f = &g->figs[i];
-		if (f->used && f->node != CARC_NONE && carc_is_follower(f->kind) && carc_feat_root(g, f->node) == root)
-			carc_return_figure(g, i, CARC_WHY_BARN, out);
+		if (f->node != CARC_NONE && carc_feat_root(g, f->node) == root) carc_return_figure(g, (int)i, CARC_WHY_BARN, out);
 	}
 }
 
@@ -292,7 +291,7 @@ void carc_score_final(carc_game *g, carc_sink *out)
 {
 	uint16_t seen[CARC_MAX_FIGS];
 	int nseen = 0;
-	for (int i = 0; i < CARC_MAX_FIGS; i++) {
+	CARC_FIGS_IN(g, on_board, i) {
 		const carc_fig *f = &g->figs[i];
 		if (f->node == CARC_NONE) continue;
 		int root = carc_feat_root(g, f->node), k;

@@ -38,12 +38,10 @@ static int herd_counts(const carc_game *g, int type, int feat)
 static void traders_setup(carc_game *g)
 {
 	for (int s = 0; s < CARC_MAX_SEATS; s++) {
-		g->follower_slots[s] = 0;
 		g->trade_fig[s][0] = g->trade_fig[s][1] = FIG_NONE;
 		for (int j = 0; s < g->nseats && j < CARC_FIGS_PER_SEAT; j++) {
 			const carc_fig *f = &g->figs[s * CARC_FIGS_PER_SEAT + j];
 			if (!f->used) continue;
-			if (carc_is_follower(f->kind)) g->follower_slots[s] |= (uint16_t)(1u << j);
 			int k = f->kind == CARC_FIG_BUILDER ? 0 : f->kind == CARC_FIG_PIG ? 1 : -1;
 			if (k >= 0) g->trade_fig[s][k] = (uint8_t)(s * CARC_FIGS_PER_SEAT + j);
 		}
@@ -77,28 +75,12 @@ static void goods_final(carc_game *g, carc_sink *out)
 
 /* ---- builders and pigs: where they may go --------------------------------------- */
 
-/* Has `seat` a follower in the feature of `root`?  (carc_seat_in, with
- * the root's follower count first: a feature nobody stands in, the usual
- * case, answers without a look at the figures; then only the seat's
- * follower slots, and only those on a feature of the same kind.) */
-static int seat_follower_in(const carc_game *g, int seat, int root)
-{
-	if (!g->nodes[root].nfig) return 0;
-	int kind = g->nodes[root].kind; /* a follower of another kind of feature is not in it */
-	for (unsigned m = g->follower_slots[seat]; m; m &= m - 1) {
-		const carc_fig *f = &g->figs[seat * CARC_FIGS_PER_SEAT + __builtin_ctz(m)];
-		if (f->node != CARC_NONE && g->nodes[f->node].kind == kind && carc_feat_root_c(g, f->node) == root)
-			return 1;
-	}
-	return 0;
-}
-
 /* CARC_OK if `seat` has a follower in the feature of `root` (which holds
  * followers), else CARC_E_RULE; kept apart so that the usual refusal
  * (nobody there) costs little. */
 static __attribute__((noinline)) int follower_verdict(const carc_game *g, int seat, int root)
 {
-	return seat_follower_in(g, seat, root) ? CARC_OK : CARC_E_RULE;
+	return carc_seat_in(g, seat, root) ? CARC_OK : CARC_E_RULE;
 }
 
 /* The feature segment at edge or half-edge port p (0-11) of the tile just
