@@ -15,8 +15,6 @@
 /* 0 none, 1 cloister, 2 cult place: the centre building of a tile. */
 static int building(int type) { return carc_tile_traits[type].building; }
 
-static int cult_judges(int type) { return building(type) != 0; }
-
 /* (ax, ay) is one of the eight places around (x, y). */
 static int near(int x, int y, int ax, int ay)
 {
@@ -144,7 +142,7 @@ const carc_ext carc_ext_cult = {
 	.tile_placed = cult_placed,
 	.name = "cult",
 	.placement_allowed = cult_allowed,
-	.placement_judges = cult_judges,
+	.placement_tiles = CARC_PT_BUILDING,
 	.placement_any_rot = 1,
 	.feature_scored = cult_scored,
 };

@@ -20,9 +20,10 @@ typedef struct carc_ext {
 	/* Set-up: reorder the shuffled supply (not a given tile order). */
 	void (*order_supply)(carc_game *g);
 	/* May this tile go there?  Edge matching has already passed.  With
-	 * placement_judges set, only asked about the tiles it accepts. */
+	 * placement_tiles set, only asked about the tiles it names. */
 	int (*placement_allowed)(const carc_game *g, int type, int x, int y, int rot);
-	int (*placement_judges)(int type);
+	uint8_t placement_tiles;  /* the tiles it judges: those with one of these CARC_PT_* facts
+	                             (game.c placement_facts); 0: every tile */
 	int placement_any_rot;    /* its verdict is the same for every rotation */
 	/* More moves for the action phase, after the base deploys; returns the new count. */
 	int (*action_moves)(const carc_game *g, carc_move *out, int n, int cap);
@@ -92,6 +93,13 @@ enum {
 	CARC_HOOK_TURN_START = 1 << 16, CARC_HOOK_TILE_MOVES = 1 << 17, CARC_HOOK_TIEBREAK = 1 << 18,
 	CARC_HOOK_END_ROUND = 1 << 19, /* the last: CARC_NHOOKS hooks */
 	CARC_HOOK_COUNT = CARC_NHOOKS
+};
+
+/* Facts about a tile type that say which expansions judge its placements
+ * (carc_ext.placement_tiles). */
+enum {
+	CARC_PT_BUILDING = 1 << 0, /* a centre building: cloister or cult place (carc_tile_traits) */
+	CARC_PT_RIVER = 1 << 1     /* a river edge (carc_tile_river) */
 };
 
 /* Expansions with hooks, NULL-terminated. */

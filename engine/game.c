@@ -513,13 +513,20 @@ static int push(carc_move *out, int n, int cap, const carc_move *m)
 	return n + 1;
 }
 
+/* The facts about a tile type that carc_ext.placement_tiles names. */
+static inline unsigned placement_facts(int type)
+{
+	return (carc_tile_traits[type].building ? CARC_PT_BUILDING : 0u) | (carc_tile_river[type] ? CARC_PT_RIVER : 0u);
+}
+
 /* The expansions (bit i: carc_exts[i]) that judge where this tile may go,
  * beyond its edges; bit 31 set when one of them cares about rotation. */
 static uint32_t placement_judged(const carc_game *g, int type)
 {
+	unsigned facts = placement_facts(type);
 	uint32_t mask = 0;
 	CARC_EXT_EACH(g, CARC_HOOK_PLACEMENT, e)
-		if (e->placement_allowed && (!e->placement_judges || e->placement_judges(type)))
+		if (!e->placement_tiles || (e->placement_tiles & facts))
 			mask |= 1u << e_i | (e->placement_any_rot ? 0 : 1u << 31);
 	return mask;
 }

@@ -39,8 +39,6 @@ static inline unsigned river_turned(int type, int rot) { return carc_tile_river[
  * continued while one is still to come. */
 static inline int dead_end(unsigned edges) { return edges && !(edges & (edges - 1)); }
 
-static int river_judges(int type) { return carc_tile_river[type] != 0; }
-
 /* River tiles first (a fork before the rest, lakes last), land after;
  * within each group the shuffled order stays.  One pass: land tiles slide
  * down in place, river tiles are set aside by rank (0 forks, 1 the
@@ -584,7 +582,7 @@ const carc_ext carc_ext_river = {
 	.also = "river2",
 	.order_supply = river_order,
 	.placement_allowed = river_allowed,
-	.placement_judges = river_judges,
+	.placement_tiles = CARC_PT_RIVER,
 	.tile_placed = river_placed,
 	.deploy_allowed = river_deploy_allowed,
 	.extra_turn = river_extra_turn,
