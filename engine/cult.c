@@ -10,6 +10,9 @@
  * two completed in the same turn both score.  A completed building that
  * held no follower was not scored, so it challenges nobody.
  */
+#include <limits.h>
+#include <string.h>
+
 #include "ext_int.h"
 
 /* 0 none, 1 cloister, 2 cult place: the centre building of a tile. */
@@ -62,6 +65,36 @@ static int cult_allowed(const carc_game *g, int type, int x, int y, int rot)
 	int kind = building(type); /* its rows in build_look: 16 a kind */
 	if (!kind || !(g->build_look[16 * (kind - 1) + ((unsigned)y & 15)] >> (x & 15) & 1)) return 1;
 	return cult_near_ok(g, kind, x, y);
+}
+
+/* cult_allowed over a listing: build_look settles most places with a bit,
+ * and a place it does not settle is looked at once for all its rotations
+ * (they are listed together).  No bit set for the tile's kind: every
+ * place is fine. */
+static int cult_filter(const carc_game *g, int type, carc_move *moves, int n)
+{
+	int kind = building(type);
+	if (!kind) return n;
+	const uint16_t *look = &g->build_look[16 * (kind - 1)];
+	uint64_t rows[4];
+	memcpy(rows, look, sizeof rows);
+	if (!(rows[0] | rows[1] | rows[2] | rows[3])) return n;
+	int k = 0, lx = INT_MAX, ly = 0, lok = 1; /* the last place looked at, and its verdict */
+	for (int i = 0; i < n; i++) {
+		carc_move m = moves[i];
+		int ok = 1;
+		if (look[m.y & 15] >> (m.x & 15) & 1) {
+			if (m.x != lx || m.y != ly) {
+				lx = m.x;
+				ly = m.y;
+				lok = cult_near_ok(g, kind, m.x, m.y);
+			}
+			ok = lok;
+		}
+		moves[k] = m;
+		k += ok;
+	}
+	return k;
 }
 
 static void cult_scored(carc_game *g, int root, carc_sink *out)
@@ -143,6 +176,7 @@ const carc_ext carc_ext_cult = {
 	.name = "cult",
 	.placement_allowed = cult_allowed,
 	.placement_tiles = CARC_PT_BUILDING,
+	.filter_placements = cult_filter,
 	.placement_any_rot = 1,
 	.feature_scored = cult_scored,
 };

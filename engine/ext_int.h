@@ -25,6 +25,13 @@ typedef struct carc_ext {
 	uint8_t placement_tiles;  /* the tiles it judges: those with one of these CARC_PT_* facts
 	                             (game.c placement_facts); 0: every tile */
 	int placement_any_rot;    /* its verdict is the same for every rotation */
+	/* placement_allowed over a whole listing: moves[0..n) are placements
+	 * of `type` whose edges match (positions in frontier order, each with
+	 * its rotations ascending); drops those placement_allowed refuses,
+	 * keeping the order of the rest, and returns how many are left.  Its
+	 * verdicts must be placement_allowed's, move for move.  Left NULL,
+	 * placement_allowed is asked for each move. */
+	int (*filter_placements)(const carc_game *g, int type, carc_move *moves, int n);
 	/* More moves for the action phase, after the base deploys; returns the new count. */
 	int (*action_moves)(const carc_game *g, carc_move *out, int n, int cap);
 	/* A tile has been placed (before anyone deploys). */

@@ -253,6 +253,7 @@ static void end_game(carc_game *g, carc_sink *out)
 
 static uint32_t placement_judged(const carc_game *g, int type);
 static int judged_allowed(const carc_game *g, uint32_t judges, int type, int x, int y, int rot);
+static int judged_filter(const carc_game *g, uint32_t judges, int type, carc_move *moves, int n);
 
 /* Can this tile go anywhere, by the edges and by every expansion's rule
  * (`judges`: the expansions that have a say, placement_judged)? */
@@ -538,16 +539,35 @@ static int judged_allowed(const carc_game *g, uint32_t judges, int type, int x, 
 	return 1;
 }
 
+/* The placements moves[0..n) (edges matching) that every judge allows,
+ * in the same order: each judge filters what the previous ones left. */
+static int judged_filter(const carc_game *g, uint32_t judges, int type, carc_move *moves, int n)
+{
+	for (uint32_t j = judges & 0x7fffffffu; j && n; j &= j - 1) {
+		const carc_ext *e = carc_exts[__builtin_ctz(j)];
+		if (e->filter_placements) {
+			n = e->filter_placements(g, type, moves, n);
+			continue;
+		}
+		int k = 0;
+		for (int i = 0; i < n; i++)
+			if (e->placement_allowed(g, type, moves[i].x, moves[i].y, moves[i].rot)) moves[k++] = moves[i];
+		n = k;
+	}
+	return n;
+}
+
 int carc_placement_ok(const carc_game *g, int type, int x, int y, int rot)
 {
 	return judged_allowed(g, placement_judged(g, type), type, x, y, rot);
 }
 
-/* The legal placements of a tile no expansion judges, written without a
- * branch per rotation: each frontier position stores four 16-byte moves
- * (a move is 12 bytes: each store spills into the next slot, which the
- * next store overwrites) whose rotations are those that fit, in order, and
- * the count goes up by how many fit.  Slots past the count get junk. */
+/* The placements of the drawn tile whose edges match (all of them legal
+ * when no expansion judges it), written without a branch per rotation:
+ * each frontier position stores four 16-byte moves (a move is 12 bytes:
+ * each store spills into the next slot, which the next store overwrites)
+ * whose rotations are those that fit, in order, and the count goes up by
+ * how many fit.  Slots past the count get junk. */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 _Static_assert(sizeof(carc_move) == 12 && offsetof(carc_move, rot) == 1 && offsetof(carc_move, x) == 4 &&
                offsetof(carc_move, y) == 6 && offsetof(carc_move, tile) == 8 && offsetof(carc_move, figure) == 10 &&
@@ -594,12 +614,18 @@ static int plain_placements(const carc_game *g, carc_move *out, int cap, int *fr
 }
 #endif
 
+/* The legal placements of the drawn tile.  Those its judges refuse are
+ * taken out of the plain listing afterwards (judged_filter); only when the
+ * buffer is too small for the plain listing are the moves found one by
+ * one. */
 static int tile_moves(const carc_game *g, carc_move *out, int cap)
 {
 	uint32_t judges = g->judges;
 	int n = 0, any_rot = !(judges >> 31), from = 0;
 #ifdef PLACEMENT_WORDS
-	if (!judges) n = plain_placements(g, out, cap, &from); /* it stops 5 slots short of the cap */
+	n = plain_placements(g, out, cap, &from); /* it stops 5 slots short of the cap */
+	if (judges && from == g->nfront) return judged_filter(g, judges, g->drawn, out, n);
+	if (judges) n = from = 0;
 #endif
 	carc_v4u code = carc_codes(g->drawn);
 	carc_move m = { .type = CARC_MV_PLACE_TILE, .tile = g->drawn, .figure = CARC_NONE };

@@ -386,6 +386,22 @@ static int river_allowed(const carc_game *g, int type, int x, int y, int rot)
 	return river_listed(g, type, x, y, rot);
 }
 
+/* river_allowed over a listing.  Once the river is closed river_near is
+ * empty and no river tile may go anywhere. */
+static int river_filter(const carc_game *g, int type, carc_move *moves, int n)
+{
+	uint64_t near = g->river_near;
+	if (!near) return 0;
+	int k = 0;
+	for (int i = 0; i < n; i++) {
+		carc_move m = moves[i];
+		int ok = near >> near_bit(m.x, m.y) & 1 && river_listed(g, type, m.x, m.y, m.rot);
+		moves[k] = m;
+		k += ok;
+	}
+	return k;
+}
+
 /* The open end (px, py) that a river edge of the tile just placed (its
  * edges `code`, as in edge_code) faces (toward d): its edges as in
  * front[], and its room ahead and placed neighbours as in river_room. */
@@ -583,6 +599,7 @@ const carc_ext carc_ext_river = {
 	.order_supply = river_order,
 	.placement_allowed = river_allowed,
 	.placement_tiles = CARC_PT_RIVER,
+	.filter_placements = river_filter,
 	.tile_placed = river_placed,
 	.deploy_allowed = river_deploy_allowed,
 	.extra_turn = river_extra_turn,
