@@ -564,53 +564,63 @@ int carc_placement_ok(const carc_game *g, int type, int x, int y, int rot)
 
 /* The placements of the drawn tile whose edges match (all of them legal
  * when no expansion judges it), written without a branch per rotation:
- * each frontier position stores four 16-byte moves (a move is 12 bytes:
- * each store spills into the next slot, which the next store overwrites)
- * whose rotations are those that fit, in order, and the count goes up by
- * how many fit.  Slots past the count get junk. */
+ * each frontier position stores four moves, 48 bytes in three 16-byte
+ * stores, whose rotations are those that fit, in order, and the count
+ * goes up by how many fit.  Slots past the count get junk. */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 _Static_assert(sizeof(carc_move) == 12 && offsetof(carc_move, rot) == 1 && offsetof(carc_move, x) == 4 &&
                offsetof(carc_move, y) == 6 && offsetof(carc_move, tile) == 8 && offsetof(carc_move, figure) == 10 &&
                offsetof(carc_front, x) == 0 && offsetof(carc_front, y) == 2,
                "carc_move and carc_front layout");
 #define PLACEMENT_WORDS 1
-/* The first word of each of the four moves written for a fit mask: the
- * move type and the rotations that fit, in ascending order (then filler). */
+/* Per fit mask, the first words of the four moves written (the move type
+ * and the rotations that fit, in ascending order, then 0) where they fall
+ * in the three stores (words 0, 3, 6 and 9 of the 12 the moves take), and
+ * in word 0 of the fourth vector the bytes the moves that fit take. */
 #define PT(r) (CARC_MV_PLACE_TILE | (r) << 8)
-static const uint32_t fit_word[16][4] = {
-	{ 0 }, { PT(0) }, { PT(1) }, { PT(0), PT(1) }, { PT(2) }, { PT(0), PT(2) }, { PT(1), PT(2) },
-	{ PT(0), PT(1), PT(2) }, { PT(3) }, { PT(0), PT(3) }, { PT(1), PT(3) }, { PT(0), PT(1), PT(3) },
-	{ PT(2), PT(3) }, { PT(0), PT(2), PT(3) }, { PT(1), PT(2), PT(3) }, { PT(0), PT(1), PT(2), PT(3) }
+#define FW(k, w0, w1, w2, w3) { { w0, 0, 0, w1 }, { 0, 0, w2, 0 }, { 0, w3, 0, 0 }, { 12 * (k), 0, 0, 0 } }
+static const carc_v4u fit_words[16][4] = {
+	FW(0, 0, 0, 0, 0), FW(1, PT(0), 0, 0, 0), FW(1, PT(1), 0, 0, 0), FW(2, PT(0), PT(1), 0, 0),
+	FW(1, PT(2), 0, 0, 0), FW(2, PT(0), PT(2), 0, 0), FW(2, PT(1), PT(2), 0, 0), FW(3, PT(0), PT(1), PT(2), 0),
+	FW(1, PT(3), 0, 0, 0), FW(2, PT(0), PT(3), 0, 0), FW(2, PT(1), PT(3), 0, 0), FW(3, PT(0), PT(1), PT(3), 0),
+	FW(2, PT(2), PT(3), 0, 0), FW(3, PT(0), PT(2), PT(3), 0), FW(3, PT(1), PT(2), PT(3), 0),
+	FW(4, PT(0), PT(1), PT(2), PT(3))
 };
+#undef FW
 #undef PT
-static const uint8_t fit_count[16] = { 0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4 };
 
-static inline void put_placement(char *at, uint32_t word, carc_v4u rest)
+/* Writes the four moves at frontier position f at `at`; returns the end
+ * of those that are placements (`tile`: the drawn tile in word 2 with
+ * CARC_NONE for the figure, the rest 0). */
+static inline char *put_position(char *at, const carc_front *f, carc_v4u code, carc_v4u tile)
 {
-	carc_v4u m = rest | (carc_v4u){ word, 0, 0, 0 };
-	memcpy(at, &m, 16);
+	const carc_v4u *w = fit_words[carc_fit_mask(code, f)];
+	uint32_t xy;
+	memcpy(&xy, f, 4);
+	carc_v4u rest = tile | (carc_v4u){ 0, xy, 0, 0 };            /* a move but its first word, then 0 */
+	carc_v4u rest1 = __builtin_shufflevector(rest, rest, 1, 2, 0, 1); /* from word 3 of it on */
+	carc_v4u rest2 = __builtin_shufflevector(rest, rest, 2, 0, 1, 2); /* from word 2 on */
+	carc_v4u s0 = rest | w[0], s1 = rest1 | w[1], s2 = rest2 | w[2];
+	memcpy(at, &s0, 16);
+	memcpy(at + 16, &s1, 16);
+	memcpy(at + 32, &s2, 16);
+	return at + w[3][0];
 }
 
+/* Stops when fewer than four slots are left; *fronts_done: the positions
+ * listed. */
 static int plain_placements(const carc_game *g, carc_move *out, int cap, int *fronts_done)
 {
 	carc_v4u code = carc_codes(g->drawn);
-	uint32_t tile = g->drawn | (uint32_t)CARC_NONE << 16;
-	int n = 0, i, nfront = g->nfront;
-	for (i = 0; i < nfront && n + 5 <= cap; i++) {
-		const carc_front *f = &g->front[i];
-		unsigned fits = carc_fit_mask(code, f);
-		uint32_t xy;
-		memcpy(&xy, f, 4);
-		carc_v4u rest = { 0, xy, tile, 0 }; /* the move but its first word */
-		char *at = (char *)(out + n);
-		put_placement(at, fit_word[fits][0], rest);
-		put_placement(at + 12, fit_word[fits][1], rest);
-		put_placement(at + 24, fit_word[fits][2], rest);
-		put_placement(at + 36, fit_word[fits][3], rest);
-		n += fit_count[fits];
-	}
+	carc_v4u tile = { 0, 0, g->drawn | (uint32_t)CARC_NONE << 16, 0 };
+	char *at = (char *)out;
+	int i = 0, nfront = g->nfront;
+	/* the first positions cannot reach the cap: at most four moves each */
+	int sure = cap >= 4 ? (cap - 4) / 4 + 1 : 0;
+	for (int end = sure < nfront ? sure : nfront; i < end; i++) at = put_position(at, &g->front[i], code, tile);
+	for (; i < nfront && cap - ((carc_move *)at - out) >= 4; i++) at = put_position(at, &g->front[i], code, tile);
 	*fronts_done = i;
-	return n;
+	return (int)((carc_move *)at - out);
 }
 #endif
 
@@ -623,7 +633,7 @@ static int tile_moves(const carc_game *g, carc_move *out, int cap)
 	uint32_t judges = g->judges;
 	int n = 0, any_rot = !(judges >> 31), from = 0;
 #ifdef PLACEMENT_WORDS
-	n = plain_placements(g, out, cap, &from); /* it stops 5 slots short of the cap */
+	n = plain_placements(g, out, cap, &from);
 	if (judges && from == g->nfront) return judged_filter(g, judges, g->drawn, out, n);
 	if (judges) n = from = 0;
 #endif
