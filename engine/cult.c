@@ -68,9 +68,10 @@ static int cult_allowed(const carc_game *g, int type, int x, int y, int rot)
 }
 
 /* cult_allowed over a listing: build_look settles most places with a bit,
- * and a place it does not settle is looked at once for all its rotations
- * (they are listed together).  No bit set for the tile's kind: every
- * place is fine. */
+ * so the moves are only read up to the first place it does not settle;
+ * from there on each such place is looked at once for all its rotations
+ * (they are listed together) and the moves are compacted.  No bit set for
+ * the tile's kind: every place is fine. */
 static int cult_filter(const carc_game *g, int type, carc_move *moves, int n)
 {
 	int kind = building(type);
@@ -79,8 +80,10 @@ static int cult_filter(const carc_game *g, int type, carc_move *moves, int n)
 	uint64_t rows[4];
 	memcpy(rows, look, sizeof rows);
 	if (!(rows[0] | rows[1] | rows[2] | rows[3])) return n;
-	int k = 0, lx = INT_MAX, ly = 0, lok = 1; /* the last place looked at, and its verdict */
-	for (int i = 0; i < n; i++) {
+	int i = 0;
+	while (i < n && !(look[moves[i].y & 15] >> (moves[i].x & 15) & 1)) i++;
+	int k = i, lx = INT_MAX, ly = 0, lok = 1; /* the last place looked at, and its verdict */
+	for (; i < n; i++) {
 		carc_move m = moves[i];
 		int ok = 1;
 		if (look[m.y & 15] >> (m.x & 15) & 1) {
