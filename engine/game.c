@@ -251,6 +251,7 @@ static void end_game(carc_game *g, carc_sink *out)
 	carc_emit(out, CARC_EV_GAME_OVER);
 }
 
+static unsigned placement_facts(int type);
 static uint32_t placement_judged(const carc_game *g, int type);
 static int judged_allowed(const carc_game *g, uint32_t judges, int type, int x, int y, int rot);
 static int judged_filter(const carc_game *g, uint32_t judges, int type, carc_move *moves, int n);
@@ -265,6 +266,15 @@ static int fits_somewhere(const carc_game *g, int type, uint32_t judges)
 		for (unsigned fits = carc_fit_mask(code, &g->front[i]); fits; fits &= fits - 1)
 			if (judged_allowed(g, judges, type, g->front[i].x, g->front[i].y, __builtin_ctz(fits))) return 1;
 	return 0;
+}
+
+/* placement_judged for a tile drawn: the same for every tile with the same
+ * facts, so worked out once a game for each (g->judged_by). */
+static uint32_t draw_judged(carc_game *g, int type)
+{
+	uint32_t *known = &g->judged_by[placement_facts(type)];
+	if (!*known) *known = 1u << 30 | placement_judged(g, type);
+	return *known & ~(1u << 30);
 }
 
 /* Draws for the seat on turn until a tile fits somewhere; ends the game
@@ -282,7 +292,7 @@ void carc_draw(carc_game *g, carc_sink *out)
 			e->seat = (int8_t)g->turn_seat;
 			e->tile = type;
 		}
-		uint32_t judges = placement_judged(g, type);
+		uint32_t judges = draw_judged(g, type);
 		if (fits_somewhere(g, type, judges)) {
 			g->drawn = type;
 			g->judges = judges;
@@ -515,7 +525,7 @@ static int push(carc_move *out, int n, int cap, const carc_move *m)
 }
 
 /* The facts about a tile type that carc_ext.placement_tiles names. */
-static inline unsigned placement_facts(int type)
+static unsigned placement_facts(int type)
 {
 	return (carc_tile_traits[type].building ? CARC_PT_BUILDING : 0u) | (carc_tile_river[type] ? CARC_PT_RIVER : 0u);
 }
