@@ -67,7 +67,8 @@ struct carc_game {
 	uint32_t hooks;       /* CARC_HOOK_* bits: which hooks an active expansion fills */
 	uint8_t stage;        /* end of the turn: the next expansion to ask */
 	uint32_t exts;        /* bit i: carc_exts[i] is active in this game */
-	uint16_t hook_exts[CARC_NHOOKS]; /* per hook bit: the active expansions that fill it */
+	uint16_t hook_exts[CARC_NHOOKS]; /* per hook bit: the active expansions that fill it (an expansion
+	                                    may leave a hook it has no more use for: river.c) */
 	uint8_t special_ext[CARC_FIG_COUNT]; /* 1 + the carc_exts index that deploys a special figure kind, 0 none */
 	uint16_t drawn;       /* tile type to place, CARC_NONE if none */
 	uint32_t judges;      /* the expansions that judge where `drawn` may go (game.c placement_judged);

@@ -574,12 +574,24 @@ static __attribute__((noinline)) void river_follow(carc_game *g, int cell)
 	ends_known(g, n);
 }
 
-/* After every placement, the start tiles' too; once the river is closed,
- * nothing is left to follow. */
+extern const carc_ext carc_ext_river;
+
+/* After every placement, the start tiles' too.  Once the river is closed
+ * nothing is left to follow, and from the placement after the one that
+ * closed it (the last lake's turn is over) no deploy is refused and no
+ * extra turn given any more: the river leaves those hooks. */
 static void river_placed(carc_game *g, int cell, carc_sink *out)
 {
 	(void)out;
-	if (!g->river_closed) river_follow(g, cell);
+	if (!g->river_closed) {
+		river_follow(g, cell);
+		return;
+	}
+	int me = 0;
+	while (carc_exts[me] != &carc_ext_river) me++;
+	g->hook_exts[__builtin_ctz(CARC_HOOK_PLACED)] &= (uint16_t)~(1u << me);
+	g->hook_exts[__builtin_ctz(CARC_HOOK_DEPLOY)] &= (uint16_t)~(1u << me);
+	g->hook_exts[__builtin_ctz(CARC_HOOK_EXTRA)] &= (uint16_t)~(1u << me);
 }
 
 /* The volcano lake (no figure on it, another turn for its placer) is
