@@ -256,16 +256,21 @@ static uint32_t placement_judged(const carc_game *g, int type);
 static int judged_allowed(const carc_game *g, uint32_t judges, int type, int x, int y, int rot);
 static int judged_filter(const carc_game *g, uint32_t judges, int type, carc_move *moves, int n);
 
-/* Can this tile go anywhere, by the edges and by every expansion's rule
- * (`judges`: the expansions that have a say, placement_judged)? */
-static int fits_somewhere(const carc_game *g, int type, uint32_t judges)
+/* The first frontier position where this tile may go, by the edges and
+ * by every expansion's rule (`judges`: the expansions that have a say,
+ * placement_judged), or -1 when there is none. */
+static int first_fit(const carc_game *g, int type, uint32_t judges)
 {
-	if (!judges) return carc_board_placeable(g, type);
 	carc_v4u code = carc_codes(type);
+	if (!judges) {
+		for (int i = 0; i < g->nfront; i++)
+			if (carc_fit_mask(code, &g->front[i])) return i;
+		return -1;
+	}
 	for (int i = 0; i < g->nfront; i++)
 		for (unsigned fits = carc_fit_mask(code, &g->front[i]); fits; fits &= fits - 1)
-			if (judged_allowed(g, judges, type, g->front[i].x, g->front[i].y, __builtin_ctz(fits))) return 1;
-	return 0;
+			if (judged_allowed(g, judges, type, g->front[i].x, g->front[i].y, __builtin_ctz(fits))) return i;
+	return -1;
 }
 
 /* placement_judged for a tile drawn: the same for every tile with the same
@@ -293,9 +298,11 @@ void carc_draw(carc_game *g, carc_sink *out)
 			e->tile = type;
 		}
 		uint32_t judges = draw_judged(g, type);
-		if (fits_somewhere(g, type, judges)) {
+		int first = first_fit(g, type, judges);
+		if (first >= 0) {
 			g->drawn = type;
 			g->judges = judges;
+			g->first_fit = (uint16_t)first;
 			g->phase = CARC_PH_TILE;
 			g->seat = g->turn_seat;
 			return;
@@ -617,16 +624,16 @@ static inline char *put_position(char *at, const carc_front *f, carc_v4u code, c
 	return at + w[3][0];
 }
 
-/* Stops when fewer than four slots are left; *fronts_done: the positions
- * listed. */
+/* From g->first_fit on (nothing fits before); stops when fewer than four
+ * slots are left; *fronts_done: the positions listed. */
 static int plain_placements(const carc_game *g, carc_move *out, int cap, int *fronts_done)
 {
 	carc_v4u code = carc_codes(g->drawn);
 	carc_v4u tile = { 0, 0, g->drawn | (uint32_t)CARC_NONE << 16, 0 };
 	char *at = (char *)out;
-	int i = 0, nfront = g->nfront;
+	int i = g->first_fit, nfront = g->nfront;
 	/* the first positions cannot reach the cap: at most four moves each */
-	int sure = cap >= 4 ? (cap - 4) / 4 + 1 : 0;
+	int sure = i + (cap >= 4 ? (cap - 4) / 4 + 1 : 0);
 	for (int end = sure < nfront ? sure : nfront; i < end; i++) at = put_position(at, &g->front[i], code, tile);
 	for (; i < nfront && cap - ((carc_move *)at - out) >= 4; i++) at = put_position(at, &g->front[i], code, tile);
 	*fronts_done = i;
@@ -641,11 +648,14 @@ static int plain_placements(const carc_game *g, carc_move *out, int cap, int *fr
 static int tile_moves(const carc_game *g, carc_move *out, int cap)
 {
 	uint32_t judges = g->judges;
-	int n = 0, any_rot = !(judges >> 31), from = 0;
+	int n = 0, any_rot = !(judges >> 31), from = g->first_fit;
 #ifdef PLACEMENT_WORDS
 	n = plain_placements(g, out, cap, &from);
 	if (judges && from == g->nfront) return judged_filter(g, judges, g->drawn, out, n);
-	if (judges) n = from = 0;
+	if (judges) {
+		n = 0;
+		from = g->first_fit;
+	}
 #endif
 	carc_v4u code = carc_codes(g->drawn);
 	carc_move m = { .type = CARC_MV_PLACE_TILE, .tile = g->drawn, .figure = CARC_NONE };

@@ -71,6 +71,8 @@ struct carc_game {
 	                                    may leave a hook it has no more use for: river.c) */
 	uint8_t special_ext[CARC_FIG_COUNT]; /* 1 + the carc_exts index that deploys a special figure kind, 0 none */
 	uint16_t drawn;       /* tile type to place, CARC_NONE if none */
+	uint16_t first_fit;   /* the first position of front[] where `drawn` may go (set at each draw
+	                         with `drawn`; front[] stays as it is until the tile is placed) */
 	uint32_t judges;      /* the expansions that judge where `drawn` may go (game.c placement_judged);
 	                         set at each draw, meaningful only while `drawn` is a tile */
 	uint32_t judged_by[4]; /* per CARC_PT_* facts of a tile type (game.c placement_facts): 1 << 30 with
