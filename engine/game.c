@@ -641,10 +641,11 @@ static int plain_placements(const carc_game *g, carc_move *out, int cap, int *fr
 }
 #endif
 
-/* The legal placements of the drawn tile.  Those its judges refuse are
- * taken out of the plain listing afterwards (judged_filter); only when the
- * buffer is too small for the plain listing are the moves found one by
- * one. */
+/* The legal placements of the drawn tile, from the first place it fits
+ * (g->first_fit).  Those its judges refuse are taken out of the plain
+ * listing afterwards (judged_filter); only when the buffer is too small
+ * for the plain listing (or the machine has none) are the moves found one
+ * by one. */
 static int tile_moves(const carc_game *g, carc_move *out, int cap)
 {
 	uint32_t judges = g->judges;
