@@ -77,7 +77,7 @@ struct carc_game {
 	                         set at each draw, meaningful only while `drawn` is a tile */
 	uint32_t judged_by[4]; /* per CARC_PT_* facts of a tile type (game.c placement_facts): 1 << 30 with
 	                         the judges placement_judged gives such a tile, set at the first draw
-	                         of one; 0 before */
+	                         of one (no expansion leaves the placement hook); 0 before */
 	uint16_t last;        /* cell placed this turn, CARC_NONE if none */
 	uint32_t turn;
 	uint16_t nsupply, next; /* supply[next..nsupply) are still to draw */
