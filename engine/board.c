@@ -61,14 +61,6 @@ int carc_board_fits(const carc_game *g, int type, int x, int y, int rot, int *ba
 	return CARC_E_EDGE;
 }
 
-int carc_board_placeable(const carc_game *g, int type)
-{
-	carc_v4u code = carc_codes(type);
-	for (int i = 0; i < g->nfront; i++)
-		if (carc_fit_mask(code, &g->front[i])) return 1;
-	return 0;
-}
-
 uint16_t carc_board_ports(const carc_game *g, int node)
 {
 	const carc_node *n = &g->nodes[node];

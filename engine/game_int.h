@@ -257,7 +257,6 @@ static inline int carc_board_feature_at(const carc_game *g, int cell, int port)
 }
 int carc_board_lookup(const carc_game *g, int x, int y);   /* cell index, or -1 */
 int carc_board_fits(const carc_game *g, int type, int x, int y, int rot, int *bad_edge);
-int carc_board_placeable(const carc_game *g, int type);
 int carc_board_place(carc_game *g, int type, int x, int y, int rot); /* new cell index, or -1 */
 /* The lowest port of a feature segment on its tile: how moves and events name it. */
 static inline int carc_board_first_port(const carc_game *g, int node)
