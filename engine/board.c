@@ -18,17 +18,28 @@ static uint32_t cell_key(int x, int y)
 	return ((uint32_t)(x + 0x4000) << 16) | (uint32_t)(y + 0x4000);
 }
 
-/* Slot of (x, y) in the cell map: its own slot, or the empty one where it
- * would go.  The map never fills: it holds at most 3 * CARC_MAX_TILES + 4. */
-static int slot(const carc_game *g, uint32_t key)
+/* The cell map lays the board out on a 32 x 32 torus: (x, y) goes first to
+ * slot 32 x + y (mod 1024), so the places around a tile sit next to its
+ * own in the map (one slot away along y, 32 along x) and a placement's
+ * lookups touch a few cache lines.  A board wider than 32 folds over
+ * itself, and linear probing takes the collisions. */
+_Static_assert(CARC_HASH_SIZE == 32 * 32, "the cell map is a 32 x 32 torus");
+static unsigned home(uint32_t key)
 {
-	uint32_t h = (key * 2654435761u) >> 22;
-	for (;;) {
-		h &= CARC_HASH_SIZE - 1;
-		if (g->hkey[h] == key || g->hkey[h] == 0) return (int)h;
-		h++;
-	}
+	return ((key >> 16 << 5) + key) & (CARC_HASH_SIZE - 1);
 }
+
+/* Slot of a key in the cell map, from slot h on: its own slot, or the empty
+ * one where it would go.  The map never fills: it holds at most
+ * 3 * CARC_MAX_TILES + 4. */
+static inline int probe(const carc_game *g, unsigned h, uint32_t key)
+{
+	/* one test for the common case, the key or an empty slot at once */
+	while (__builtin_expect((g->hkey[h] != key) & (g->hkey[h] != 0), 0)) h = (h + 1) & (CARC_HASH_SIZE - 1);
+	return (int)h;
+}
+
+static int slot(const carc_game *g, uint32_t key) { return probe(g, home(key), key); }
 
 int carc_board_lookup(const carc_game *g, int x, int y)
 {
@@ -86,22 +97,24 @@ static void front_remove(carc_game *g, int fi)
 	}
 }
 
-/* An empty neighbour learns which edge kind it must show toward the tile. */
-static void front_touch(carc_game *g, int s, int x, int y, int side, uint32_t kind)
+/* An empty neighbour learns which edge kind it must show toward the tile
+ * placed on its side `side`; a place new to the frontier joins it at the
+ * end.  s is where the search for its key starts in the cell map. */
+static void front_touch(carc_game *g, int s, uint32_t key, int side, uint32_t kind)
 {
-	int fi;
-	if (!g->hkey[s]) {
-		fi = g->nfront++;
-		g->hkey[s] = cell_key(x, y);
-		g->hval[s] = (int16_t)~fi;
-		g->front[fi] = (carc_front){ (int16_t)x, (int16_t)y, 0, 0 };
-	} else {
-		fi = ~g->hval[s];
-	}
-	g->nholes -= g->front[fi].mask == 0xffffffffu;
-	g->front[fi].want |= kind << (8 * side);
-	g->front[fi].mask |= 0xffu << (8 * side);
-	g->nholes += g->front[fi].mask == 0xffffffffu;
+	s = probe(g, (unsigned)s, key);
+	int fresh = !g->hkey[s], fi = fresh ? g->nfront : ~g->hval[s];
+	carc_front *f = &g->front[fi];
+	uint32_t want = fresh ? 0 : f->want, mask = fresh ? 0 : f->mask;
+	g->hkey[s] = key;
+	g->hval[s] = (int16_t)~fi;
+	g->nfront = (uint16_t)(g->nfront + fresh);
+	f->x = (int16_t)((key >> 16) - 0x4000);
+	f->y = (int16_t)((key & 0xffff) - 0x4000);
+	f->want = want | kind << (8 * side);
+	f->mask = mask | 0xffu << (8 * side);
+	/* the side was empty until now, so the place was no hole before */
+	g->nholes += f->mask == 0xffffffffu;
 }
 
 static int bits8(unsigned v)
@@ -110,76 +123,109 @@ static int bits8(unsigned v)
 	return nibble[v & 15] + nibble[v >> 4 & 15];
 }
 
+/* Open ends of a new segment: the half-edges of a field, the edges of a
+ * road, city or river, none for a centre building. */
 static int feat_open(const carc_tfeat *f)
 {
-	if (f->kind == CARC_F_FIELD) return bits8(f->halves);
-	if (f->kind == CARC_F_CLOISTER || f->kind == CARC_F_TOWER) return 0;
-	return bits8(f->edges);
+	_Static_assert(CARC_F_COUNT == 6, "a kind for each feature kind");
+	static const uint8_t by_edges[CARC_F_COUNT] = { 0xff, 0xff, 0, 0, 0xff, 0 };
+	static const uint8_t by_halves[CARC_F_COUNT] = { 0, 0, 0xff, 0, 0, 0 };
+	return bits8((f->edges & by_edges[f->kind]) | (f->halves & by_halves[f->kind]));
 }
 
-/* Joins segment a to segment b across an edge: each loses one open end. */
-static void connect(carc_game *g, int a, int b)
+/* Joins segment a to segment b across an edge: each loses one open end.
+ * Returns 1 when that leaves a road or city with no open end. */
+static unsigned connect(carc_game *g, int a, int b)
 {
-	carc_feat_join(g, a, b);
-	g->nodes[carc_feat_root(g, a)].open -= 2;
+	carc_node *r = &g->nodes[carc_feat_join(g, a, b)];
+	r->open = (int16_t)(r->open - 2);
+	return (r->open == 0) & (r->kind <= CARC_F_CITY);
 }
 
-/* A cloister whose eighth neighbour just arrived is complete. */
-static void count_neighbour(carc_game *g, int c)
+/* A feature loses an open end at an abbey wall; as connect(). */
+static unsigned walled(carc_game *g, int a)
 {
-	if (++g->cells[c].nb < 8) return;
-	int cl = carc_cell_type(g, c)->cloister;
-	if (cl != CARC_NOF) carc_pending_add(g, g->cells[c].node0 + cl);
+	carc_node *r = &g->nodes[carc_feat_root(g, a)];
+	r->open--;
+	return (r->open == 0) & (r->kind <= CARC_F_CITY);
 }
 
 /* Places a tile: joins its features to the neighbours', teaches the empty
  * neighbours what they must match, and queues the cloisters it completes
- * (roads and cities are checked by the caller).  Returns the new cell. */
+ * (roads and cities are checked by the caller, which g->closing spares
+ * when none was closed).  Returns the new cell. */
 int carc_board_place(carc_game *g, int type, int x, int y, int rot)
 {
-	static const int ring_x[8] = { 0, 1, 0, -1, 1, 1, -1, -1 }, ring_y[8] = { -1, 0, 1, 0, -1, 1, 1, -1 };
+	/* the eight places around: N E S W, then the diagonals NE SE SW NW */
+	static const int8_t ring_x[8] = { 0, 1, 0, -1, 1, 1, -1, -1 }, ring_y[8] = { -1, 0, 1, 0, -1, 1, 1, -1 };
 	const carc_tiletype *t = &carc_tiletypes[type];
 	if (g->ncells >= CARC_MAX_TILES || g->nnodes + t->nfeat > CARC_MAX_NODES) return -1;
-	int s = slot(g, cell_key(x, y));
+	uint32_t key = cell_key(x, y);
+	unsigned h = home(key);
+	int s = probe(g, h, key);
 	if (g->hkey[s] && g->hval[s] >= 0) return -1;
 	if (g->hkey[s]) front_remove(g, ~g->hval[s]);
-	int c = g->ncells++;
-	g->hkey[s] = cell_key(x, y);
+	int c = g->ncells++, node0 = g->nnodes;
+	g->hkey[s] = key;
 	g->hval[s] = (int16_t)c;
-	carc_cell *cell = &g->cells[c];
-	*cell = (carc_cell){ (uint16_t)type, (int16_t)x, (int16_t)y, (uint8_t)rot, 0, g->nnodes };
+	g->cells[c] = (carc_cell){ (uint16_t)type, (int16_t)x, (int16_t)y, (uint8_t)rot, 0, (uint16_t)node0 };
 	for (int i = 0; i < t->nfeat; i++) {
-		int id = g->nnodes++;
+		int id = node0 + i;
 		g->nodes[id] = (carc_node){ (uint16_t)id, (uint16_t)id, (uint16_t)c, 1,
 		                            (int16_t)feat_open(&t->f[i]), (uint8_t)i, t->f[i].kind, 0, 0 };
 	}
-	uint32_t code = t->edge_code[rot];
-	int nb = 0;
-	for (int d = 0; d < 8; d++) { /* N E S W, then the diagonals */
-		int nx = x + ring_x[d], ny = y + ring_y[d], o = (d + 2) & 3;
-		int ns = slot(g, cell_key(nx, ny));
-		int nc = g->hkey[ns] && g->hval[ns] >= 0 ? g->hval[ns] : -1;
-		if (nc >= 0) {
-			nb++;
-			count_neighbour(g, nc);
-		}
-		if (d >= 4) continue;
-		if (nc < 0) {
-			front_touch(g, ns, nx, ny, o, code >> (8 * d) & 0xff);
-			continue;
-		}
-		int a = carc_board_feature_at(g, c, d), b = carc_board_feature_at(g, nc, o);
-		if (a >= 0 && b >= 0) connect(g, a, b);
-		else if ((a >= 0) != (b >= 0)) /* an abbey wall ends the road or city there */
-			g->nodes[carc_feat_root(g, a >= 0 ? a : b)].open--;
-		for (int h = 0; h < 2; h++) {
-			a = carc_board_feature_at(g, c, 4 + 2 * d + h);
-			b = carc_board_feature_at(g, nc, 4 + 2 * o + (1 - h));
-			if (a >= 0 && b >= 0) connect(g, a, b);
+	g->nnodes = (uint16_t)(node0 + t->nfeat);
+
+	/* the neighbours: bit d of placed and the cell nc[d], or the new cell
+	 * itself for an empty place, with the slot where the search for its
+	 * key stopped (written without branches: which places are empty is
+	 * anybody's guess) */
+	int nc[8], ns[8];
+	unsigned placed = 0;
+#pragma GCC unroll 8
+	for (int d = 0; d < 8; d++) {
+		uint32_t k = key + (uint32_t)(ring_x[d] * 0x10000 + ring_y[d]);
+		int sl = probe(g, (h + (unsigned)(32 * ring_x[d] + ring_y[d])) & (CARC_HASH_SIZE - 1), k);
+		int v = g->hval[sl], here = (g->hkey[sl] != 0) & (v >= 0);
+		nc[d] = c + ((v - c) & -here);
+		placed |= (unsigned)here << d;
+		ns[d] = sl;
+	}
+	/* a cloister whose eighth neighbour just arrived is complete (the
+	 * counts of empty places go to the new tile's, set right below) */
+#pragma GCC unroll 8
+	for (int d = 0; d < 8; d++) {
+		int n = nc[d];
+		if (__builtin_expect(++g->cells[n].nb == 8, 0) && n != c) {
+			int cl = carc_cell_type(g, n)->cloister;
+			if (cl != CARC_NOF) carc_pending_add(g, g->cells[n].node0 + cl);
 		}
 	}
-	g->cells[c].nb = (uint8_t)(nb - 1);
-	count_neighbour(g, c);
+	g->cells[c].nb = (uint8_t)__builtin_popcount(placed);
+	if (g->cells[c].nb == 8 && t->cloister != CARC_NOF) carc_pending_add(g, node0 + t->cloister);
+
+	uint32_t code = t->edge_code[rot];
+	for (unsigned m = ~placed & 15; m; m &= m - 1) {
+		int d = __builtin_ctz(m);
+		front_touch(g, ns[d], key + (uint32_t)(ring_x[d] * 0x10000 + ring_y[d]), (d + 2) & 3, code >> (8 * d) & 0xff);
+	}
+	unsigned closing = 0;
+	for (unsigned m = placed & 15; m; m &= m - 1) {
+		int d = __builtin_ctz(m), o = (d + 2) & 3;
+		const carc_cell *n = &g->cells[nc[d]];
+		const carc_tiletype *nt = &carc_tiletypes[n->type];
+		int ud = (d - rot) & 3, uo = (o - n->rot) & 3; /* the unturned sides that meet */
+		unsigned a = t->edge_feat[ud], b = nt->edge_feat[uo];
+		if ((a | b) != CARC_NOF) closing |= connect(g, node0 + (int)a, n->node0 + (int)b);
+		else if (a != b) /* an abbey wall ends the road or city there */
+			closing |= walled(g, a != CARC_NOF ? node0 + (int)a : n->node0 + (int)b);
+		for (int hh = 0; hh < 2; hh++) {
+			a = t->half_feat[2 * ud + hh];
+			b = nt->half_feat[2 * uo + 1 - hh];
+			if ((a | b) != CARC_NOF) connect(g, node0 + (int)a, n->node0 + (int)b);
+		}
+	}
+	g->closing |= (uint8_t)closing;
 	return c;
 }
 

@@ -7,22 +7,6 @@
 
 #include "game_int.h"
 
-void carc_feat_join(carc_game *g, int a, int b)
-{
-	a = carc_feat_root(g, a);
-	b = carc_feat_root(g, b);
-	if (a == b) return;
-	if (g->nodes[a].size < g->nodes[b].size) { int t = a; a = b; b = t; }
-	carc_node *ra = &g->nodes[a], *rb = &g->nodes[b];
-	rb->parent = (uint16_t)a;
-	ra->size = (uint16_t)(ra->size + rb->size);
-	ra->open = (int16_t)(ra->open + rb->open);
-	ra->nfig = (uint8_t)(ra->nfig + rb->nfig);
-	uint16_t t = ra->next; /* splice the two member cycles into one */
-	ra->next = rb->next;
-	rb->next = t;
-}
-
 /* Distinct tiles of a feature; also its pennants and attribute flags. */
 int carc_feat_tiles(const carc_game *g, int root, int *pennants, uint16_t *flags)
 {

@@ -354,10 +354,13 @@ static void pend_if_closed(carc_game *g, int node)
 }
 
 /* Roads and cities the placement closed, its own and those that end at its
- * walls (cloisters are queued by the board). */
+ * walls (cloisters are queued by the board).  Most placements close none,
+ * as the board tells (g->closing). */
 static void find_completed(carc_game *g, int cell)
 {
 	static const int dx[4] = { 0, 1, 0, -1 }, dy[4] = { -1, 0, 1, 0 };
+	if (!g->closing) return;
+	if (cell == g->ncells - 1) g->closing = 0;
 	const carc_cell *c = &g->cells[cell];
 	const carc_tiletype *t = carc_cell_type(g, cell);
 	for (int i = 0; i < t->nfeat; i++)

@@ -84,6 +84,9 @@ struct carc_game {
 	uint16_t supply[CARC_MAX_TILES + 8];
 	uint16_t ncells, nnodes, nfront, npending;
 	uint16_t nholes;      /* frontier positions with tiles on all four sides */
+	uint8_t closing;      /* set by carc_board_place when a placement leaves a road or city
+	                         with no open end; cleared once game.c find_completed has looked
+	                         at the newest tile (until then it looks at every tile it is given) */
 	carc_fig figs[CARC_MAX_FIGS];
 	uint8_t in_supply[CARC_MAX_SEATS][CARC_FIG_COUNT]; /* figures not on the board */
 	uint16_t on_board[CARC_MAX_SEATS];  /* bit i: figs[s * CARC_FIGS_PER_SEAT + i] stands on the board */
@@ -283,7 +286,24 @@ static inline int carc_feat_root_c(const carc_game *g, int n)
 	while (g->nodes[n].parent != n) n = g->nodes[n].parent;
 	return n;
 }
-void carc_feat_join(carc_game *g, int a, int b);
+/* Joins two segments' features into one; returns its root, which is the
+ * root of the larger (of a's on a tie). */
+static inline int carc_feat_join(carc_game *g, int a, int b)
+{
+	a = carc_feat_root(g, a);
+	b = carc_feat_root(g, b);
+	if (a == b) return a;
+	if (g->nodes[a].size < g->nodes[b].size) { int t = a; a = b; b = t; }
+	carc_node *ra = &g->nodes[a], *rb = &g->nodes[b];
+	rb->parent = (uint16_t)a;
+	ra->size = (uint16_t)(ra->size + rb->size);
+	ra->open = (int16_t)(ra->open + rb->open);
+	ra->nfig = (uint8_t)(ra->nfig + rb->nfig);
+	uint16_t t = ra->next; /* splice the two member cycles into one */
+	ra->next = rb->next;
+	rb->next = t;
+	return a;
+}
 
 /* Runs the statement for each figure slot `i` whose bit is set in
  * g->mask[seat] (on_board or followers_on), seat by seat, in slot order;
