@@ -9,6 +9,7 @@
  * rotation, which is what lets random playouts run at tens of thousands
  * of games a second.
  */
+#include <stdint.h>
 #include <string.h>
 
 #include "game_int.h"
@@ -34,8 +35,9 @@ static unsigned home(uint32_t key)
  * 3 * CARC_MAX_TILES + 4. */
 static inline int probe(const carc_game *g, unsigned h, uint32_t key)
 {
-	/* one test for the common case, the key or an empty slot at once */
-	while (__builtin_expect((g->hkey[h] != key) & (g->hkey[h] != 0), 0)) h = (h + 1) & (CARC_HASH_SIZE - 1);
+	/* one test for the key or an empty slot, as the slot is either about as
+	 * often: (k ^ key) * k is 0 only when one of them is */
+	while (__builtin_expect((uint64_t)(g->hkey[h] ^ key) * g->hkey[h] != 0, 0)) h = (h + 1) & (CARC_HASH_SIZE - 1);
 	return (int)h;
 }
 
@@ -135,7 +137,7 @@ static int feat_open(const carc_tfeat *f)
 
 /* Joins segment a to segment b across an edge: each loses one open end.
  * Returns 1 when that leaves a road or city with no open end. */
-static unsigned connect(carc_game *g, int a, int b)
+static inline unsigned connect(carc_game *g, int a, int b)
 {
 	carc_node *r = &g->nodes[carc_feat_join(g, a, b)];
 	r->open = (int16_t)(r->open - 2);
@@ -176,32 +178,32 @@ int carc_board_place(carc_game *g, int type, int x, int y, int rot)
 	}
 	g->nnodes = (uint16_t)(node0 + t->nfeat);
 
-	/* the neighbours: bit d of placed and the cell nc[d], or the new cell
-	 * itself for an empty place, with the slot where the search for its
-	 * key stopped (written without branches: which places are empty is
-	 * anybody's guess) */
+	/* the neighbours: bit d of placed and the cell nc[d], with the slot
+	 * where the search for the place's key stopped, and where its count of
+	 * neighbours is (for an empty place, a counter thrown away).  Written
+	 * without branches: which places are empty is anybody's guess. */
 	int nc[8], ns[8];
+	uint8_t *nb[8], empty[8] = { 0 };
 	unsigned placed = 0;
 #pragma GCC unroll 8
 	for (int d = 0; d < 8; d++) {
 		uint32_t k = key + (uint32_t)(ring_x[d] * 0x10000 + ring_y[d]);
 		int sl = probe(g, (h + (unsigned)(32 * ring_x[d] + ring_y[d])) & (CARC_HASH_SIZE - 1), k);
 		int v = g->hval[sl], here = (g->hkey[sl] != 0) & (v >= 0);
-		nc[d] = c + ((v - c) & -here);
+		nc[d] = v;
+		uintptr_t m = -(uintptr_t)here;
+		nb[d] = (uint8_t *)(((uintptr_t)&g->cells[v & -here].nb & m) | ((uintptr_t)&empty[d] & ~m));
 		placed |= (unsigned)here << d;
 		ns[d] = sl;
 	}
-	/* a cloister whose eighth neighbour just arrived is complete (the
-	 * counts of empty places go to the new tile's, set right below) */
+	/* a cloister whose eighth neighbour just arrived is complete */
 #pragma GCC unroll 8
-	for (int d = 0; d < 8; d++) {
-		int n = nc[d];
-		if (__builtin_expect(++g->cells[n].nb == 8, 0) && n != c) {
-			int cl = carc_cell_type(g, n)->cloister;
-			if (cl != CARC_NOF) carc_pending_add(g, g->cells[n].node0 + cl);
+	for (int d = 0; d < 8; d++)
+		if (__builtin_expect(++*nb[d] == 8, 0)) {
+			int cl = carc_cell_type(g, nc[d])->cloister;
+			if (cl != CARC_NOF) carc_pending_add(g, g->cells[nc[d]].node0 + cl);
 		}
-	}
-	g->cells[c].nb = (uint8_t)__builtin_popcount(placed);
+	g->cells[c].nb = (uint8_t)bits8(placed);
 	if (g->cells[c].nb == 8 && t->cloister != CARC_NOF) carc_pending_add(g, node0 + t->cloister);
 
 	uint32_t code = t->edge_code[rot];
