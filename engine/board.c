@@ -20,14 +20,15 @@ static uint32_t cell_key(int x, int y)
 }
 
 /* The cell map lays the board out on a 32 x 32 torus: (x, y) goes first to
- * slot 32 x + y (mod 1024), so the places around a tile sit next to its
- * own in the map (one slot away along y, 32 along x) and a placement's
- * lookups touch a few cache lines.  A board wider than 32 folds over
+ * slot 32 (x + 16) + y + 16 (mod 1024), so the places around a tile sit
+ * next to its own in the map (one slot away along y, 32 along x), and
+ * the board around the start tile, up to 15 places away, lies in one
+ * piece in the middle of the map.  A board wider than 32 folds over
  * itself, and linear probing takes the collisions. */
 _Static_assert(CARC_HASH_SIZE == 32 * 32, "the cell map is a 32 x 32 torus");
 static unsigned home(uint32_t key)
 {
-	return ((key >> 16 << 5) + key) & (CARC_HASH_SIZE - 1);
+	return ((key >> 16 << 5) + key + 32 * 16 + 16) & (CARC_HASH_SIZE - 1);
 }
 
 /* Slot of a key in the cell map, from slot h on: its own slot, or the empty
@@ -105,9 +106,10 @@ static void front_remove(carc_game *g, int fi)
 static void front_touch(carc_game *g, int s, uint32_t key, int side, uint32_t kind)
 {
 	s = probe(g, (unsigned)s, key);
-	int fresh = !g->hkey[s], fi = fresh ? g->nfront : ~g->hval[s];
+	/* (without branches: a place is as likely new as not) */
+	int fresh = !g->hkey[s], listed = fresh - 1, fi = (~g->hval[s] & listed) | (g->nfront & ~listed);
 	carc_front *f = &g->front[fi];
-	uint32_t want = fresh ? 0 : f->want, mask = fresh ? 0 : f->mask;
+	uint32_t want = f->want & (uint32_t)listed, mask = f->mask & (uint32_t)listed;
 	g->hkey[s] = key;
 	g->hval[s] = (int16_t)~fi;
 	g->nfront = (uint16_t)(g->nfront + fresh);
@@ -136,11 +138,18 @@ static int feat_open(const carc_tfeat *f)
 }
 
 /* Joins segment a to segment b across an edge: each loses one open end.
- * Returns 1 when that leaves a road or city with no open end. */
+ * Returns the root of the feature. */
+static inline int connect_root(carc_game *g, int a, int b)
+{
+	int r = carc_feat_join(g, a, b);
+	g->nodes[r].open = (int16_t)(g->nodes[r].open - 2);
+	return r;
+}
+
+/* The same, returning 1 when that leaves a road or city with no open end. */
 static inline unsigned connect(carc_game *g, int a, int b)
 {
-	carc_node *r = &g->nodes[carc_feat_join(g, a, b)];
-	r->open = (int16_t)(r->open - 2);
+	carc_node *r = &g->nodes[connect_root(g, a, b)];
 	return (r->open == 0) & (r->kind <= CARC_F_CITY);
 }
 
@@ -152,14 +161,75 @@ static unsigned walled(carc_game *g, int a)
 	return (r->open == 0) & (r->kind <= CARC_F_CITY);
 }
 
+/* The eight places around a tile, in the order placements visit them:
+ * N E S W, then the diagonals NE SE SW NW. */
+static const int8_t ring_x[8] = { 0, 1, 0, -1, 1, 1, -1, -1 }, ring_y[8] = { -1, 0, 1, 0, -1, 1, 1, -1 };
+
+typedef int16_t v4s16 __attribute__((vector_size(8)));
+typedef int32_t v4s32 __attribute__((vector_size(16)));
+static inline unsigned lanes(v4s32 v) /* bit i: lane i is true */
+{
+#if defined(__SSE__)
+	return (unsigned)__builtin_ia32_movmskps((carc_v4f)v);
+#else
+	return (v[0] & 1u) | (v[1] & 2u) | (v[2] & 4u) | (v[3] & 8u);
+#endif
+}
+
+/* The tiles around the place whose key and home slot are given: bit d of
+ * the result for a tile at ring place d, and its cell in nc[d].  Most of
+ * the time every place around is at its home slot or not in the map at
+ * all, and the 3 x 3 block of home slots is three runs of the map, one
+ * for each of x - 1, x, x + 1: they are read and compared four slots at
+ * a time, without a guess about which places are empty.  Else (a slot in
+ * the block holds another key, or the block wraps around the end of the
+ * map) each place is looked up on its own. */
+static unsigned around(const carc_game *g, unsigned h, uint32_t key, int nc[8])
+{
+	/* where ring place d is in the runs: run (x + 1) * 4 + y + 1, and
+	 * the ring places of the first three slots of each run */
+	static const uint8_t lane[8] = { 4, 9, 6, 1, 8, 10, 2, 0 };
+	static const uint8_t ring[3][8] = { { 0, 128, 8, 136, 64, 192, 72, 200 },
+	                                    { 0, 1, 0, 1, 4, 5, 4, 5 },
+	                                    { 0, 16, 2, 18, 32, 48, 34, 50 } };
+	unsigned placed = 0, other = 1;
+	int16_t val[12];
+	if (h >= 33 && h + 35 <= CARC_HASH_SIZE) {
+		other = 0;
+#pragma GCC unroll 3
+		for (int r = 0; r < 3; r++) {
+			unsigned s = h + 32 * (unsigned)r - 33; /* (x + r - 1, y - 1) */
+			carc_v4u keys, want = (carc_v4u){ 0, 1, 2, 3 } + (key + (uint32_t)r * 0x10000 - 0x10001);
+			v4s16 v;
+			__builtin_memcpy(&keys, &g->hkey[s], sizeof keys);
+			__builtin_memcpy(&v, &g->hval[s], sizeof v);
+			__builtin_memcpy(&val[4 * r], &v, sizeof v);
+			v4s32 hit = (v4s32)(keys == want), none = (v4s32)(keys == 0);
+			placed |= ring[r][lanes(hit & (__builtin_convertvector(v, v4s32) >= 0)) & 7];
+			other |= lanes(~(hit | none)) & (r == 1 ? 5 : 7);
+		}
+	}
+	if (__builtin_expect(!other, 1)) {
+#pragma GCC unroll 8
+		for (int d = 0; d < 8; d++) nc[d] = val[lane[d]];
+		return placed;
+	}
+	placed = 0;
+	for (int d = 0; d < 8; d++) {
+		int sl = probe(g, (h + (unsigned)(32 * ring_x[d] + ring_y[d])) & (CARC_HASH_SIZE - 1),
+		               key + (uint32_t)(ring_x[d] * 0x10000 + ring_y[d]));
+		nc[d] = g->hval[sl];
+		placed |= (unsigned)(g->hkey[sl] && nc[d] >= 0) << d;
+	}
+	return placed;
+}
+
 /* Places a tile: joins its features to the neighbours', teaches the empty
  * neighbours what they must match, and queues the cloisters it completes
  * (roads and cities are checked by the caller, which g->closing spares
  * when none was closed).  Returns the new cell. */
 int carc_board_place(carc_game *g, int type, int x, int y, int rot)
 {
-	/* the eight places around: N E S W, then the diagonals NE SE SW NW */
-	static const int8_t ring_x[8] = { 0, 1, 0, -1, 1, 1, -1, -1 }, ring_y[8] = { -1, 0, 1, 0, -1, 1, 1, -1 };
 	const carc_tiletype *t = &carc_tiletypes[type];
 	if (g->ncells >= CARC_MAX_TILES || g->nnodes + t->nfeat > CARC_MAX_NODES) return -1;
 	uint32_t key = cell_key(x, y);
@@ -178,38 +248,23 @@ int carc_board_place(carc_game *g, int type, int x, int y, int rot)
 	}
 	g->nnodes = (uint16_t)(node0 + t->nfeat);
 
-	/* the neighbours: bit d of placed and the cell nc[d], with the slot
-	 * where the search for the place's key stopped, and where its count of
-	 * neighbours is (for an empty place, a counter thrown away).  Written
-	 * without branches: which places are empty is anybody's guess. */
-	int nc[8], ns[8];
-	uint8_t *nb[8], empty[8] = { 0 };
-	unsigned placed = 0;
-#pragma GCC unroll 8
-	for (int d = 0; d < 8; d++) {
-		uint32_t k = key + (uint32_t)(ring_x[d] * 0x10000 + ring_y[d]);
-		int sl = probe(g, (h + (unsigned)(32 * ring_x[d] + ring_y[d])) & (CARC_HASH_SIZE - 1), k);
-		int v = g->hval[sl], here = (g->hkey[sl] != 0) & (v >= 0);
-		nc[d] = v;
-		uintptr_t m = -(uintptr_t)here;
-		nb[d] = (uint8_t *)(((uintptr_t)&g->cells[v & -here].nb & m) | ((uintptr_t)&empty[d] & ~m));
-		placed |= (unsigned)here << d;
-		ns[d] = sl;
-	}
 	/* a cloister whose eighth neighbour just arrived is complete */
-#pragma GCC unroll 8
-	for (int d = 0; d < 8; d++)
-		if (__builtin_expect(++*nb[d] == 8, 0)) {
-			int cl = carc_cell_type(g, nc[d])->cloister;
-			if (cl != CARC_NOF) carc_pending_add(g, g->cells[nc[d]].node0 + cl);
+	int nc[8];
+	unsigned placed = around(g, h, key, nc);
+	for (unsigned m = placed; m; m &= m - 1) {
+		int n = nc[__builtin_ctz(m)];
+		if (__builtin_expect(++g->cells[n].nb == 8, 0)) {
+			int cl = carc_cell_type(g, n)->cloister;
+			if (cl != CARC_NOF) carc_pending_add(g, g->cells[n].node0 + cl);
 		}
+	}
 	g->cells[c].nb = (uint8_t)bits8(placed);
-	if (g->cells[c].nb == 8 && t->cloister != CARC_NOF) carc_pending_add(g, node0 + t->cloister);
+	if (__builtin_expect(placed == 0xff, 0) && t->cloister != CARC_NOF) carc_pending_add(g, node0 + t->cloister);
 
 	uint32_t code = t->edge_code[rot];
 	for (unsigned m = ~placed & 15; m; m &= m - 1) {
 		int d = __builtin_ctz(m);
-		front_touch(g, ns[d], key + (uint32_t)(ring_x[d] * 0x10000 + ring_y[d]), (d + 2) & 3, code >> (8 * d) & 0xff);
+		front_touch(g, (h + (unsigned)(32 * ring_x[d] + ring_y[d])) & (CARC_HASH_SIZE - 1), key + (uint32_t)(ring_x[d] * 0x10000 + ring_y[d]), (d + 2) & 3, code >> (8 * d) & 0xff);
 	}
 	unsigned closing = 0;
 	for (unsigned m = placed & 15; m; m &= m - 1) {
@@ -221,11 +276,15 @@ int carc_board_place(carc_game *g, int type, int x, int y, int rot)
 		if ((a | b) != CARC_NOF) closing |= connect(g, node0 + (int)a, n->node0 + (int)b);
 		else if (a != b) /* an abbey wall ends the road or city there */
 			closing |= walled(g, a != CARC_NOF ? node0 + (int)a : n->node0 + (int)b);
-		for (int hh = 0; hh < 2; hh++) {
-			a = t->half_feat[2 * ud + hh];
-			b = nt->half_feat[2 * uo + 1 - hh];
-			if ((a | b) != CARC_NOF) connect(g, node0 + (int)a, n->node0 + (int)b);
-		}
+		/* the fields along the side, left and right half; most often
+		 * one field on each tile, and then the second is joined already */
+		unsigned a0 = t->half_feat[2 * ud], b0 = nt->half_feat[2 * uo + 1];
+		unsigned a1 = t->half_feat[2 * ud + 1], b1 = nt->half_feat[2 * uo];
+		int r = -1;
+		if ((a0 | b0) != CARC_NOF) r = connect_root(g, node0 + (int)a0, n->node0 + (int)b0);
+		if ((a1 | b1) == CARC_NOF) continue;
+		if (a1 == a0 && b1 == b0) g->nodes[r].open = (int16_t)(g->nodes[r].open - 2);
+		else connect(g, node0 + (int)a1, n->node0 + (int)b1);
 	}
 	g->closing |= (uint8_t)closing;
 	return c;
