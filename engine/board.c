@@ -9,7 +9,6 @@
  * rotation, which is what lets random playouts run at tens of thousands
  * of games a second.
  */
-#include <stdint.h>
 #include <string.h>
 
 #include "game_int.h"
@@ -36,8 +35,9 @@ static unsigned home(uint32_t key)
  * 3 * CARC_MAX_TILES + 4. */
 static inline int probe(const carc_game *g, unsigned h, uint32_t key)
 {
-	/* one test for the key or an empty slot, as the slot is either about as
-	 * often: (k ^ key) * k is 0 only when one of them is */
+	/* one test, not two, for the key or an empty slot (either is found
+	 * about as often as the other, which two tests would have to guess):
+	 * (k ^ key) * k is 0 only when one of its factors is */
 	while (__builtin_expect((uint64_t)(g->hkey[h] ^ key) * g->hkey[h] != 0, 0)) h = (h + 1) & (CARC_HASH_SIZE - 1);
 	return (int)h;
 }
@@ -106,7 +106,8 @@ static void front_remove(carc_game *g, int fi)
 static void front_touch(carc_game *g, int s, uint32_t key, int side, uint32_t kind)
 {
 	s = probe(g, (unsigned)s, key);
-	/* (without branches: a place is as likely new as not) */
+	/* a place is about as likely new as listed: chosen without a branch
+	 * (listed is all ones or 0) */
 	int fresh = !g->hkey[s], listed = fresh - 1, fi = (~g->hval[s] & listed) | (g->nfront & ~listed);
 	carc_front *f = &g->front[fi];
 	uint32_t want = f->want & (uint32_t)listed, mask = f->mask & (uint32_t)listed;
@@ -264,7 +265,8 @@ int carc_board_place(carc_game *g, int type, int x, int y, int rot)
 	uint32_t code = t->edge_code[rot];
 	for (unsigned m = ~placed & 15; m; m &= m - 1) {
 		int d = __builtin_ctz(m);
-		front_touch(g, (h + (unsigned)(32 * ring_x[d] + ring_y[d])) & (CARC_HASH_SIZE - 1), key + (uint32_t)(ring_x[d] * 0x10000 + ring_y[d]), (d + 2) & 3, code >> (8 * d) & 0xff);
+		front_touch(g, (h + (unsigned)(32 * ring_x[d] + ring_y[d])) & (CARC_HASH_SIZE - 1),
+		            key + (uint32_t)(ring_x[d] * 0x10000 + ring_y[d]), (d + 2) & 3, code >> (8 * d) & 0xff);
 	}
 	unsigned closing = 0;
 	for (unsigned m = placed & 15; m; m &= m - 1) {

@@ -188,7 +188,9 @@ struct carc_game {
 	carc_node nodes[CARC_MAX_NODES];
 	carc_front front[CARC_MAX_FRONTIER];
 	uint16_t pending[CARC_MAX_PENDING]; /* completed features to score this turn */
-	/* open-addressed cell map: key (x,y) -> cell index or ~frontier index */
+	/* open-addressed cell map: key (x,y) -> cell index or ~frontier index; laid
+	 * out as a torus over the board, so a place's neighbours are near its
+	 * slot (board.c home()) */
 	uint32_t hkey[CARC_HASH_SIZE];
 	int16_t hval[CARC_HASH_SIZE];
 };
