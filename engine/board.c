@@ -52,19 +52,12 @@ int carc_board_lookup(const carc_game *g, int x, int y)
 
 int carc_board_find(const carc_game *g, int x, int y) { return carc_board_lookup(g, x, y); }
 
-/* Frontier index of (x, y), or -1 when it is placed or not next to the board. */
-static int front_index(const carc_game *g, int x, int y)
-{
-	int s = slot(g, cell_key(x, y));
-	return g->hkey[s] && g->hval[s] < 0 ? ~g->hval[s] : -1;
-}
-
 int carc_board_fits(const carc_game *g, int type, int x, int y, int rot, int *bad_edge)
 {
-	if (carc_board_lookup(g, x, y) >= 0) return CARC_E_OCCUPIED;
-	int fi = front_index(g, x, y);
-	if (fi < 0) return CARC_E_NOT_ADJACENT;
-	const carc_front *f = &g->front[fi];
+	int s = slot(g, cell_key(x, y));
+	if (!g->hkey[s]) return CARC_E_NOT_ADJACENT;
+	if (g->hval[s] >= 0) return CARC_E_OCCUPIED;
+	const carc_front *f = &g->front[~g->hval[s]];
 	uint32_t diff = (carc_tiletypes[type].edge_code[rot & 3] & f->mask) ^ f->want;
 	if (!diff) return CARC_OK;
 	if (bad_edge) {
@@ -163,8 +156,14 @@ static unsigned walled(carc_game *g, int a)
 }
 
 /* The eight places around a tile, in the order placements visit them:
- * N E S W, then the diagonals NE SE SW NW. */
-static const int8_t ring_x[8] = { 0, 1, 0, -1, 1, 1, -1, -1 }, ring_y[8] = { -1, 0, 1, 0, -1, 1, 1, -1 };
+ * N E S W, then the diagonals NE SE SW NW; for (dx, dy), how far their
+ * home slots (32 dx + dy) and their keys (dx << 16 + dy) are from the
+ * tile's. */
+#define RING(f) { f(0, -1), f(1, 0), f(0, 1), f(-1, 0), f(1, -1), f(1, 1), f(-1, 1), f(-1, -1) }
+#define RING_SLOT(dx, dy) (32 * (dx) + (dy))
+#define RING_KEY(dx, dy) ((dx) * 0x10000 + (dy))
+static const int16_t ring_slot[8] = RING(RING_SLOT);
+static const int32_t ring_key[8] = RING(RING_KEY);
 
 typedef int16_t v4s16 __attribute__((vector_size(8)));
 typedef int32_t v4s32 __attribute__((vector_size(16)));
@@ -217,8 +216,7 @@ static unsigned around(const carc_game *g, unsigned h, uint32_t key, int nc[8])
 	}
 	placed = 0;
 	for (int d = 0; d < 8; d++) {
-		int sl = probe(g, (h + (unsigned)(32 * ring_x[d] + ring_y[d])) & (CARC_HASH_SIZE - 1),
-		               key + (uint32_t)(ring_x[d] * 0x10000 + ring_y[d]));
+		int sl = probe(g, (h + (unsigned)ring_slot[d]) & (CARC_HASH_SIZE - 1), key + (uint32_t)ring_key[d]);
 		nc[d] = g->hval[sl];
 		placed |= (unsigned)(g->hkey[sl] && nc[d] >= 0) << d;
 	}
@@ -265,8 +263,8 @@ int carc_board_place(carc_game *g, int type, int x, int y, int rot)
 	uint32_t code = t->edge_code[rot];
 	for (unsigned m = ~placed & 15; m; m &= m - 1) {
 		int d = __builtin_ctz(m);
-		front_touch(g, (h + (unsigned)(32 * ring_x[d] + ring_y[d])) & (CARC_HASH_SIZE - 1),
-		            key + (uint32_t)(ring_x[d] * 0x10000 + ring_y[d]), (d + 2) & 3, code >> (8 * d) & 0xff);
+		front_touch(g, (h + (unsigned)ring_slot[d]) & (CARC_HASH_SIZE - 1), key + (uint32_t)ring_key[d],
+		            (d + 2) & 3, code >> (8 * d) & 0xff);
 	}
 	unsigned closing = 0;
 	for (unsigned m = placed & 15; m; m &= m - 1) {
