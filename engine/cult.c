@@ -10,7 +10,6 @@
  * two completed in the same turn both score.  A completed building that
  * held no follower was not scored, so it challenges nobody.
  */
-#include <limits.h>
 #include <string.h>
 
 #include "ext_int.h"
@@ -67,11 +66,19 @@ static int cult_allowed(const carc_game *g, int type, int x, int y, int rot)
 	return cult_near_ok(g, kind, x, y);
 }
 
+/* The first of the moves [p, end) at a place that build_look does not
+ * settle (end: none). */
+static inline carc_move *unsettled(const uint16_t *look, carc_move *p, const carc_move *end)
+{
+	while (p < end && !(look[p->y & 15] >> (p->x & 15) & 1)) p++;
+	return p;
+}
+
 /* cult_allowed over a listing: build_look settles most places with a bit,
- * so the moves are only read up to the first place it does not settle;
- * from there on each such place is looked at once for all its rotations
- * (they are listed together) and the moves are compacted.  No bit set for
- * the tile's kind: every place is fine. */
+ * so the moves are only read, and each place it does not settle is looked
+ * at once for all its rotations (they are listed together).  The moves of
+ * a refused place are cut out by moving the ones kept since down over
+ * them.  No bit set for the tile's kind: every place is fine. */
 static int cult_filter(const carc_game *g, int type, carc_move *moves, int n)
 {
 	int kind = building(type);
@@ -80,30 +87,25 @@ static int cult_filter(const carc_game *g, int type, carc_move *moves, int n)
 	uint64_t rows[4];
 	memcpy(rows, look, sizeof rows);
 	if (!(rows[0] | rows[1] | rows[2] | rows[3])) return n;
-	int i = 0;
-	while (i < n && !(look[moves[i].y & 15] >> (moves[i].x & 15) & 1)) i++;
-	int k = i, lx = INT_MAX, ly = 0, lok = 1; /* the last place looked at, and its verdict */
-	for (; i < n; i++) {
-		carc_move m = moves[i];
-		int ok = 1;
-		if (look[m.y & 15] >> (m.x & 15) & 1) {
-			if (m.x != lx || m.y != ly) {
-				lx = m.x;
-				ly = m.y;
-				lok = cult_near_ok(g, kind, m.x, m.y);
-			}
-			ok = lok;
-		}
-		moves[k] = m;
-		k += ok;
+	carc_move *p = moves, *end = moves + n, *to = moves, *from = moves; /* [from, p) kept, to go to `to` */
+	while ((p = unsettled(look, p, end)) < end) {
+		carc_move *at = p;
+		int ok = cult_near_ok(g, kind, at->x, at->y);
+		do p++;
+		while (p < end && p->x == at->x && p->y == at->y);
+		if (ok) continue;
+		if (to != from) memmove(to, from, (size_t)(at - from) * sizeof *to);
+		to += at - from;
+		from = p;
 	}
-	return k;
+	if (to != from) memmove(to, from, (size_t)(end - from) * sizeof *to);
+	return (int)(to - moves + (end - from));
 }
 
-static void cult_scored(carc_game *g, int root, carc_sink *out)
+/* A cloister or cult place with a follower has been scored: the
+ * followers on an incomplete neighbour of the other kind go home. */
+static __attribute__((noinline)) void cult_challenge(carc_game *g, const carc_node *r, carc_sink *out)
 {
-	const carc_node *r = &g->nodes[root];
-	if (r->kind != CARC_F_CLOISTER || !r->nfig) return;
 	const carc_cell *c = &g->cells[r->cell];
 	int other = 3 - building(c->type);
 	for (int dy = -1; dy <= 1; dy++)
@@ -115,6 +117,12 @@ static void cult_scored(carc_game *g, int root, carc_sink *out)
 			for (int i = 0; i < g->nseats * CARC_FIGS_PER_SEAT; i++)
 				if (g->figs[i].used && g->figs[i].node == their) carc_return_figure(g, i, CARC_WHY_CHALLENGE, out);
 		}
+}
+
+static void cult_scored(carc_game *g, int root, carc_sink *out)
+{
+	const carc_node *r = &g->nodes[root];
+	if (r->kind == CARC_F_CLOISTER && r->nfig) cult_challenge(g, r, out);
 }
 
 /* Marks the 3x3 square around (x, y) for a listed building of kind b,

@@ -157,7 +157,7 @@ static __attribute__((noinline)) void builder_extends(carc_game *g, int cell, in
 
 /* The same for the seat's builder (at home, it earns nothing); a tile
  * without a segment of the builder's kind (that of its segment) does not. */
-static void builder_check(carc_game *g, int cell, int seat)
+static __attribute__((noinline)) void builder_check(carc_game *g, int cell, int seat)
 {
 	int slot = g->trade_fig[seat][0];
 	if (slot == FIG_NONE) return;
@@ -179,7 +179,7 @@ static int builder_extra_turn(carc_game *g)
 /* ---- pigs and pig herds ---------------------------------------------------------------- */
 
 /* Lists the counting pig herds of cell `c` in g->herds. */
-static void herd_list(carc_game *g, int c)
+static __attribute__((noinline)) void herd_list(carc_game *g, int c)
 {
 	const carc_tiletype *t = carc_cell_type(g, c);
 	for (int i = 0; i < t->nfeat; i++) {
