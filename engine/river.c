@@ -23,6 +23,7 @@
  * to draw, no river tile can be placed any more, and every hook is one
  * compare.
  */
+#include <limits.h>
 #include <string.h>
 
 #include "ext_int.h"
@@ -387,17 +388,33 @@ static int river_allowed(const carc_game *g, int type, int x, int y, int rot)
 }
 
 /* river_allowed over a listing.  Once the river is closed river_near is
- * empty and no river tile may go anywhere. */
+ * empty and no river tile may go anywhere.  The moves at a place are
+ * listed together, so the open end a place is at is looked up once for
+ * all its turns, and the answers are river_listed's. */
 static int river_filter(const carc_game *g, int type, carc_move *moves, int n)
 {
 	uint64_t near = g->river_near;
 	if (!near) return 0;
 	int k = 0;
+	if (g->nriver_open == 0xff) {
+		for (int i = 0; i < n; i++)
+			if (near >> near_bit(moves[i].x, moves[i].y) & 1 && river_unlisted(g, type, moves[i].x, moves[i].y, moves[i].rot))
+				moves[k++] = moves[i];
+		return k;
+	}
+	int fast = g->next == g->river_next + 1 && g->supply[g->river_next] == g->river_peek ? g->river_fast : 0;
+	int at = -1, lx = INT_MIN, ly = 0; /* the open end at the place (lx, ly) looked up last, -1 none */
 	for (int i = 0; i < n; i++) {
 		carc_move m = moves[i];
-		int ok = near >> near_bit(m.x, m.y) & 1 && river_listed(g, type, m.x, m.y, m.rot);
-		moves[k] = m;
-		k += ok;
+		if (!(near >> near_bit(m.x, m.y) & 1)) continue;
+		if (m.x != lx || m.y != ly) {
+			lx = m.x;
+			ly = m.y;
+			for (at = g->nriver_open - 1; at >= 0 && (g->river_open[at].x != m.x || g->river_open[at].y != m.y); at--) {}
+		}
+		if (at < 0) continue; /* it must continue the river */
+		unsigned e = river_turned(type, m.rot);
+		if (fast >> at & 1 ? g->river_ok[at] >> e & 1 : river_at_end(g, type, m.rot, at, e)) moves[k++] = m;
 	}
 	return k;
 }
