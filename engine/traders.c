@@ -179,7 +179,7 @@ static int builder_extra_turn(carc_game *g)
 /* ---- pigs and pig herds ---------------------------------------------------------------- */
 
 /* Lists the counting pig herds of cell `c` in g->herds. */
-static __attribute__((noinline)) void herd_list(carc_game *g, int c)
+static void herd_list(carc_game *g, int c)
 {
 	const carc_tiletype *t = carc_cell_type(g, c);
 	for (int i = 0; i < t->nfeat; i++) {
@@ -225,18 +225,25 @@ static int pig_bonus(const carc_game *g, int root, int seat)
 
 /* ---- every placement ----------------------------------------------------------------------- */
 
-/* A tile placed: the builder's extra turn, earned already or this is the
- * extra turn, or the builder is at home; the herd list. */
-static void builder_placed(carc_game *g, int cell)
+/* A tile placed: the builder's extra turn, unless it is earned already
+ * or this is the extra turn, or the builder is at home. */
+static inline void builder_placed(carc_game *g, int cell)
 {
 	if (!g->builder_turn && !g->in_supply[g->turn_seat][CARC_FIG_BUILDER]) builder_check(g, cell, g->turn_seat);
+}
+
+/* The same after listing the pig herds of the tile. */
+static __attribute__((noinline)) void herd_placed(carc_game *g, int cell)
+{
+	herd_list(g, cell);
+	builder_placed(g, cell);
 }
 
 static void traders_placed(carc_game *g, int cell, carc_sink *out)
 {
 	(void)out;
-	if (herd_tile(g->cells[cell].type)) herd_list(g, cell);
-	builder_placed(g, cell);
+	if (herd_tile(g->cells[cell].type)) herd_placed(g, cell);
+	else builder_placed(g, cell);
 }
 
 const carc_ext carc_ext_traders = {
