@@ -68,9 +68,14 @@ static int cult_allowed(const carc_game *g, int type, int x, int y, int rot)
 
 /* The first of the moves [p, end) at a place that build_look does not
  * settle (end: none). */
+static inline unsigned look_bit(const uint16_t *look, const carc_move *m)
+{
+	return (unsigned)look[m->y & 15] >> (m->x & 15);
+}
 static inline carc_move *unsettled(const uint16_t *look, carc_move *p, const carc_move *end)
 {
-	while (p < end && !(look[p->y & 15] >> (p->x & 15) & 1)) p++;
+	while (p + 1 < end && !((look_bit(look, p) | look_bit(look, p + 1)) & 1)) p += 2; /* two at a time */
+	while (p < end && !(look_bit(look, p) & 1)) p++;
 	return p;
 }
 
