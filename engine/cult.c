@@ -66,12 +66,13 @@ static int cult_allowed(const carc_game *g, int type, int x, int y, int rot)
 	return cult_near_ok(g, kind, x, y);
 }
 
-/* The first of the moves [p, end) at a place that build_look does not
- * settle (end: none). */
+/* Bit 0: build_look does not settle the place of move m. */
 static inline unsigned look_bit(const uint16_t *look, const carc_move *m)
 {
 	return (unsigned)look[m->y & 15] >> (m->x & 15);
 }
+/* The first of the moves [p, end) at a place that build_look does not
+ * settle (end: none). */
 static inline carc_move *unsettled(const uint16_t *look, carc_move *p, const carc_move *end)
 {
 	while (p + 1 < end && !((look_bit(look, p) | look_bit(look, p + 1)) & 1)) p += 2; /* two at a time */
