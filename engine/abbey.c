@@ -39,13 +39,19 @@ static int is_hole(const carc_game *g, const carc_front *f)
 }
 
 /* The frontier is scanned only until its g->nholes holes have been seen. */
-static int abbey_turn_start_for(const carc_game *g, int seat)
+static __attribute__((noinline)) int abbey_hole_any(const carc_game *g)
 {
-	if (!g->abbeys[seat]) return 0;
 	const carc_front *f = g->front, *end = f + g->nfront;
 	for (int left = g->nholes; left && f < end; f++)
 		if (f->mask == 0xffffffffu && (left--, is_hole(g, f))) return 1;
 	return 0;
+}
+
+/* May `seat` place its abbey now?  Most turns one of the two counts
+ * answers: the seat has no abbey left, or the board has no hole. */
+static inline int abbey_turn_start_for(const carc_game *g, int seat)
+{
+	return g->abbeys[seat] && g->nholes && abbey_hole_any(g);
 }
 
 static int abbey_turn_start(carc_game *g) { return abbey_turn_start_for(g, g->turn_seat); }
@@ -128,13 +134,13 @@ static int corner_field(const carc_game *g, int cell, int k)
 }
 
 /* Does a barn stand in the farm of `root`?  Only the barns deployed so
- * far (g->barn_fig) are looked at: none at all answers at once. */
+ * far are looked at (none at all answers at once), each from the segment
+ * of its farm last seen at the root (g->barn_farm).  A barn stays on its
+ * corner until the end: no rule sends one home. */
 static int farm_has_barn(const carc_game *g, int root)
 {
-	for (int i = 0; i < g->nbarns; i++) {
-		const carc_fig *f = &g->figs[g->barn_fig[i]];
-		if (f->node != CARC_NONE && carc_feat_root_c(g, f->node) == root) return 1;
-	}
+	for (int i = 0; i < g->nbarns; i++)
+		if (carc_feat_root_c(g, g->barn_farm[i]) == root) return 1;
 	return 0;
 }
 
@@ -183,15 +189,16 @@ static int barn_special(const carc_game *g, int seat, int kind, int port, int *n
 	return barn_corner(g, k, node);
 }
 
-/* A barn placed: it joins g->barn_fig; the farmers already there score
- * 3 a city and go home. */
+/* A barn placed: it joins g->barn_fig, with its farm's root in
+ * g->barn_farm; the farmers already there score 3 a city and go home. */
 static void barn_deployed(carc_game *g, int fig, carc_sink *out)
 {
 	if (g->figs[fig].kind != CARC_FIG_BARN) return;
-	int k; /* listed once, whatever happens to it later: one barn slot a seat */
+	int k; /* listed once: one barn slot a seat */
 	for (k = 0; k < g->nbarns && g->barn_fig[k] != fig; k++) {}
 	if (k == g->nbarns && k < CARC_MAX_SEATS) g->barn_fig[g->nbarns++] = (uint8_t)fig;
 	int root = carc_feat_root(g, g->figs[fig].node);
+	if (k < CARC_MAX_SEATS) g->barn_farm[k] = (uint16_t)root;
 	if (farm_has_farmers(g, root)) carc_score_farm_now(g, root, 3, out);
 }
 
@@ -208,19 +215,15 @@ static __attribute__((noinline)) void barn_farms_joined(carc_game *g, int cell, 
 
 /* A tile that joins farmers to a barn's farm: they score 1 a city.  Only
  * a barn's farm that now holds followers can be one: while none does (the
- * usual case, one root walk a barn, from where its farm's root was last
- * seen) nothing scores. */
+ * usual case: one look at each barn's farm root, walked to again from the
+ * old one when a placement joined the farm to a larger one) nothing
+ * scores. */
 static __attribute__((noinline)) void barn_joined(carc_game *g, int cell, carc_sink *out)
 {
-	int any = 0;
+	unsigned any = 0;
 	for (int i = 0; i < g->nbarns; i++) {
-		unsigned node = g->figs[g->barn_fig[i]].node, farm = g->barn_farm[i];
-		if (node == CARC_NONE) continue;
-		if (g->barn_node[i] != node || g->nodes[farm].parent != farm) { /* moved, or its farm was joined */
-			farm = (unsigned)carc_feat_root_c(g, g->barn_node[i] == node ? (int)farm : (int)node);
-			g->barn_node[i] = (uint16_t)node; /* the same farm ever after: sets only merge */
-			g->barn_farm[i] = (uint16_t)farm;
-		}
+		unsigned farm = g->barn_farm[i];
+		if (g->nodes[farm].parent != farm) g->barn_farm[i] = (uint16_t)(farm = (unsigned)carc_feat_root_c(g, (int)farm));
 		any |= g->nodes[farm].nfig;
 	}
 	if (any) barn_farms_joined(g, cell, out);
@@ -256,14 +259,16 @@ static void barn_final(carc_game *g, carc_sink *out)
 
 /* ---- the wagon ---------------------------------------------------------------- */
 
-/* Remembers the wagons of a feature scored in play, before they go home. */
+/* Remembers the wagons of a feature scored in play, before they go home:
+ * wagons are followers, so only those on the board (followers_on) are
+ * looked at, in slot order. */
 static void wagon_scored(carc_game *g, int root, carc_sink *out)
 {
 	(void)out;
 	if (!g->nodes[root].nfig) return; /* no follower there, so no wagon */
-	for (int i = 0; i < g->nseats * CARC_FIGS_PER_SEAT; i++) {
+	CARC_FIGS_IN(g, followers_on, i) {
 		const carc_fig *f = &g->figs[i];
-		if (!f->used || f->kind != CARC_FIG_WAGON || f->node == CARC_NONE || carc_feat_root(g, f->node) != root) continue;
+		if (f->kind != CARC_FIG_WAGON || f->node == CARC_NONE || carc_feat_root(g, f->node) != root) continue;
 		if (g->nwagons < CARC_MAX_SEATS)
 			g->wagons[g->nwagons++] = (__typeof__(g->wagons[0])){ f->seat, (uint8_t)i, (uint16_t)root,
 				                                               g->nodes[f->node].cell };

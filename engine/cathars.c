@@ -18,7 +18,9 @@
  * of g->siege_near says that a cloister-type tile stands next to the tile
  * of siege[i].  Both are set in cathars_placed (tiles never leave the
  * board), so they are read only at the end of the turn and in the escape
- * phase, when every tile_placed hook has run. */
+ * phase, when every tile_placed hook has run.  Root walks for siege[i]
+ * start from g->siege_root[i], a segment of the same city nearer its
+ * root. */
 #define NSIEGE ((int)(sizeof ((carc_game *)0)->siege / sizeof ((carc_game *)0)->siege[0]))
 
 static int city_flags(const carc_game *g, int root)
@@ -46,7 +48,7 @@ static int besieged(const carc_game *g, int root)
 {
 	if (g->nsiege > NSIEGE) return city_flags(g, root) & CARC_TF_BESIEGED;
 	for (int i = 0; i < g->nsiege; i++)
-		if (carc_feat_root_c(g, g->siege[i]) == root) return 1;
+		if (carc_feat_root_c(g, g->siege_root[i]) == root) return 1;
 	int c = g->last;
 	if (c == CARC_NONE || !(carc_tile_traits[g->cells[c].type].flags & CARC_TT_SIEGE)) return 0;
 	const carc_tiletype *t = carc_cell_type(g, c);
@@ -78,7 +80,7 @@ static int escapable(const carc_game *g, int root)
 	int any_tile = g->cfg.rules[CARC_R_ESCAPE_CLOISTER] == 1;
 	if (!any_tile && g->nsiege <= NSIEGE) { /* a siege tile of this city with a cloister next to it */
 		for (int i = 0; i < g->nsiege; i++)
-			if (g->siege_near >> i & 1 && carc_feat_root_c(g, g->siege[i]) == root) return 1;
+			if (g->siege_near >> i & 1 && carc_feat_root_c(g, g->siege_root[i]) == root) return 1;
 		return 0;
 	}
 	if (!(city_flags(g, root) & CARC_TF_BESIEGED)) return 0;
@@ -127,7 +129,7 @@ static __attribute__((noinline)) void siege_update(carc_game *g, int cell, const
 	for (int i = 0; (traits->flags & CARC_TT_SIEGE) && i < t->nfeat; i++)
 		if (t->f[i].flags & CARC_TF_BESIEGED) {
 			if (g->nsiege < NSIEGE) {
-				g->siege[g->nsiege] = (uint16_t)(c->node0 + i);
+				g->siege[g->nsiege] = g->siege_root[g->nsiege] = (uint16_t)(c->node0 + i);
 				if (has_cloister_near(g, cell)) g->siege_near |= (uint8_t)(1u << g->nsiege);
 				if (any_tile || g->siege_near >> g->nsiege & 1) g->siege_look |= (uint8_t)(1u << g->nsiege);
 			}
@@ -135,12 +137,14 @@ static __attribute__((noinline)) void siege_update(carc_game *g, int cell, const
 		}
 }
 
-/* Most tiles are neither: one look at the tile type. */
+/* Most tiles are neither: one look at the tile type; a cloister-type
+ * tile matters only while a listed siege tile has no cloister next to it. */
 static void cathars_placed(carc_game *g, int cell, carc_sink *out)
 {
 	(void)out;
 	const carc_tiletraits *traits = &carc_tile_traits[g->cells[cell].type];
-	if (traits->building || (traits->flags & CARC_TT_SIEGE)) siege_update(g, cell, traits);
+	unsigned listed = (1u << (g->nsiege < NSIEGE ? g->nsiege : NSIEGE)) - 1;
+	if ((traits->flags & CARC_TT_SIEGE) || (traits->building && g->siege_near != listed)) siege_update(g, cell, traits);
 }
 
 /* Could the seat on turn free anyone?  False only when no move can exist:
@@ -154,7 +158,9 @@ static int escape_possible(carc_game *g)
 	if (g->nsiege > NSIEGE) return 1;
 	for (unsigned look = g->siege_look; look; look &= look - 1) {
 		int i = __builtin_ctz(look);
-		const carc_node *r = &g->nodes[carc_feat_root_c(g, g->siege[i])];
+		unsigned root = g->siege_root[i];
+		if (g->nodes[root].parent != root) g->siege_root[i] = (uint16_t)(root = (unsigned)carc_feat_root_c(g, (int)root));
+		const carc_node *r = &g->nodes[root];
 		if (r->done) g->siege_look &= (uint8_t)~(1u << i);
 		else if (r->nfig) return 1;
 	}

@@ -140,8 +140,8 @@ struct carc_game {
 	uint16_t abbey_type;              /* abbey: the abbey's tile type, found at set-up */
 	uint8_t nbarns;                   /* abbey: barns deployed so far */
 	uint8_t barn_fig[CARC_MAX_SEATS]; /* abbey: their figure slots, in deploy order (one barn a seat) */
-	uint16_t barn_node[CARC_MAX_SEATS]; /* abbey: the segment barn_fig[i] stood on when barn_farm[i] was */
-	uint16_t barn_farm[CARC_MAX_SEATS]; /* seen (abbey_placed): a segment of its farm at or near the root */
+	uint16_t barn_farm[CARC_MAX_SEATS]; /* abbey: a segment of barn_fig[i]'s farm at or near the root: the
+	                                     root at its deploy, moved to the root again by abbey_placed */
 	uint8_t bag[CARC_WOLF + 1];       /* hills: tokens in the bag by kind, 1-4 sheep, wolf */
 	uint8_t bag_next;                 /* hills: next entry of cfg.bag to draw */
 	uint8_t flock[CARC_MAX_SEATS][CARC_WOLF + 1]; /* hills: tokens beside each seat's shepherd */
@@ -179,6 +179,8 @@ struct carc_game {
 	                                     not seen complete at a turn's end since */
 	uint16_t nsiege;                  /* cathars: besieged segments (siege tiles) on the board */
 	uint16_t siege[8];                /* cathars: their nodes, while nsiege <= 8 (all sets in scope: 4) */
+	uint16_t siege_root[8];           /* cathars: a segment of siege[i]'s city at or near its root: siege[i]
+	                                     when listed, moved to the root when a turn's end looks at it */
 	uint16_t escaped[8];
 	int32_t score[CARC_MAX_SEATS];
 	int32_t score_by[CARC_MAX_SEATS][CARC_SC_COUNT];
