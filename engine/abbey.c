@@ -246,7 +246,7 @@ static __attribute__((noinline)) void barn_farms_joined(carc_game *g, int cell, 
  * usual case: one look at each barn's farm root, walked to again from the
  * old one when a placement joined the farm to a larger one) nothing
  * scores. */
-static __attribute__((noinline)) void barn_joined(carc_game *g, int cell, carc_sink *out)
+static inline void barn_joined(carc_game *g, int cell, carc_sink *out)
 {
 	unsigned any = 0;
 	for (int i = 0; i < g->nbarns; i++) {

@@ -30,33 +30,36 @@ static __attribute__((noinline)) void completed_start(carc_game *g)
 	g->completed_known = 1;
 }
 
-static void king_completed(carc_game *g, int root, carc_sink *out)
+/* A completed city (`city`) or road larger in segments than the record:
+ * the record and the token go to the seat on turn when it is larger in
+ * tiles too. */
+static __attribute__((noinline)) void king_record(carc_game *g, int root, int city, carc_sink *out)
 {
-	int kind = g->nodes[root].kind, token, component;
-	if (kind == CARC_F_CITY || kind == CARC_F_ROAD) {
-		if (!g->completed_known) completed_start(g);
-		g->completed[kind]++;
-	}
-	int8_t *holder;
-	uint16_t *best;
-	if (kind == CARC_F_CITY) {
-		token = CARC_TOK_KING, component = CARC_C_KING, holder = &g->king, best = &g->king_size;
-	} else if (kind == CARC_F_ROAD) {
-		token = CARC_TOK_ROBBER, component = CARC_C_ROBBER, holder = &g->robber, best = &g->robber_size;
-	} else {
-		return;
-	}
-	if (!(g->components >> component & 1)) return;
-	/* a feature has at least one segment a tile: no more segments than
-	 * the record, no more tiles either (and no walk to count them) */
-	if (g->nodes[root].size <= *best) return;
+	uint16_t *best = city ? &g->king_size : &g->robber_size;
+	int8_t *holder = city ? &g->king : &g->robber;
 	int size = carc_feat_tiles(g, root, NULL, NULL);
 	if (size <= *best) return;
 	*best = (uint16_t)size;
 	int seat = g->turn_seat;
 	if (*holder == seat) return;
-	carc_take_token(g, seat, token, *holder, out);
+	carc_take_token(g, seat, city ? CARC_TOK_KING : CARC_TOK_ROBBER, *holder, out);
 	*holder = (int8_t)seat;
+}
+
+static void king_completed(carc_game *g, int root, carc_sink *out)
+{
+	_Static_assert(CARC_F_ROAD == 0 && CARC_F_CITY == 1, "road and city kinds index completed[]");
+	const carc_node *r = &g->nodes[root];
+	unsigned kind = r->kind;
+	if (kind > CARC_F_CITY) return;
+	if (!g->completed_known) completed_start(g);
+	g->completed[kind]++;
+	int city = kind == CARC_F_CITY;
+	/* a feature has at least one segment a tile: no more segments than
+	 * the record, no more tiles either (and no walk to count them) */
+	if (!(g->components >> (city ? CARC_C_KING : CARC_C_ROBBER) & 1) || r->size <= (city ? g->king_size : g->robber_size))
+		return;
+	king_record(g, root, city, out);
 }
 
 /* The completed cities and roads on the board (carc_completed_count of
