@@ -43,27 +43,24 @@ static int is_hole(const carc_game *g, const carc_front *f)
 }
 
 /* Is there a hole for the abbey?  The frontier is scanned only until its
- * g->nholes holes have been seen; their places in it are kept in
- * g->holes_at for the listing of this decision (the frontier stays as it
- * is until the next placement). */
+ * g->nholes holes have been seen.  Those the abbey may go to are kept in
+ * g->holes_at for the listings of this decision: the frontier and the
+ * placement rules' verdicts, which judge by the board, stay as they are
+ * until the next placement. */
 static __attribute__((noinline)) int abbey_hole_any(carc_game *g)
 {
 	const carc_front *f = g->front, *end = f + g->nfront;
-	int nholes = g->nholes, nlisted = 0, any = 0;
+	int nholes = g->nholes, nlisted = 0;
 	if (nholes > (int)(sizeof g->holes_at / sizeof g->holes_at[0])) {
 		for (int left = nholes; left && f < end; f++)
 			if (f->mask == 0xffffffffu && (left--, is_hole(g, f))) return 1;
 		return 0;
 	}
-	for (int left = nholes; left && f < end; f++) {
-		if (f->mask != 0xffffffffu) continue;
-		left--;
-		g->holes_at[nlisted++] = (uint16_t)(f - g->front);
-		any = any || is_hole(g, f);
-	}
+	for (int left = nholes; left && f < end; f++)
+		if (f->mask == 0xffffffffu && (left--, is_hole(g, f))) g->holes_at[nlisted++] = (uint16_t)(f - g->front);
 	g->nholes_at = (uint8_t)nlisted;
 	g->holes_cells = g->ncells;
-	return any;
+	return nlisted != 0;
 }
 
 /* May `seat` place its abbey now?  Most turns one of the two counts
@@ -75,10 +72,9 @@ static inline int abbey_turn_start_for(carc_game *g, int seat)
 
 static int abbey_turn_start(carc_game *g) { return abbey_turn_start_for(g, g->turn_seat); }
 
-/* Lists the abbey at hole f when the rules allow it there. */
-static inline int hole_move(const carc_game *g, const carc_front *f, carc_move *out, int n, int cap)
+/* Lists the abbey at frontier position f. */
+static inline int hole_move(const carc_front *f, carc_move *out, int n, int cap)
 {
-	if (!is_hole(g, f)) return n;
 	if (n < cap)
 		out[n] = (carc_move){ .type = CARC_MV_PLACE_ABBEY, .x = f->x, .y = f->y, .tile = CARC_NONE,
 		                      .figure = CARC_NONE };
@@ -92,11 +88,11 @@ static __attribute__((noinline)) int abbey_holes(const carc_game *g, carc_move *
 {
 	int start = n;
 	if (g->holes_cells == g->ncells) {
-		for (int i = 0; i < g->nholes_at; i++) n = hole_move(g, &g->front[g->holes_at[i]], out, n, cap);
+		for (int i = 0; i < g->nholes_at; i++) n = hole_move(&g->front[g->holes_at[i]], out, n, cap);
 	} else {
 		const carc_front *f = g->front, *end = f + g->nfront;
 		for (int left = g->nholes; left && f < end; f++) /* until every hole has been seen */
-			if (f->mask == 0xffffffffu) left--, n = hole_move(g, f, out, n, cap);
+			if (f->mask == 0xffffffffu && (left--, is_hole(g, f))) n = hole_move(f, out, n, cap);
 	}
 	if (n > start) {
 		if (n < cap) out[n] = (carc_move){ .type = CARC_MV_DRAW, .tile = CARC_NONE, .figure = CARC_NONE };
