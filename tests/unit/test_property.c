@@ -26,6 +26,11 @@
  *   the manifest's tiles, and a discarded tile really fits nowhere;
  * - replaying the moves from the seed gives the same state hash at several
  *   midpoints and at the end.
+ *
+ * A second batch plays games that stretch the board along x (most tile
+ * decisions take the placement farthest from the start), so that boards
+ * far wider than the engine's 32 x 32 cell map torus are held against the
+ * oracle too.
  */
 #include <check.h>
 #include <stdio.h>
@@ -39,6 +44,7 @@
 
 #define GAMES 2000
 #define GAMES_PER_TEST 100
+#define WIDE_GAMES 100
 #define MAX_GAME_MOVES 512
 #define FOLLOWERS 7
 #define MAX_TYPES 1024 /* tile types of every set, with room to grow */
@@ -68,6 +74,8 @@ typedef struct track {
 typedef struct coverage {
 	int completed, completed_paid, ties, returned_same_turn, final_field, final_other, discarded, reshuffled;
 	int skipped_actions, full_supply_outs;
+	int widest;  /* board width in tiles, the largest seen */
+	int folded;  /* games whose board is wider than the cell map's torus (32) */
 } coverage;
 
 static coverage cov;
@@ -410,7 +418,8 @@ static void make_config(carc_config *cfg, int game)
 	cfg->rules[CARC_R_FARMERS] = game % 13 != 7;
 }
 
-static void play_game(int game)
+/* wide: most tile decisions take the placement farthest from x = 0. */
+static void play_game(int game, int wide)
 {
 	track *t = &tr;
 	memset(t, 0, sizeof *t);
@@ -438,6 +447,12 @@ static void play_game(int game)
 			carc_move pass = tu_pass();
 			k = tu_find_move(moves, n, &pass);
 		}
+		if (wide && carc_game_phase(g) == CARC_PH_TILE && carc_rng_below(&pick, 8))
+			for (int i = 0, far = -1; i < n; i++)
+				if (abs(moves[i].x) > far) {
+					far = abs(moves[i].x);
+					k = i;
+				}
 		carc_move m = moves[k];
 		int was_tile = m.type == CARC_MV_PLACE_TILE;
 		for (int s = 0; s < t->nseats; s++) t->prev_score[s] = carc_game_score(g, s);
@@ -459,6 +474,15 @@ static void play_game(int game)
 		}
 	}
 	check_end(t, g);
+	int minx = 0, maxx = 0;
+	for (int i = 0; i < carc_board_count(g); i++) {
+		carc_placed_info p;
+		carc_board_get(g, i, &p);
+		minx = p.x < minx ? p.x : minx;
+		maxx = p.x > maxx ? p.x : maxx;
+	}
+	if (maxx - minx + 1 > cov.widest) cov.widest = maxx - minx + 1;
+	cov.folded += maxx - minx + 1 > 32;
 
 	/* replay from the seed: the same hash after every few moves and at the end */
 	carc_game *r = tu_game_new(&t->cfg, NULL);
@@ -477,7 +501,7 @@ static void play_game(int game)
 START_TEST(test_random_games)
 {
 	memset(&cov, 0, sizeof cov);
-	for (int game = _i * GAMES_PER_TEST; game < (_i + 1) * GAMES_PER_TEST; game++) play_game(game);
+	for (int game = _i * GAMES_PER_TEST; game < (_i + 1) * GAMES_PER_TEST; game++) play_game(game, 0);
 	if (getenv("CARC_PROPERTY_STATS"))
 		fprintf(stderr,
 		        "batch %d: completed %d (paid %d, tied %d), returned the turn they came %d, final field %d,"
@@ -492,6 +516,18 @@ START_TEST(test_random_games)
 	ck_assert_int_ge(cov.final_field, 100);
 	ck_assert_int_ge(cov.final_other, 500);
 	ck_assert_int_ge(cov.full_supply_outs, 100);
+}
+END_TEST
+
+/* Boards much wider than the cell map's 32 x 32 torus, where places 32
+ * apart share a home slot. */
+START_TEST(test_wide_boards)
+{
+	memset(&cov, 0, sizeof cov);
+	for (int game = GAMES; game < GAMES + WIDE_GAMES; game++) play_game(game, 1);
+	ck_assert_int_ge(cov.widest, 48);
+	ck_assert_int_ge(cov.folded, 90);
+	ck_assert_int_ge(cov.completed, 100);
 }
 END_TEST
 
@@ -519,6 +555,7 @@ static Suite *property_suite(void)
 	/* ~1 s a batch natively; valgrind is ~50x slower (CK_TIMEOUT_MULTIPLIER) */
 	tcase_set_timeout(tc, 120);
 	tcase_add_loop_test(tc, test_random_games, 0, GAMES / GAMES_PER_TEST);
+	tcase_add_test(tc, test_wide_boards);
 	tcase_add_test(tc, test_option_coverage);
 	suite_add_tcase(s, tc);
 	return s;
