@@ -43,30 +43,6 @@ typedef struct coverage {
 static coverage cov;
 static carc_move moves[CARC_MAX_MOVES];
 
-/* Every expansion the engine can play now. */
-static uint32_t all_available(void)
-{
-	uint32_t m = 0;
-	for (int i = 0; i < carc_expansion_count(); i++)
-		if (carc_expansion(i)->available) m |= 1u << i;
-	return m;
-}
-
-/* A random value for every rule option (integers keep their default). */
-static void random_rules(carc_config *cfg, carc_rng *rng)
-{
-	for (int i = 0; i < CARC_R_COUNT; i++) {
-		const carc_rule_desc *d = carc_rule(i);
-		if (d->type == 0) {
-			int n = 0;
-			while (d->values[n]) n++;
-			cfg->rules[i] = (int32_t)carc_rng_below(rng, (uint32_t)n);
-		} else if (d->type == 1) {
-			cfg->rules[i] = (int32_t)carc_rng_below(rng, 2);
-		}
-	}
-}
-
 /* feature_closed says yes only about features of the kinds in `closes`. */
 static void check_closed(const carc_game *g)
 {
@@ -147,8 +123,8 @@ START_TEST(test_listing)
 		carc_config_init(&cfg);
 		cfg.seed = 7000 + (uint64_t)game;
 		cfg.nseats = (uint8_t)(1 + carc_rng_below(&rng, 6));
-		cfg.expansions = all_available();
-		random_rules(&cfg, &rng);
+		cfg.expansions = tu_all_available();
+		tu_random_rules(&cfg, &rng);
 		carc_game *g = tu_game_new(&cfg, NULL);
 		for (int step = 0; !carc_game_over(g); step++) {
 			TU_ASSERT_MSG(step < MAX_GAME_MOVES, "game %d does not end", game);

@@ -104,30 +104,6 @@ static int expansion_bit(const char *name)
 	return e;
 }
 
-/* Every expansion the engine can play now. */
-static uint32_t all_available(void)
-{
-	uint32_t m = 0;
-	for (int i = 0; i < carc_expansion_count(); i++)
-		if (carc_expansion(i)->available) m |= 1u << i;
-	return m;
-}
-
-/* A random value for every rule option (integers keep their default). */
-static void random_rules(carc_config *cfg, carc_rng *rng)
-{
-	for (int i = 0; i < CARC_R_COUNT; i++) {
-		const carc_rule_desc *d = carc_rule(i);
-		if (d->type == 0) {
-			int n = 0;
-			while (d->values[n]) n++;
-			cfg->rules[i] = (int32_t)carc_rng_below(rng, (uint32_t)n);
-		} else if (d->type == 1) {
-			cfg->rules[i] = (int32_t)carc_rng_below(rng, 2);
-		}
-	}
-}
-
 /* ---- checks ------------------------------------------------------------------------ */
 
 /* Takes in the events of one call. */
@@ -339,10 +315,10 @@ static void all_config(carc_config *cfg, int game)
 	carc_rng rng;
 	carc_rng_seed(&rng, 0x51ed2705u + (uint64_t)game * 0x9e3779b97f4a7c15ull);
 	carc_config_init(cfg);
-	cfg->expansions = all_available();
+	cfg->expansions = tu_all_available();
 	cfg->nseats = (uint8_t)(2 + game % 5);
 	cfg->seed = carc_rng_next(&rng);
-	random_rules(cfg, &rng);
+	tu_random_rules(cfg, &rng);
 }
 
 START_TEST(test_all_expansions)
@@ -380,7 +356,7 @@ START_TEST(test_option_coverage)
 		seats[cfg.nseats]++;
 		for (int i = 0; i < CARC_R_COUNT; i++)
 			if (cfg.rules[i] >= 0 && cfg.rules[i] < 8) seen[i][cfg.rules[i]]++;
-		ck_assert_uint_eq(cfg.expansions, all_available());
+		ck_assert_uint_eq(cfg.expansions, tu_all_available());
 	}
 	for (int n = 2; n <= 6; n++) ck_assert_int_ge(seats[n], GAMES / 5);
 	for (int i = 0; i < CARC_R_COUNT; i++) {

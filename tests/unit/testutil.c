@@ -124,6 +124,28 @@ int tu_on_board(const carc_game *g, int seat)
 	return n;
 }
 
+uint32_t tu_all_available(void)
+{
+	uint32_t m = 0;
+	for (int i = 0; i < carc_expansion_count(); i++)
+		if (carc_expansion(i)->available) m |= 1u << i;
+	return m;
+}
+
+void tu_random_rules(carc_config *cfg, carc_rng *rng)
+{
+	for (int i = 0; i < CARC_R_COUNT; i++) {
+		const carc_rule_desc *d = carc_rule(i);
+		if (d->type == 0) {
+			int n = 0;
+			while (d->values[n]) n++;
+			cfg->rules[i] = (int32_t)carc_rng_below(rng, (uint32_t)n);
+		} else if (d->type == 1) {
+			cfg->rules[i] = (int32_t)carc_rng_below(rng, 2);
+		}
+	}
+}
+
 int tu_run(Suite *s)
 {
 	SRunner *sr = srunner_create(s);

@@ -74,6 +74,12 @@ int tu_find_move(const carc_move *moves, int n, const carc_move *m);
 /* Followers of `seat` standing on the board, read with carc_figure_get. */
 int tu_on_board(const carc_game *g, int seat);
 
+/* Every expansion the engine can play now, as a carc_config.expansions mask. */
+uint32_t tu_all_available(void);
+
+/* A random value for every rule option (integers keep their default). */
+void tu_random_rules(carc_config *cfg, carc_rng *rng);
+
 /* Runs a suite (in fork mode, Check's default) and gives main's exit code. */
 int tu_run(Suite *s);
 
