@@ -263,17 +263,17 @@ static void barn_final(carc_game *g, carc_sink *out)
 {
 	uint16_t done[CARC_MAX_FIGS];
 	int ndone = 0;
-	for (int i = 0; i < g->nseats * CARC_FIGS_PER_SEAT; i++) {
+	CARC_FIGS_IN(g, on_board, i) {
 		const carc_fig *f = &g->figs[i];
-		if (!f->used || f->kind != CARC_FIG_BARN || f->node == CARC_NONE) continue;
+		if (f->kind != CARC_FIG_BARN) continue;
 		int root = carc_feat_root(g, f->node), k;
 		for (k = 0; k < ndone && done[k] != root; k++) {}
 		if (k < ndone) continue;
 		done[ndone++] = (uint16_t)root;
 		int worth = carc_farm_worth(g, root), owner[CARC_MAX_SEATS] = { 0 };
-		for (int j = 0; j < g->nseats * CARC_FIGS_PER_SEAT; j++) {
+		CARC_FIGS_IN(g, on_board, j) {
 			const carc_fig *b = &g->figs[j];
-			if (b->used && b->kind == CARC_FIG_BARN && b->node != CARC_NONE && carc_feat_root(g, b->node) == root)
+			if (b->kind == CARC_FIG_BARN && carc_feat_root(g, b->node) == root)
 				owner[b->seat] = 1;
 		}
 		for (int s = 0; s < g->nseats; s++)

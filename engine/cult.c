@@ -120,8 +120,8 @@ static __attribute__((noinline)) void cult_challenge(carc_game *g, const carc_no
 			if ((!dx && !dy) || n < 0 || building(g->cells[n].type) != other) continue;
 			int their = g->cells[n].node0 + carc_cell_type(g, n)->cloister;
 			if (g->nodes[their].done) continue; /* completed this turn too: it scores */
-			for (int i = 0; i < g->nseats * CARC_FIGS_PER_SEAT; i++)
-				if (g->figs[i].used && g->figs[i].node == their) carc_return_figure(g, i, CARC_WHY_CHALLENGE, out);
+			CARC_FIGS_IN(g, on_board, i)
+				if (g->figs[i].node == their) carc_return_figure(g, (int)i, CARC_WHY_CHALLENGE, out);
 		}
 }
 

@@ -56,10 +56,9 @@ static int in_roots(int root, const uint16_t *roots, int nroots)
 static unsigned hills_tiebreak(const carc_game *g, const uint16_t *roots, int nroots, unsigned tied)
 {
 	int hills[CARC_MAX_SEATS] = { 0 }, best = 0;
-	for (int i = 0; i < g->nseats * CARC_FIGS_PER_SEAT; i++) {
+	CARC_FIGS_IN(g, followers_on, i) {
 		const carc_fig *f = &g->figs[i];
-		if (f->used && f->node != CARC_NONE && carc_is_follower(f->kind) && (tied >> f->seat & 1) &&
-		    in_roots(carc_feat_root_c(g, f->node), roots, nroots) && on_hill(g, f))
+		if ((tied >> f->seat & 1) && in_roots(carc_feat_root_c(g, f->node), roots, nroots) && on_hill(g, f))
 			hills[f->seat]++;
 	}
 	unsigned with = 0;
