@@ -29,11 +29,7 @@ static int abbey_tile(void)
 }
 
 /* Set-up: the abbey's tile type, looked up once for the whole game. */
-static void abbey_setup(carc_game *g)
-{
-	g->abbey_type = (uint16_t)abbey_tile();
-	g->holes_cells = CARC_NONE;
-}
+static void abbey_setup(carc_game *g) { g->abbey_type = (uint16_t)abbey_tile(); }
 
 /* A hole the abbey may fill: tiles on all four sides, and no expansion
  * rule against a cloister there (cult places). */
@@ -42,57 +38,37 @@ static int is_hole(const carc_game *g, const carc_front *f)
 	return f->mask == 0xffffffffu && carc_placement_ok(g, g->abbey_type, f->x, f->y, 0);
 }
 
-/* Is there a hole for the abbey?  The frontier is scanned only until its
- * g->nholes holes have been seen.  Those the abbey may go to are kept in
- * g->holes_at for the listings of this decision: the frontier and the
- * placement rules' verdicts, which judge by the board, stay as they are
- * until the next placement. */
-static __attribute__((noinline)) int abbey_hole_any(carc_game *g)
+/* The frontier is scanned only until its g->nholes holes have been seen. */
+static __attribute__((noinline)) int abbey_hole_any(const carc_game *g)
 {
 	const carc_front *f = g->front, *end = f + g->nfront;
-	int nholes = g->nholes, nlisted = 0;
-	if (nholes > (int)(sizeof g->holes_at / sizeof g->holes_at[0])) {
-		for (int left = nholes; left && f < end; f++)
-			if (f->mask == 0xffffffffu && (left--, is_hole(g, f))) return 1;
-		return 0;
-	}
-	for (int left = nholes; left && f < end; f++)
-		if (f->mask == 0xffffffffu && (left--, is_hole(g, f))) g->holes_at[nlisted++] = (uint16_t)(f - g->front);
-	g->nholes_at = (uint8_t)nlisted;
-	g->holes_cells = g->ncells;
-	return nlisted != 0;
+	for (int left = g->nholes; left && f < end; f++)
+		if (f->mask == 0xffffffffu && (left--, is_hole(g, f))) return 1;
+	return 0;
 }
 
 /* May `seat` place its abbey now?  Most turns one of the two counts
  * answers: the seat has no abbey left, or the board has no hole. */
-static inline int abbey_turn_start_for(carc_game *g, int seat)
+static inline int abbey_turn_start_for(const carc_game *g, int seat)
 {
 	return g->abbeys[seat] && g->nholes && abbey_hole_any(g);
 }
 
 static int abbey_turn_start(carc_game *g) { return abbey_turn_start_for(g, g->turn_seat); }
 
-/* Lists the abbey at frontier position f. */
-static inline int hole_move(const carc_front *f, carc_move *out, int n, int cap)
-{
-	if (n < cap)
-		out[n] = (carc_move){ .type = CARC_MV_PLACE_ABBEY, .x = f->x, .y = f->y, .tile = CARC_NONE,
-		                      .figure = CARC_NONE };
-	return n + 1;
-}
-
-/* The holes for the abbey, then `draw`, when there is a hole: those the
- * turn's start found (g->holes_at) while no tile has been placed since,
- * else those of a scan of the frontier, in its order either way. */
+/* The holes for the abbey, then `draw`, when there is a hole. */
 static __attribute__((noinline)) int abbey_holes(const carc_game *g, carc_move *out, int n, int cap)
 {
 	int start = n;
-	if (g->holes_cells == g->ncells) {
-		for (int i = 0; i < g->nholes_at; i++) n = hole_move(&g->front[g->holes_at[i]], out, n, cap);
-	} else {
-		const carc_front *f = g->front, *end = f + g->nfront;
-		for (int left = g->nholes; left && f < end; f++) /* until every hole has been seen */
-			if (f->mask == 0xffffffffu && (left--, is_hole(g, f))) n = hole_move(f, out, n, cap);
+	const carc_front *f = g->front, *end = f + g->nfront;
+	for (int left = g->nholes; left && f < end; f++) { /* until every hole has been seen */
+		if (f->mask != 0xffffffffu) continue;
+		left--;
+		if (!is_hole(g, f)) continue;
+		if (n < cap)
+			out[n] = (carc_move){ .type = CARC_MV_PLACE_ABBEY, .x = f->x, .y = f->y, .tile = CARC_NONE,
+			                      .figure = CARC_NONE };
+		n++;
 	}
 	if (n > start) {
 		if (n < cap) out[n] = (carc_move){ .type = CARC_MV_DRAW, .tile = CARC_NONE, .figure = CARC_NONE };

@@ -138,10 +138,6 @@ struct carc_game {
 	uint8_t final_asked;              /* abbey: 1 + seats asked in the final round, 0 before it */
 	uint8_t final_from;               /* abbey: the seat the final round starts with */
 	uint16_t abbey_type;              /* abbey: the abbey's tile type, found at set-up */
-	uint16_t holes_cells;             /* abbey: g->ncells when holes_at was filled (CARC_NONE: never) */
-	uint8_t nholes_at;                /* abbey: the frontier positions of the holes the abbey may go to, */
-	uint16_t holes_at[8];             /* in frontier order, as a turn's start found them (abbey_hole_any,
-	                                     when the board has up to 8 holes) */
 	uint8_t nbarns;                   /* abbey: barns deployed so far */
 	uint8_t barn_fig[CARC_MAX_SEATS]; /* abbey: their figure slots, in deploy order (one barn a seat) */
 	uint16_t barn_farm[CARC_MAX_SEATS]; /* abbey: a segment of barn_fig[i]'s farm at or near the root: the
