@@ -363,19 +363,34 @@ static __attribute__((noinline)) int river_at_end(const carc_game *g, int type, 
  * across and not 8 rows apart have different bits. */
 static inline unsigned near_bit(int x, int y) { return (unsigned)(x + 8 * y) & 63; }
 
-/* river_allowed past its first test: at a listed open end?  When the
- * tile drawn is the one river_placed expected, river_ok may have the
- * answer for every turn of a tile there. */
+/* The listed open end at (x, y): its index in river_open, or -1. */
+static inline int open_end_at(const carc_game *g, int x, int y)
+{
+	for (int i = 0; i < g->nriver_open; i++)
+		if (g->river_open[i].x == x && g->river_open[i].y == y) return i;
+	return -1;
+}
+
+/* Bit i: river_ok[i] holds the answers at open end i for the tile drawn
+ * now, which is so when it is the one river_placed expected. */
+static inline unsigned fast_ends(const carc_game *g)
+{
+	return g->next == g->river_next + 1 && g->supply[g->river_next] == g->river_peek ? g->river_fast : 0;
+}
+
+/* May the tile turned rot go at listed open end i (`fast`: fast_ends)? */
+static inline int end_ok(const carc_game *g, int type, int rot, int i, unsigned fast)
+{
+	unsigned e = river_turned(type, rot);
+	return fast >> i & 1 ? g->river_ok[i] >> e & 1 : river_at_end(g, type, rot, i, e);
+}
+
+/* river_allowed past its first test: at a listed open end? */
 static __attribute__((noinline)) int river_listed(const carc_game *g, int type, int x, int y, int rot)
 {
-	int n = g->nriver_open, i;
-	if (n == 0xff) return river_unlisted(g, type, x, y, rot);
-	for (i = 0; g->river_open[i].x != x || g->river_open[i].y != y;)
-		if (++i == n) return 0; /* it must continue the river */
-	unsigned e = river_turned(type, rot);
-	if (g->river_fast >> i & 1 && g->next == g->river_next + 1 && g->supply[g->river_next] == g->river_peek)
-		return g->river_ok[i] >> e & 1;
-	return river_at_end(g, type, rot, i, e);
+	if (g->nriver_open == 0xff) return river_unlisted(g, type, x, y, rot);
+	int i = open_end_at(g, x, y);
+	return i >= 0 && end_ok(g, type, rot, i, fast_ends(g)); /* it must continue the river */
 }
 
 static int river_allowed(const carc_game *g, int type, int x, int y, int rot)
@@ -398,11 +413,10 @@ static int river_filter(const carc_game *g, int type, carc_move *moves, int n)
 	int k = 0;
 	if (g->nriver_open == 0xff) {
 		for (int i = 0; i < n; i++)
-			if (near >> near_bit(moves[i].x, moves[i].y) & 1 && river_unlisted(g, type, moves[i].x, moves[i].y, moves[i].rot))
-				moves[k++] = moves[i];
+			if (river_allowed(g, type, moves[i].x, moves[i].y, moves[i].rot)) moves[k++] = moves[i];
 		return k;
 	}
-	int fast = g->next == g->river_next + 1 && g->supply[g->river_next] == g->river_peek ? g->river_fast : 0;
+	unsigned fast = fast_ends(g);
 	int at = -1, lx = INT_MIN, ly = 0; /* the open end at the place (lx, ly) looked up last, -1 none */
 	for (int i = 0; i < n; i++) {
 		carc_move m = moves[i];
@@ -410,11 +424,9 @@ static int river_filter(const carc_game *g, int type, carc_move *moves, int n)
 		if (m.x != lx || m.y != ly) {
 			lx = m.x;
 			ly = m.y;
-			for (at = g->nriver_open - 1; at >= 0 && (g->river_open[at].x != m.x || g->river_open[at].y != m.y); at--) {}
+			at = open_end_at(g, m.x, m.y);
 		}
-		if (at < 0) continue; /* it must continue the river */
-		unsigned e = river_turned(type, m.rot);
-		if (fast >> at & 1 ? g->river_ok[at] >> e & 1 : river_at_end(g, type, m.rot, at, e)) moves[k++] = m;
+		if (at >= 0 && end_ok(g, type, m.rot, at, fast)) moves[k++] = m; /* it must continue the river */
 	}
 	return k;
 }
