@@ -4,6 +4,7 @@
  * the FIPS 180-4 vectors.  No sockets: proto/ is bytes in, bytes out.
  */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -450,6 +451,116 @@ START_TEST(moves_round_trip)
 }
 END_TEST
 
+/* The value of "key":"..." in a JSON object, or "" (the writers put no
+ * space after the colon and escape no quote in these names). */
+static const char *json_str(proto_arena *a, const char *j, const char *key)
+{
+	char *pat = proto_arena_printf(a, "\"%s\":\"", key);
+	const char *p = strstr(j, pat);
+	if (!p) return "";
+	p += strlen(pat);
+	return proto_arena_strndup(a, p, strcspn(p, "\""));
+}
+
+static int among(const char *s, const char *const *list)
+{
+	for (; *list; list++)
+		if (!strcmp(s, *list)) return 1;
+	return 0;
+}
+
+/* Games with the sets of issue 4 (every one, then random mixes, 1 to 6
+ * seats): each legal move goes to the wire and back unchanged and is
+ * accepted; every move and event type is one PROTOCOL.md §5-6 names for
+ * these sets, and over all the games each of them shows up. */
+START_TEST(expansion_moves_round_trip)
+{
+	static const char *const sets[] = { "river", "river2", "mini", "inns-cathedrals", "traders-builders",
+		                            "abbey-mayor", "king-robber", "cathars", "cult", "hills-sheep", NULL };
+	static const char *const move_types[] = { "place_tile", "deploy", "pass", "draw", "place_abbey",
+		                                  "move_wagon", "flock", "escape", NULL };
+	static const char *const event_types[] = { "tile_drawn", "tile_placed", "tile_discarded", "tile_hidden",
+		                                   "deployed", "returned", "feature_completed", "scored",
+		                                   "token_taken", "sheep_drawn", "turn", "game_over", NULL };
+	/* what every set of issue 4 together must have shown by the end */
+	static const char *const must[] = { "move:draw", "move:place_abbey", "move:move_wagon", "move:flock",
+		"move:escape", "kind:large", "kind:wagon", "kind:mayor", "kind:builder", "kind:pig", "kind:barn",
+		"kind:shepherd", "event:tile_hidden", "event:token_taken", "event:sheep_drawn", "why:barn",
+		"why:wolf", "why:flock", "why:escape", "feature:barn", "feature:trade", "feature:king",
+		"feature:robber", "feature:flock", NULL };
+	char seen[64][32];
+	int nseen = 0;
+	proto_arena a;
+	proto_arena_init(&a);
+	carc_game *g = malloc(carc_game_size());
+	static carc_move list[CARC_MAX_MOVES];
+	static carc_event ev[1024];
+	uint32_t base = 1u << carc_expansion_find("base"), all = base;
+	for (int i = 0; sets[i]; i++) {
+		ck_assert_int_ge(carc_expansion_find(sets[i]), 0);
+		all |= 1u << carc_expansion_find(sets[i]);
+	}
+	carc_rng rng;
+	carc_rng_seed(&rng, 4);
+	for (int game = 0; game < 40; game++) {
+		carc_config cfg;
+		carc_config_init(&cfg);
+		cfg.seed = (uint64_t)game + 1;
+		cfg.nseats = (uint8_t)(1 + game % 6);
+		cfg.expansions = game < 16 ? all : base | ((uint32_t)carc_rng_next(&rng) & all);
+		ck_assert_int_eq(carc_game_init(g, &cfg, NULL), CARC_OK);
+		while (!carc_game_over(g)) {
+			int n = carc_legal_moves(g, list, CARC_MAX_MOVES);
+			ck_assert_int_gt(n, 0);
+			for (int i = 0; i < n; i++) {
+				/* placements are the base game's (moves_round_trip): a few suffice */
+				if (list[i].type == CARC_MV_PLACE_TILE && i % (n / 4 + 1)) continue;
+				char *j = to_json(&a, proto_move(&a, g, &list[i]));
+				const char *marks[2] = { proto_arena_printf(&a, "move:%s", json_str(&a, j, "type")),
+					                 proto_arena_printf(&a, "kind:%s", json_str(&a, j, "kind")) };
+				ck_assert_msg(among(json_str(&a, j, "type"), move_types), "move %s", j);
+				for (int k = 0; k < 2; k++) {
+					int s = 0;
+					while (s < nseen && strcmp(seen[s], marks[k])) s++;
+					if (s == nseen && nseen < 64) snprintf(seen[nseen++], sizeof seen[0], "%s", marks[k]);
+				}
+				proto_request rq;
+				ck_assert_int_eq(json(&a, proto_arena_printf(&a, "x %s", j), &rq).code, PROTO_OK);
+				carc_move m;
+				const char *why;
+				ck_assert_msg(proto_move_parse(&a, g, rq.params, &m, &why) == PROTO_OK, "%s: %s", j, why);
+				ck_assert_msg(carc_check_move(g, &m, NULL) == CARC_OK, "%s refused", j);
+				ck_assert_str_eq(to_json(&a, proto_move(&a, g, &m)), j);
+			}
+			carc_sink sink = { ev, 0, (int)(sizeof ev / sizeof ev[0]) };
+			ck_assert_int_eq(carc_apply(g, &list[carc_rng_below(&rng, (uint32_t)n)], &sink), CARC_OK);
+			ck_assert_int_le(sink.n, sink.cap);
+			for (int e = 0; e < sink.n; e++) {
+				char *j = to_json(&a, proto_event(&a, g, &ev[e]));
+				const char *type = json_str(&a, j, "type");
+				ck_assert_msg(among(type, event_types), "event %s", j);
+				const char *marks[3] = { proto_arena_printf(&a, "event:%s", type),
+					                 proto_arena_printf(&a, "why:%s", json_str(&a, j, "why")),
+					                 proto_arena_printf(&a, "feature:%s", json_str(&a, j, "feature")) };
+				for (int k = 0; k < 3; k++) {
+					int s = 0;
+					while (s < nseen && strcmp(seen[s], marks[k])) s++;
+					if (s == nseen && nseen < 64) snprintf(seen[nseen++], sizeof seen[0], "%s", marks[k]);
+				}
+			}
+			proto_arena_reset(&a);
+		}
+	}
+	for (int i = 0; must[i]; i++) {
+		int s = 0;
+		while (s < nseen && strcmp(seen[s], must[i])) s++;
+		ck_assert_msg(s < nseen, "no %s in any game", must[i]);
+	}
+	free(g);
+	proto_arena_free(&a);
+}
+END_TEST
+
 START_TEST(explain_edge)
 {
 	proto_arena a;
@@ -552,6 +663,7 @@ static Suite *suite(void)
 	tcase_set_timeout(t, 30);
 	tcase_add_test(t, moves);
 	tcase_add_test(t, moves_round_trip);
+	tcase_add_test(t, expansion_moves_round_trip);
 	tcase_add_test(t, explain_edge);
 	suite_add_tcase(s, t);
 	t = tcase_create("sha256");
