@@ -1,0 +1,1087 @@
+"""The expansions over the wire (PROTOCOL.md sections 5-7): random whole
+games with every built expansion on, crafted situations for the abbey, the
+wagon, the flock and the escape, and bad input for the expansions' moves."""
+
+import collections
+import random
+import unittest
+
+import harness
+from harness import carcd
+
+daemon, setUpModule, tearDownModule = harness.module_daemon()
+
+ALL_EXPANSIONS = ["base", "river", "river2", "mini", "inns-cathedrals", "traders-builders",
+                  "abbey-mayor", "king-robber", "cathars", "cult", "hills-sheep"]
+
+# Section 3: ports, corners, figure kinds.
+PORTS = {"N", "E", "S", "W", "NL", "NR", "EL", "ER", "SL", "SR", "WL", "WR",
+         "cloister", "tower", "I", "II"}
+CORNERS = {"nw", "ne", "se", "sw"}
+KINDS = {"follower", "large", "wagon", "mayor", "builder", "pig", "barn", "shepherd"}
+
+# Section 5: the move types of each phase, and the fields of each move type
+# these expansions use.
+PHASE_MOVES = {
+    "tile": {"draw", "place_abbey", "place_tile", "ransom"},
+    "action": {"deploy", "tower_piece", "move_fairy", "remove_knight", "ransom", "pass"},
+    "capture": {"capture", "pass"},
+    "exchange": {"exchange", "pass"},
+    "dragon": {"move_dragon"},
+    "city_before_scoring": {"leave_city", "pass"},
+    "wagon": {"move_wagon", "pass"},
+    "flock": {"flock"},
+    "city_entry": {"enter_city", "pass", "move_count"},
+    "escape": {"escape", "pass"},
+    "catapult": {"catapult", "catapult_result"},
+    "final_city": {"leave_city", "pass"},
+    "abbey_final": {"place_abbey", "pass"},
+}
+MOVE_FIELDS = {
+    "place_tile": {"tile", "x", "y", "rot"},
+    "draw": set(),
+    "place_abbey": {"x", "y"},
+    "deploy": {"kind", "x", "y", "at"},
+    "pass": set(),
+    "move_wagon": {"x", "y", "at"},
+    "flock": {"choice"},
+    "escape": {"figure"},
+}
+
+# Section 6: the fields of each event (optional ones apart).
+EVENT_FIELDS = {
+    "tile_drawn": {"seat", "tile"},
+    "tile_placed": {"seat", "tile", "x", "y", "rot"},
+    "tile_discarded": {"tile", "why"},
+    "tile_hidden": {"x", "y"},
+    "deployed": {"seat", "figure", "kind", "x", "y", "at", "feature"},
+    "returned": {"seat", "figure", "why"},
+    "feature_completed": {"feature", "x", "y", "at", "tiles"},
+    "scored": {"seat", "points", "feature", "x", "y", "at", "final"},
+    "token_taken": {"seat", "token"},
+    "sheep_drawn": {"seat", "x", "y", "token"},
+    "turn": {"seat"},
+    "game_over": {"scores"},
+}
+EVENT_OPTIONAL = {"token_taken": {"from"}}
+# Where each kind may stand (RULES.md: farmers and large ones anywhere; the
+# mayor in cities; the wagon never on a field; builder on roads and cities;
+# pig, barn and shepherd in fields).
+FEATURES_OF_KIND = {
+    "follower": {"road", "city", "field", "cloister"},
+    "large": {"road", "city", "field", "cloister"},
+    "mayor": {"city"},
+    "wagon": {"road", "city", "cloister"},
+    "builder": {"road", "city"},
+    "pig": {"field"},
+    "barn": {"field"},
+    "shepherd": {"field"},
+}
+RETURNED_WHY = {"scored", "princess", "dragon", "escape", "challenge", "catapult", "lonely",
+                "wolf", "flock", "barn"}
+SCORED_FEATURES = {"road", "city", "cloister", "field", "barn", "trade", "king", "robber",
+                   "fairy", "ransom", "flock", "catapult"}
+# Scores that belong to no place (proto/PROTOCOL.md: no x, y, at).
+PLACELESS = {"trade", "king", "robber"}
+TOKENS = {"king", "robber", "wine", "grain", "cloth"}
+
+# What the random games must have shown, all games together.
+WANT_PHASE_MOVES = {("tile", "place_tile"), ("tile", "draw"), ("tile", "place_abbey"),
+                    ("action", "deploy"), ("action", "pass"),
+                    ("wagon", "move_wagon"), ("wagon", "pass"),
+                    ("flock", "flock/expand"), ("flock", "flock/gather"),
+                    ("escape", "escape"), ("escape", "pass"),
+                    ("abbey_final", "place_abbey"), ("abbey_final", "pass")}
+WANT_PHASES = {"tile", "action", "wagon", "flock", "escape", "abbey_final"}
+WANT_KINDS = KINDS
+WANT_EVENTS = {"tile_drawn", "tile_placed", "tile_discarded", "tile_hidden", "deployed", "returned",
+               "feature_completed", "scored", "token_taken", "sheep_drawn", "turn", "game_over"}
+WANT_RETURNED = {"scored", "barn", "wolf", "flock", "escape", "challenge", "lonely"}
+WANT_SCORED = {"road", "city", "cloister", "field", "barn", "trade", "king", "robber", "flock"}
+WANT_TOKENS = {"king", "robber", "wine", "grain", "cloth"}
+WANT_SHEEP = {1, 2, 3, 4, "wolf"}
+
+# (seats, seed, transport, encoding, abbey_final_round): both encodings,
+# 2 to 6 seats; these seeds make every item of WANT_* appear.
+GAMES = [
+    (2, 3, "unix", "msgpack", True),
+    (2, 8, "tcp", "json", False),
+    (3, 1, "tcp", "json", True),
+    (3, 5, "unix", "msgpack", False),
+    (4, 4, "unix", "msgpack", True),
+    (4, 2, "tcp", "json", True),
+    (5, 4, "tcp", "json", False),
+    (5, 7, "unix", "msgpack", True),
+    (6, 4, "unix", "msgpack", True),
+    (6, 6, "tcp", "json", False),
+]
+
+
+def place(tile, x, y, rot):
+    return {"type": "place_tile", "tile": tile, "x": x, "y": y, "rot": rot}
+
+
+def deploy(x, y, at, kind="follower"):
+    return {"type": "deploy", "kind": kind, "x": x, "y": y, "at": at}
+
+
+PASS = {"type": "pass"}
+DRAW = {"type": "draw"}
+
+
+def other_transport(transport, encoding):
+    return ("tcp", "json") if encoding == "msgpack" else ("unix", "msgpack")
+
+
+class Bot:
+    """Chooses every move from legal_moves, leaning towards what the
+    expansions' rarer decisions need: seat 0 always draws instead of placing
+    its abbey (so it still holds it after the last tile), the others do
+    either at random; a cult place goes next to a known cloister where it
+    can; a figure goes onto a centre building nine times in ten."""
+
+    def __init__(self, seed):
+        self.rng = random.Random(seed)
+        self.buildings = set()
+
+    def choose(self, lm):
+        moves = lm["moves"]
+        for m in moves:
+            if m["type"] == "deploy" and m["at"] == "cloister":
+                self.buildings.add((m["x"], m["y"]))
+        if lm["phase"] == "tile" and DRAW in moves and (lm["seat"] == 0 or self.rng.random() < 0.5):
+            return DRAW
+        tiles = [m for m in moves if m["type"] == "place_tile"]
+        if tiles and tiles[0]["tile"].startswith("CU/"):
+            near = [m for m in tiles
+                    if any(abs(m["x"] - x) <= 1 and abs(m["y"] - y) <= 1 for x, y in self.buildings)]
+            if near:
+                return self.rng.choice(near)
+        centre = [m for m in moves if m["type"] == "deploy" and m["at"] == "cloister"]
+        if centre and self.rng.random() < 0.9:
+            return self.rng.choice(centre)
+        return self.rng.choice(moves)
+
+
+class Played:
+    """One random game as it went: [(lm, move, result)], the notifications
+    a watcher on the other encoding received, and the end's answers."""
+
+
+def play_game(d, nseats, seed, transport, encoding, final_round):
+    p = Played()
+    p.nseats, p.seed, p.transport, p.encoding, p.final_round = nseats, seed, transport, encoding, final_round
+    p.rules = {"abbey_final_round": final_round}
+    p.players = ["p%d" % i for i in range(nseats)]
+    with d.client(transport, encoding) as c, d.client(*other_transport(transport, encoding)) as w:
+        p.g = c.new_game(p.players, expansions=ALL_EXPANSIONS, rules=p.rules, seed=seed)
+        game = p.g["game"]
+        p.game = game
+        tokens = [s["token"] for s in p.g["seats"]]
+        p.subscribed = w.subscribe(game)["seq"]
+        bot = Bot(seed * 10 + nseats)
+        p.record = []
+        p.others = []   # (phase, legal_moves of a seat that does not decide)
+        for _ in range(3000):
+            lm = c.legal_moves(game)
+            if lm["phase"] == "over":
+                break
+            if lm["phase"] != "tile" and lm["phase"] != "action":
+                other = (lm["seat"] + 1) % nseats
+                p.others.append((lm, c.legal_moves(game, seat=other)))
+            move = bot.choose(lm)
+            res = c.apply_move(game, move, token=tokens[lm["seat"]], seq=lm["seq"])
+            p.record.append((lm, move, res))
+        p.notes = []
+        while len(p.notes) < len(p.record):
+            note = w.next_event(timeout=10)
+            if note is None:
+                break
+            p.notes.append(note)
+        p.late_note = w.next_event(timeout=0.05)
+        p.over_lm = c.legal_moves(game)
+        p.state = c.state(game)
+        p.score = c.score(game)
+        p.history = c.history(game)
+        # the replay: the same players, expansions, rules and seed, the same moves
+        g2 = c.new_game(p.players, expansions=ALL_EXPANSIONS, rules=p.rules, seed=p.history["seed"])
+        t2 = [s["token"] for s in g2["seats"]]
+        p.replay = []
+        for move in harness.history_moves(p.history):
+            seat = c.legal_moves(g2["game"])["seat"]
+            p.replay.append(c.apply_move(g2["game"], move, token=t2[seat]))
+        p.replay_score = c.score(g2["game"])
+    return p
+
+
+class RandomGames(unittest.TestCase):
+    """Whole games with every built expansion, moves chosen from legal_moves
+    and sent back unchanged; each game over one encoding, watched over the
+    other."""
+
+    @classmethod
+    def setUpClass(cls):
+        d = daemon["d"]
+        cls.games = [play_game(d, *cfg) for cfg in GAMES]
+
+    def each(self):
+        for p in self.games:
+            with self.subTest(seats=p.nseats, seed=p.seed, encoding=p.encoding):
+                yield p
+
+    # ---- moves --------------------------------------------------------------------
+    def test_moves_listed_are_well_formed(self):
+        for p in self.each():
+            for lm, move, res in p.record:
+                self.assertEqual(lm["game"], p.game)
+                self.assertIn(lm["phase"], PHASE_MOVES)
+                self.assertIsInstance(lm["seat"], int)
+                self.assertTrue(0 <= lm["seat"] < p.nseats, lm)
+                self.assertTrue(lm["moves"], lm)
+                for m in lm["moves"]:
+                    self.assertIn(m["type"], PHASE_MOVES[lm["phase"]], (lm["phase"], m))
+                    self.assertIn(m["type"], MOVE_FIELDS, m)
+                    self.assertEqual(set(m), {"type"} | MOVE_FIELDS[m["type"]], m)
+                    self.check_move_values(lm, m)
+                self.assertIn(move, lm["moves"])
+
+    def check_move_values(self, lm, m):
+        t = m["type"]
+        for k in ("x", "y"):
+            if k in m:
+                self.assertIsInstance(m[k], int, m)
+        if t == "place_tile":
+            self.assertIn(m["rot"], (0, 90, 180, 270), m)
+        elif t == "deploy":
+            self.assertIn(m["kind"], KINDS, m)
+            self.assertIn(m["at"], CORNERS if m["kind"] == "barn" else PORTS, m)
+        elif t == "move_wagon":
+            self.assertIn(m["at"], PORTS - {"tower"}, m)
+        elif t == "flock":
+            self.assertIn(m["choice"], ("expand", "gather"), m)
+        elif t == "escape":
+            self.assertRegex(m["figure"], r"^%d\.(follower|large|wagon|mayor)\.[1-9][0-9]*$" % lm["seat"])
+
+    def test_each_phase_lists_what_section_5_says(self):
+        for p in self.each():
+            for lm, move, res in p.record:
+                moves, phase = lm["moves"], lm["phase"]
+                types = collections.Counter(m["type"] for m in moves)
+                if phase == "tile":
+                    if types["draw"] or types["place_abbey"]:
+                        # the abbey instead of drawing: nothing drawn yet
+                        self.assertEqual(types["draw"], 1, lm)
+                        self.assertGreaterEqual(types["place_abbey"], 1, lm)
+                        self.assertEqual(set(types), {"draw", "place_abbey"}, lm)
+                    else:
+                        self.assertEqual(set(types), {"place_tile"}, lm)
+                        self.assertEqual(len({m["tile"] for m in moves}), 1, lm)
+                elif phase == "action":
+                    self.assertEqual(types["pass"], 1, lm)
+                    self.assertEqual(set(types), {"deploy", "pass"}, lm)
+                elif phase == "wagon":
+                    self.assertEqual(types["pass"], 1, lm)
+                    self.assertGreaterEqual(types["move_wagon"], 1, lm)
+                elif phase == "flock":
+                    self.assertEqual(sorted(m["choice"] for m in moves), ["expand", "gather"], lm)
+                elif phase == "escape":
+                    self.assertEqual(types["pass"], 1, lm)
+                    self.assertGreaterEqual(types["escape"], 1, lm)
+                elif phase == "abbey_final":
+                    self.assertTrue(p.final_round, "abbey_final without abbey_final_round")
+                    self.assertEqual(types["pass"], 1, lm)
+                    self.assertGreaterEqual(types["place_abbey"], 1, lm)
+                else:
+                    self.fail("phase %s in a game of these expansions" % phase)
+                self.assertEqual(len(moves), len({tuple(sorted(m.items())) for m in moves}),
+                                 "a move listed twice: %s" % lm)
+
+    def test_seat_that_does_not_decide_gets_no_moves(self):
+        n = 0
+        for p in self.each():
+            for lm, other in p.others:
+                n += 1
+                self.assertEqual(other["seq"], lm["seq"])
+                self.assertEqual(other["phase"], lm["phase"])
+                self.assertEqual(other["seat"], lm["seat"])
+                self.assertEqual(other["moves"], [])
+        self.assertGreater(n, 10)
+
+    def test_each_move_accepted_and_seq_advances(self):
+        for p in self.each():
+            seq = p.g["state"]["seq"]
+            self.assertEqual(seq, 0)
+            self.assertEqual(p.subscribed, 0)
+            for lm, move, res in p.record:
+                self.assertEqual(lm["seq"], seq)
+                self.assertEqual(res["seq"], seq + 1)
+                seq = res["seq"]
+                self.assertEqual(set(res), {"seq", "events", "phase", "seat", "over"})
+            self.assertEqual(p.state["seq"], seq)
+            self.assertEqual(len(p.record), seq)
+
+    def test_result_says_who_decides_next(self):
+        for p in self.each():
+            for (lm, move, res), nxt in zip(p.record, p.record[1:] + [(p.over_lm, None, None)]):
+                self.assertEqual((res["phase"], res["seat"]), (nxt[0]["phase"], nxt[0]["seat"]))
+                self.assertIs(res["over"], nxt[0]["phase"] == "over")
+
+    def test_events_of_each_move(self):
+        for p in self.each():
+            wagons_home = set()
+            for lm, move, res in p.record:
+                evs, seat, t = res["events"], lm["seat"], move["type"]
+                if t == "place_tile":
+                    self.assertEqual(evs[0], dict(move, type="tile_placed", seat=seat))
+                elif t == "place_abbey":
+                    self.assertEqual(evs[0], {"type": "tile_placed", "seat": seat, "tile": "AM/A",
+                                              "x": move["x"], "y": move["y"], "rot": 0})
+                elif t == "draw":
+                    self.assertEqual(evs, [{"type": "tile_drawn", "seat": seat, "tile": evs[0]["tile"]}])
+                    self.assertEqual((res["phase"], res["seat"]), ("tile", seat))
+                elif t == "deploy":
+                    self.assertEqual({k: evs[0][k] for k in ("type", "seat", "kind", "x", "y", "at")},
+                                     {"type": "deployed", "seat": seat, "kind": move["kind"],
+                                      "x": move["x"], "y": move["y"], "at": move["at"]})
+                    self.assertRegex(evs[0]["figure"], r"^%d\.%s\.[1-9][0-9]*$" % (seat, move["kind"]))
+                    if move["kind"] == "shepherd":
+                        self.assertEqual({k: evs[1].get(k) for k in ("type", "seat", "x", "y")},
+                                         {"type": "sheep_drawn", "seat": seat, "x": move["x"], "y": move["y"]})
+                elif t == "move_wagon":
+                    # the owner's wagon, back home after a scoring, goes onto the feature
+                    self.assertIn(seat, wagons_home)
+                    self.assertEqual({k: evs[0][k] for k in ("type", "seat", "kind", "x", "y", "at")},
+                                     {"type": "deployed", "seat": seat, "kind": "wagon",
+                                      "x": move["x"], "y": move["y"], "at": move["at"]})
+                    self.assertRegex(evs[0]["figure"], r"^%d\.wagon\.[1-9][0-9]*$" % seat)
+                elif t == "flock" and move["choice"] == "expand":
+                    self.assertEqual({k: evs[0].get(k) for k in ("type", "seat")},
+                                     {"type": "sheep_drawn", "seat": seat})
+                elif t == "flock":
+                    mine = [e for e in evs if e["type"] == "returned" and e["seat"] == seat]
+                    self.assertEqual([(e["why"], e["figure"].split(".")[1]) for e in mine],
+                                     [("flock", "shepherd")], evs)
+                    self.assertIn(seat, [e["seat"] for e in evs if e["type"] == "scored"
+                                         and e["feature"] == "flock"])
+                elif t == "escape":
+                    self.assertEqual(evs[0], {"type": "returned", "seat": seat,
+                                              "figure": move["figure"], "why": "escape"})
+                if lm["phase"] == "wagon":
+                    self.assertIn(seat, wagons_home, "the wagon phase is for the owner of a scored wagon")
+                    wagons_home.discard(seat)
+                else:
+                    wagons_home = set()
+                for e in evs:
+                    if e["type"] == "returned" and e["why"] == "scored" and ".wagon." in e["figure"]:
+                        wagons_home.add(e["seat"])
+                    if e["type"] == "deployed" and e["kind"] == "wagon":
+                        wagons_home.discard(e["seat"])
+
+    def test_events_are_those_of_section_6(self):
+        for p in self.each():
+            for lm, move, res in p.record:
+                for e in res["events"]:
+                    self.check_event(e, p.nseats)
+
+    def check_event(self, e, nseats):
+        t = e["type"]
+        self.assertIn(t, EVENT_FIELDS, e)
+        fields = EVENT_FIELDS[t]
+        if t == "scored" and e["feature"] in PLACELESS:
+            fields = fields - {"x", "y", "at"}   # see the findings about placeless scores
+            self.assertEqual(set(e) - fields - {"type"}, set(), e)
+        else:
+            self.assertTrue(fields | {"type"} <= set(e) <= fields | {"type"} | EVENT_OPTIONAL.get(t, set()), e)
+        if "seat" in e and not (t == "tile_placed" and e["seat"] is None):
+            self.assertIn(e["seat"], range(nseats), e)
+        for k in ("x", "y", "rot", "points", "tiles"):
+            if k in e:
+                self.assertIsInstance(e[k], int, e)
+        if t in ("deployed", "returned"):
+            self.assertRegex(e["figure"], r"^%d\.(%s)\.[1-9][0-9]*$" % (e["seat"], "|".join(KINDS)))
+        if t == "deployed":
+            self.assertEqual(e["figure"].split(".")[1], e["kind"])
+            self.assertIn(e["at"], CORNERS if e["kind"] == "barn" else PORTS, e)
+            self.assertIn(e["feature"], FEATURES_OF_KIND[e["kind"]], e)
+        elif t == "returned":
+            self.assertIn(e["why"], RETURNED_WHY, e)
+        elif t == "scored":
+            self.assertIn(e["feature"], SCORED_FEATURES, e)
+            self.assertGreater(e["points"], 0, e)
+            self.assertIsInstance(e["final"], bool, e)
+        elif t == "token_taken":
+            self.assertIn(e["token"], TOKENS, e)
+            if "from" in e:
+                self.assertIn(e["token"], ("king", "robber"), e)
+                self.assertIn(e["from"], range(nseats), e)
+                self.assertNotEqual(e["from"], e["seat"], e)
+        elif t == "sheep_drawn":
+            self.assertIn(e["token"], WANT_SHEEP, e)
+        elif t == "tile_placed":
+            self.assertIn(e["rot"], (0, 90, 180, 270), e)
+        elif t == "tile_discarded":
+            self.assertIn(e["why"], ("unplaceable", "reshuffled"), e)
+        elif t == "feature_completed":
+            self.assertIn(e["feature"], ("road", "city", "cloister"), e)
+            self.assertGreaterEqual(e["tiles"], 1, e)
+        elif t == "game_over":
+            self.assertEqual(len(e["scores"]), nseats)
+
+    def test_hidden_tiles_stay_secret(self):
+        for p in self.each():
+            evs = harness.all_events(p.record)
+            self.assertTrue(any(e["type"] == "tile_hidden" for e in evs))
+            for i, e in enumerate(evs):
+                if e["type"] == "tile_hidden":
+                    self.assertEqual(set(e), {"type", "x", "y"})
+                    placed = evs[i - 1]
+                    # the hill tile placed just before, at the same place
+                    self.assertEqual((placed["type"], placed["x"], placed["y"]), ("tile_placed", e["x"], e["y"]))
+                    self.assertTrue(placed["tile"].startswith("HS/") and ".h" in placed["tile"], placed)
+            # every tile of the supply was placed, discarded or hidden
+            drawn = sum(1 for e in evs if e["type"] in ("tile_discarded", "tile_hidden")
+                        or (e["type"] == "tile_placed" and e["tile"] != "AM/A"))
+            self.assertEqual(drawn, p.g["state"]["tiles_left"] + 1)
+            self.assertEqual(p.state["tiles_left"], 0)
+
+    # ---- watchers, the end, history --------------------------------------------------
+    def test_watcher_receives_the_same_events(self):
+        for p in self.each():
+            self.assertEqual(len(p.notes), len(p.record))
+            for note, (lm, move, res) in zip(p.notes, p.record):
+                self.assertEqual(note, {"game": p.game, "seq": res["seq"], "events": res["events"]})
+            self.assertIsNone(p.late_note)
+
+    def test_game_over_with_the_scores_of_score(self):
+        for p in self.each():
+            evs = harness.all_events(p.record)
+            last = p.record[-1][2]
+            self.assertEqual((last["phase"], last["seat"], last["over"]), ("over", None, True))
+            self.assertEqual(p.over_lm, {"game": p.game, "seq": last["seq"], "phase": "over",
+                                         "seat": None, "moves": []})
+            self.assertEqual(evs[-1]["type"], "game_over")
+            self.assertEqual([e["type"] for e in evs].count("game_over"), 1)
+            sc = p.score
+            self.assertIs(sc["final"], True)
+            self.assertEqual(evs[-1]["scores"], sc["scores"])
+            self.assertEqual(sc["if_ended_now"], sc["scores"])
+            self.assertEqual(harness.points_by_seat(evs, p.nseats), sc["scores"])
+            self.assertEqual([s["score"] for s in p.state["seats"]], sc["scores"])
+            self.assertIs(p.state["over"], True)
+            by = collections.defaultdict(collections.Counter)
+            for e in evs:
+                if e["type"] == "scored":
+                    by[e["seat"]][e["feature"]] += e["points"]
+            for b in sc["breakdown"]:
+                self.assertEqual(sum(b["by"].values()), sc["scores"][b["seat"]])
+                self.assertEqual({k: v for k, v in b["by"].items() if v}, dict(by[b["seat"]]))
+            # final scoring only after the last tile
+            last_tile = max(i for i, e in enumerate(evs) if e["type"] in ("tile_placed", "tile_discarded")
+                            and e.get("tile") != "AM/A")
+            for i, e in enumerate(evs):
+                if e["type"] == "scored" and e["final"]:
+                    self.assertGreater(i, last_tile, e)
+            # after the last tile a turn only begins for a seat's abbey in the final round
+            self.assertEqual([e["seat"] for e in evs[last_tile + 1:] if e["type"] == "turn"],
+                             [lm["seat"] for lm, _, _ in p.record if lm["phase"] == "abbey_final"])
+
+    def test_history_holds_the_game_and_replays(self):
+        for p in self.each():
+            h = p.history
+            self.assertEqual(harness.history_moves(h), [move for _, move, _ in p.record])
+            self.assertEqual([m["seq"] for m in h["moves"]], list(range(1, len(p.record) + 1)))
+            self.assertEqual([m["seat"] for m in h["moves"]], [lm["seat"] for lm, _, _ in p.record])
+            evs = harness.all_events(p.record)
+            hev = harness.history_events(h)
+            self.assertEqual(hev[len(hev) - len(evs):], evs)
+            self.assertEqual(h["setup"]["expansions"], ALL_EXPANSIONS)
+            self.assertIs(h["setup"]["rules"]["abbey_final_round"], p.final_round)
+            self.assertEqual(harness.seed_commitment(h["seed"], h["salt"]), p.g["state"]["seed_sha256"])
+            self.assertEqual(len(p.state["board"]), sum(1 for e in hev if e["type"] == "tile_placed"))
+            self.assertEqual([r["events"] for r in p.replay], [r["events"] for _, _, r in p.record])
+            self.assertEqual(p.replay_score, p.score)
+
+    # ---- what the games covered ------------------------------------------------------
+    def test_the_games_covered_the_expansions(self):
+        seen = collections.defaultdict(set)
+        for p in self.games:
+            for lm, move, res in p.record:
+                t = move["type"] + ("/" + move["choice"] if move["type"] == "flock" else "")
+                seen["phase_move"].add((lm["phase"], t))
+                seen["phase"].add(lm["phase"])
+                if move["type"] == "deploy":
+                    seen["kind"].add(move["kind"])
+                for e in res["events"]:
+                    seen["event"].add(e["type"])
+                    if e["type"] == "returned":
+                        seen["returned"].add(e["why"])
+                    elif e["type"] == "scored":
+                        seen["scored"].add(e["feature"])
+                    elif e["type"] == "token_taken":
+                        seen["token"].add(e["token"])
+                        if "from" in e:
+                            seen["token_from"].add(e["token"])
+                    elif e["type"] == "sheep_drawn":
+                        seen["sheep"].add(e["token"])
+                    elif e["type"] == "deployed" and e["kind"] == "barn":
+                        seen["barn_at"].add(e["at"])
+        self.assertEqual(seen["phase_move"], WANT_PHASE_MOVES)
+        self.assertEqual(seen["phase"], WANT_PHASES)
+        self.assertEqual(seen["kind"], WANT_KINDS)
+        self.assertEqual(seen["event"], WANT_EVENTS)
+        self.assertEqual(seen["returned"], WANT_RETURNED)
+        self.assertEqual(seen["scored"], WANT_SCORED)
+        self.assertEqual(seen["token"], WANT_TOKENS)
+        self.assertEqual(seen["token_from"], {"king", "robber"})
+        self.assertEqual(seen["sheep"], WANT_SHEEP)
+        self.assertTrue(seen["barn_at"] and seen["barn_at"] <= CORNERS)
+        self.assertEqual({p.encoding for p in self.games}, {"msgpack", "json"})
+        self.assertEqual({p.nseats for p in self.games}, {2, 3, 4, 5, 6})
+
+
+class Table:
+    """A crafted game: every seat's token, moves checked against legal_moves."""
+
+    def __init__(self, test, client, players, **options):
+        self.t, self.c = test, client
+        self.g = client.new_game(players, **options)
+        self.game = self.g["game"]
+        self.tokens = [s["token"] for s in self.g["seats"]]
+
+    def legal(self, seat=None):
+        return self.c.legal_moves(self.game, seat=seat)
+
+    def state(self):
+        return self.c.state(self.game)
+
+    def play(self, *moves):
+        """Play moves (each must be listed); the events of the last."""
+        res = None
+        for move in moves:
+            lm = self.legal()
+            self.t.assertIn(move, lm["moves"], "not listed in phase %s" % lm["phase"])
+            res = self.c.apply_move(self.game, move, token=self.tokens[lm["seat"]], seq=lm["seq"])
+            self.t.assertEqual(res["seq"], lm["seq"] + 1)
+        return res["events"]
+
+    def refuse(self, move, code, token="due"):
+        """move is answered with code and changes nothing; the message."""
+        before, lm = self.state(), self.legal()
+        if token == "due":
+            token = self.tokens[lm["seat"]]
+        with self.t.assertRaises(carcd.Error, msg="%s was accepted" % (move,)) as cm:
+            self.c.apply_move(self.game, move, token=token)
+        self.t.assertEqual(cm.exception.code, code, "%s: %s" % (move, cm.exception))
+        self.t.assertIsInstance(cm.exception.message, str)
+        self.t.assertTrue(cm.exception.message)
+        self.t.assertEqual(self.state(), before, "%s changed the game" % (move,))
+        self.t.assertEqual(self.legal(), lm)
+        return cm.exception.message
+
+    def supply(self, seat):
+        return self.state()["seats"][seat]["supply"]
+
+
+def check_scored(test, events, expected):
+    """The scored events are expected, a list of (seat, points, feature,
+    final, tiles) in any order; the event may name its feature by any of its
+    tiles (section 3), so its (x, y) must be one of tiles."""
+    got = sorted((e for e in events if e["type"] == "scored"),
+                 key=lambda e: (e["seat"], e["feature"], e["points"], e["final"]))
+    expected = sorted(expected, key=lambda x: (x[0], x[2], x[1], x[3]))
+    test.assertEqual([(e["seat"], e["points"], e["feature"], e["final"]) for e in got],
+                     [x[:4] for x in expected])
+    for e, x in zip(got, expected):
+        test.assertIn((e["x"], e["y"]), x[4], e)
+        test.assertIn(e["at"], PORTS, e)
+
+
+def of_type(events, *types):
+    return [e for e in events if e["type"] in types]
+
+
+# The abbey board of tests/scenarios/am-02: after these moves (0,-1) is a
+# hole and seat 0's turn begins with nothing drawn.
+ABBEY_TILES = ["BA/LR", "BA/Rr", "BA/Rr", "BA/C", "BA/C", "BA/C", "BA/RFr", "BA/C"]
+ABBEY_MOVES = [place("BA/LR", -1, 0, 270), deploy(-1, 0, "E"), place("BA/Rr", 1, 0, 90), PASS,
+               place("BA/Rr", 1, -1, 0), PASS, place("BA/C", -1, -1, 90), deploy(-1, -1, "E"),
+               place("BA/C", 1, -2, 0), PASS, place("BA/C", 0, -2, 180), PASS]
+
+# tests/scenarios/am-05: seat 0's wagon on a road that seat 1's tile completes.
+WAGON_TILES = ["BA/RRR", "BA/RFr", "BA/LR", "BA/LR", "BA/RFr"]
+WAGON_MOVES = [place("BA/RRR", 1, 0, 0), deploy(1, 0, "W", "wagon"), place("BA/RFr", 2, 0, 0),
+               deploy(2, 0, "E"), place("BA/LR", 1, 1, 180), PASS, place("BA/LR", -1, 0, 270), PASS]
+
+# tests/scenarios/hills-09: two shepherds whose farms seat 0's third tile joins.
+FLOCK_START = [{"tile": "BA/RFr", "x": 0, "y": 0, "rot": 0}, {"tile": "BA/RFr", "x": 2, "y": 0, "rot": 0}]
+FLOCK_MOVES = [place("BA/RFr", -1, 0, 0), deploy(-1, 0, "ER", "shepherd"), place("BA/RFr", 3, 0, 0),
+               deploy(3, 0, "ER", "shepherd"), place("BA/RFr", 1, 0, 0), PASS]
+
+# tests/scenarios/cathars-06, with a second follower of seat 0 on a road:
+# seat 0's follower in the besieged city may escape at the end of its turn.
+ESCAPE_TILES = ["SI.CA/Cc", "BA/L", "BA/RFr", "BA/RFr"]
+ESCAPE_MOVES = [place("SI.CA/Cc", 0, -1, 180), deploy(0, -1, "E"), place("BA/L", -1, -1, 0),
+                deploy(-1, -1, "cloister"), place("BA/RFr", 1, 0, 0), deploy(1, 0, "E")]
+
+
+class Crafted(unittest.TestCase):
+    """Situations built with new_game's `tiles`, `start` and `bag`."""
+
+    def setUp(self):
+        self.c = daemon["d"].client("unix")
+        self.j = daemon["d"].client("tcp", "json")
+
+    def tearDown(self):
+        self.c.close()
+        self.j.close()
+
+    def abbey_game(self, client, **options):
+        t = Table(self, client, ["ann", "bob"], expansions=["base", "abbey-mayor"], tiles=ABBEY_TILES,
+                  seed=5, **options)
+        t.play(*ABBEY_MOVES)
+        return t
+
+    def test_abbey_instead_of_drawing(self):
+        t = self.abbey_game(self.j)
+        lm = t.legal()
+        self.assertEqual((lm["phase"], lm["seat"]), ("tile", 0))
+        self.assertCountEqual(lm["moves"], [{"type": "place_abbey", "x": 0, "y": -1}, DRAW])
+        st = t.state()
+        self.assertIsNone(st["tile"])
+        self.assertEqual(st["tiles_left"], 2)
+        self.assertEqual([s["supply"]["abbey"] for s in st["seats"]], [1, 1])
+        # seat 0 draws instead
+        self.assertEqual(t.play(DRAW), [{"type": "tile_drawn", "seat": 0, "tile": "BA/RFr"}])
+        lm = t.legal()
+        self.assertEqual((lm["phase"], lm["seat"]), ("tile", 0))
+        self.assertTrue(lm["moves"])
+        self.assertEqual({(m["type"], m["tile"]) for m in lm["moves"]}, {("place_tile", "BA/RFr")})
+        self.assertEqual(t.state()["tile"], {"id": "BA/RFr", "drawn_by": 0})
+        t.play(place("BA/RFr", -2, 0, 90), PASS)
+        # seat 1 still holds its abbey: the same choice; it places it
+        lm = t.legal()
+        self.assertEqual((lm["phase"], lm["seat"]), ("tile", 1))
+        self.assertCountEqual(lm["moves"], [{"type": "place_abbey", "x": 0, "y": -1}, DRAW])
+        evs = t.play({"type": "place_abbey", "x": 0, "y": -1})
+        self.assertEqual(evs, [{"type": "tile_placed", "seat": 1, "tile": "AM/A", "x": 0, "y": -1, "rot": 0}])
+        lm = t.legal()
+        self.assertEqual((lm["phase"], lm["seat"]), ("action", 1))
+        self.assertCountEqual(lm["moves"], [deploy(0, -1, "cloister"), deploy(0, -1, "cloister", "wagon"), PASS])
+        evs = t.play(deploy(0, -1, "cloister"))
+        self.assertEqual(evs[0], {"type": "deployed", "seat": 1, "figure": "1.follower.2", "kind": "follower",
+                                  "x": 0, "y": -1, "at": "cloister", "feature": "cloister"})
+        # the abbey's walls close the road (4 tiles) and the cities around it
+        check_scored(self, evs, [(0, 4, "road", False, {(-1, 0), (0, 0), (1, 0), (1, -1)}),
+                                 (1, 2, "city", False, {(-1, -1)})])
+        self.assertCountEqual([(e["seat"], e["figure"], e["why"]) for e in of_type(evs, "returned")],
+                              [(0, "0.follower.1", "scored"), (1, "1.follower.1", "scored")])
+        self.assertEqual(evs[-2:], [{"type": "turn", "seat": 0},
+                                    {"type": "tile_drawn", "seat": 0, "tile": "BA/C"}])
+        # no hole left: seat 0's turn begins with the tile drawn
+        st = t.state()
+        self.assertEqual([s["supply"]["abbey"] for s in st["seats"]], [1, 0])
+        self.assertEqual(st["tile"], {"id": "BA/C", "drawn_by": 0})
+        self.assertEqual({m["type"] for m in t.legal()["moves"]}, {"place_tile"})
+        evs = t.play(place("BA/C", 2, 0, 0), PASS)
+        check_scored(self, evs, [(1, 8, "cloister", True, {(0, -1)})])
+        self.assertEqual(evs[-1], {"type": "game_over", "scores": [4, 10]})
+
+    def test_abbey_after_the_last_tile(self):
+        """abbey_final_round: after the last tile seat 0 still holds its
+        abbey and a hole is open: place_abbey or pass, then the end."""
+        t = Table(self, self.c, ["solo"], expansions=["base", "abbey-mayor"], tiles=ABBEY_TILES,
+                  seed=5, rules={"abbey_final_round": True})
+        t.play(*[PASS if m == deploy(-1, -1, "E") else m for m in ABBEY_MOVES])
+        for tile, where in (("BA/RFr", (-2, 0, 90)), ("BA/C", (2, 0, 0))):
+            lm = t.legal()
+            self.assertCountEqual(lm["moves"], [{"type": "place_abbey", "x": 0, "y": -1}, DRAW])
+            self.assertEqual(t.play(DRAW), [{"type": "tile_drawn", "seat": 0, "tile": tile}])
+            evs = t.play(place(tile, *where))
+            if t.legal()["phase"] == "action":
+                evs = t.play(PASS)
+        self.assertEqual(evs, [{"type": "turn", "seat": 0}])
+        lm = t.legal()
+        self.assertEqual((lm["phase"], lm["seat"]), ("abbey_final", 0))
+        self.assertCountEqual(lm["moves"], [{"type": "place_abbey", "x": 0, "y": -1}, PASS])
+        self.assertEqual(t.legal(seat=0)["moves"], lm["moves"])
+        t.refuse(DRAW, "illegal_move")
+        t.refuse({"type": "place_abbey", "x": 3, "y": 0}, "illegal_move")
+        evs = t.play({"type": "place_abbey", "x": 0, "y": -1})
+        self.assertEqual(evs, [{"type": "tile_placed", "seat": 0, "tile": "AM/A", "x": 0, "y": -1, "rot": 0}])
+        self.assertEqual(t.supply(0)["abbey"], 0)
+        # a figure may go onto it, then the walls close the road and the game ends
+        lm = t.legal()
+        self.assertEqual((lm["phase"], lm["seat"]), ("action", 0))
+        self.assertCountEqual(lm["moves"], [deploy(0, -1, "cloister"), deploy(0, -1, "cloister", "wagon"), PASS])
+        evs = t.play(deploy(0, -1, "cloister"))
+        self.assertEqual(evs[0]["figure"], "0.follower.2")
+        check_scored(self, evs, [(0, 4, "road", False, {(-1, 0), (0, 0), (1, 0), (1, -1)}),
+                                 (0, 8, "cloister", True, {(0, -1)})])
+        self.assertFalse(of_type(evs, "turn", "tile_drawn"))
+        self.assertEqual(evs[-1], {"type": "game_over", "scores": [12]})
+        self.assertEqual(t.c.score(t.game)["scores"], [12])
+        self.assertEqual(t.legal()["phase"], "over")
+
+    def test_wagon_moves_after_its_road_scored(self):
+        t = Table(self, self.c, ["ann", "bob"], expansions=["base", "abbey-mayor"], tiles=WAGON_TILES, seed=5)
+        evs = t.play(*WAGON_MOVES[:2])
+        self.assertEqual(evs[0]["figure"], "0.wagon.1")
+        self.assertEqual(t.supply(0)["wagon"], 0)
+        evs = t.play(*WAGON_MOVES[2:])
+        check_scored(self, evs, [(0, 3, "road", False, {(-1, 0), (0, 0), (1, 0)})])
+        self.assertEqual(of_type(evs, "returned"),
+                         [{"type": "returned", "seat": 0, "figure": "0.wagon.1", "why": "scored"}])
+        self.assertFalse(of_type(evs, "turn"), "the turn goes on to the wagon")
+        # seat 1's turn, but seat 0, the wagon's owner, decides
+        lm = t.legal()
+        self.assertEqual((lm["phase"], lm["seat"]), ("wagon", 0))
+        self.assertEqual(t.state()["phase"], "wagon")
+        self.assertEqual(lm["moves"], [{"type": "move_wagon", "x": -1, "y": 0, "at": "cloister"}, PASS])
+        self.assertEqual(t.legal(seat=1)["moves"], [])
+        self.assertEqual(t.supply(0)["wagon"], 1)
+        evs = t.play({"type": "move_wagon", "x": -1, "y": 0, "at": "cloister"})
+        self.assertEqual(evs, [{"type": "deployed", "seat": 0, "figure": "0.wagon.1", "kind": "wagon",
+                                "x": -1, "y": 0, "at": "cloister", "feature": "cloister"},
+                               {"type": "turn", "seat": 0},
+                               {"type": "tile_drawn", "seat": 0, "tile": "BA/RFr"}])
+        self.assertEqual(t.supply(0)["wagon"], 0)
+        figs = {(b["x"], b["y"]): b["figures"] for b in t.state()["board"]}
+        self.assertEqual(figs[(-1, 0)], [{"id": "0.wagon.1", "kind": "wagon", "at": "cloister",
+                                          "feature": "cloister"}])
+        evs = t.play(place("BA/RFr", 3, 0, 0), PASS)
+        check_scored(self, evs, [(0, 2, "cloister", True, {(-1, 0)}),
+                                 (1, 3, "road", True, {(1, 0), (2, 0), (3, 0)})])
+        self.assertEqual(evs[-1], {"type": "game_over", "scores": [5, 3]})
+
+    def test_wagon_pass_stays_home(self):
+        t = Table(self, self.j, ["ann", "bob"], expansions=["base", "abbey-mayor"], tiles=WAGON_TILES, seed=5)
+        t.play(*WAGON_MOVES)
+        evs = t.play(PASS)
+        self.assertEqual(evs, [{"type": "turn", "seat": 0}, {"type": "tile_drawn", "seat": 0, "tile": "BA/RFr"}])
+        self.assertEqual(t.supply(0)["wagon"], 1)
+
+    def flock_game(self, client):
+        t = Table(self, client, ["ann", "bob"], expansions=["base", "hills-sheep"], start=FLOCK_START,
+                  bag=[3, 2, 4, "wolf"], tiles=["BA/RFr"] * 6, seed=5)
+        evs = t.play(*FLOCK_MOVES[:2])
+        self.assertEqual(evs[:2], [{"type": "deployed", "seat": 0, "figure": "0.shepherd.1", "kind": "shepherd",
+                                    "x": -1, "y": 0, "at": "ER", "feature": "field"},
+                                   {"type": "sheep_drawn", "seat": 0, "x": -1, "y": 0, "token": 3}])
+        evs = t.play(*FLOCK_MOVES[2:4])
+        self.assertEqual(evs[1], {"type": "sheep_drawn", "seat": 1, "x": 3, "y": 0, "token": 2})
+        evs = t.play(*FLOCK_MOVES[4:])
+        self.assertEqual(evs, [])
+        return t
+
+    def test_flock_expand_then_gather(self):
+        t = self.flock_game(self.c)
+        lm = t.legal()
+        self.assertEqual((lm["phase"], lm["seat"]), ("flock", 0))
+        self.assertEqual(lm["moves"], [{"type": "flock", "choice": "expand"}, {"type": "flock", "choice": "gather"}])
+        self.assertEqual(t.legal(seat=1)["moves"], [])
+        evs = t.play({"type": "flock", "choice": "expand"})
+        self.assertEqual(evs, [{"type": "sheep_drawn", "seat": 0, "x": -1, "y": 0, "token": 4},
+                               {"type": "turn", "seat": 1}, {"type": "tile_drawn", "seat": 1, "tile": "BA/RFr"}])
+        evs = t.play(place("BA/RFr", 4, 0, 0), PASS)
+        self.assertEqual(evs, [])
+        lm = t.legal()
+        self.assertEqual((lm["phase"], lm["seat"]), ("flock", 1))
+        self.assertEqual(lm["moves"], [{"type": "flock", "choice": "expand"}, {"type": "flock", "choice": "gather"}])
+        evs = t.play({"type": "flock", "choice": "gather"})
+        # 3 + 4 + 2 sheep in the farm: every shepherd owner there scores 9
+        farm = {(x, 0) for x in range(-1, 5)}
+        check_scored(self, evs, [(0, 9, "flock", False, farm), (1, 9, "flock", False, farm)])
+        self.assertEqual(of_type(evs, "returned"),
+                         [{"type": "returned", "seat": 0, "figure": "0.shepherd.1", "why": "flock"},
+                          {"type": "returned", "seat": 1, "figure": "1.shepherd.1", "why": "flock"}])
+        self.assertEqual(evs[-2:], [{"type": "turn", "seat": 0}, {"type": "tile_drawn", "seat": 0, "tile": "BA/RFr"}])
+        self.assertEqual([s["score"] for s in t.state()["seats"]], [9, 9])
+        self.assertEqual([t.supply(s)["shepherd"] for s in (0, 1)], [1, 1])
+
+    def test_flock_expand_draws_the_wolf(self):
+        t = self.flock_game(self.j)
+        t.play({"type": "flock", "choice": "expand"}, place("BA/RFr", 4, 0, 0), PASS)
+        evs = t.play({"type": "flock", "choice": "expand"})
+        self.assertEqual(evs[:3], [{"type": "sheep_drawn", "seat": 1, "x": 3, "y": 0, "token": "wolf"},
+                                   {"type": "returned", "seat": 0, "figure": "0.shepherd.1", "why": "wolf"},
+                                   {"type": "returned", "seat": 1, "figure": "1.shepherd.1", "why": "wolf"}])
+        check_scored(self, evs, [])
+        self.assertEqual([s["score"] for s in t.state()["seats"]], [0, 0])
+
+    def escape_game(self, client):
+        t = Table(self, client, ["ann", "bob"], expansions=["base", "cathars"], tiles=ESCAPE_TILES, seed=5)
+        self.assertEqual(t.play(*ESCAPE_MOVES[:2])[0]["figure"], "0.follower.1")
+        # no cloister next to the siege tile yet: no escape decision
+        self.assertEqual((t.legal()["phase"], t.legal()["seat"]), ("tile", 1))
+        evs = t.play(*ESCAPE_MOVES[2:])
+        self.assertEqual(evs, [{"type": "deployed", "seat": 0, "figure": "0.follower.2", "kind": "follower",
+                                "x": 1, "y": 0, "at": "E", "feature": "road"}])
+        return t
+
+    def test_escape_from_the_besieged_city(self):
+        t = self.escape_game(self.c)
+        lm = t.legal()
+        self.assertEqual((lm["phase"], lm["seat"]), ("escape", 0))
+        self.assertEqual(lm["moves"], [{"type": "escape", "figure": "0.follower.1"}, PASS])
+        self.assertEqual(t.legal(seat=1)["moves"], [])
+        self.assertEqual(t.supply(0)["follower"], 5)
+        evs = t.play({"type": "escape", "figure": "0.follower.1"})
+        self.assertEqual(evs, [{"type": "returned", "seat": 0, "figure": "0.follower.1", "why": "escape"},
+                               {"type": "turn", "seat": 1}, {"type": "tile_drawn", "seat": 1, "tile": "BA/RFr"}])
+        self.assertEqual(t.supply(0)["follower"], 6)
+        figs = {(b["x"], b["y"]): b["figures"] for b in t.state()["board"]}
+        self.assertEqual(figs[(0, -1)], [])
+        evs = t.play(place("BA/RFr", -1, 0, 0), PASS)
+        check_scored(self, evs, [(0, 3, "road", True, {(-1, 0), (0, 0), (1, 0)}),
+                                 (1, 4, "cloister", True, {(-1, -1)})])
+
+    def test_escape_pass_keeps_the_follower(self):
+        t = self.escape_game(self.j)
+        evs = t.play(PASS)
+        self.assertEqual(evs, [{"type": "turn", "seat": 1}, {"type": "tile_drawn", "seat": 1, "tile": "BA/RFr"}])
+        figs = {(b["x"], b["y"]): b["figures"] for b in t.state()["board"]}
+        self.assertEqual(figs[(0, -1)], [{"id": "0.follower.1", "kind": "follower", "at": "E", "feature": "city"}])
+        # only the player on turn may free followers: none at the end of seat 1's turn
+        evs = t.play(place("BA/RFr", -1, 0, 0), PASS)
+        self.assertFalse(of_type(evs, "returned"))
+        # the besieged city is incomplete: seat 0's follower there scores nothing
+        check_scored(self, evs, [(0, 3, "road", True, {(-1, 0), (0, 0), (1, 0)}),
+                                 (1, 4, "cloister", True, {(-1, -1)})])
+        self.assertEqual(evs[-1], {"type": "game_over", "scores": [3, 4]})
+
+
+class BadInput(unittest.TestCase):
+    """Bad expansion moves: each answered with its error code and leaving the
+    game as it was (state, seq and legal_moves compared before and after)."""
+
+    def setUp(self):
+        self.c = daemon["d"].client("unix")
+        self.j = daemon["d"].client("tcp", "json")
+
+    def tearDown(self):
+        self.c.close()
+        self.j.close()
+
+    OUT_OF_PHASE = [{"type": "draw"}, {"type": "place_abbey", "x": 0, "y": -1},
+                    {"type": "move_wagon", "x": -1, "y": 0, "at": "cloister"},
+                    {"type": "flock", "choice": "expand"}, {"type": "flock", "choice": "gather"},
+                    {"type": "escape", "figure": "0.follower.1"}]
+
+    def out_of_phase(self, t, open_types):
+        for move in self.OUT_OF_PHASE:
+            if move["type"] not in open_types:
+                with self.subTest(phase=t.legal()["phase"], move=move):
+                    t.refuse(move, "illegal_move")
+
+    def test_wagon_phase(self):
+        t = Table(self, self.c, ["ann", "bob"], expansions=["base", "abbey-mayor"], tiles=WAGON_TILES, seed=5)
+        t.play(*WAGON_MOVES[:4])
+        # a wagon move in the tile and in the action phase
+        self.out_of_phase(t, {})
+        t.play(*WAGON_MOVES[4:7])
+        self.out_of_phase(t, {})
+        t.play(WAGON_MOVES[7])
+        self.assertEqual(t.legal()["phase"], "wagon")
+        self.out_of_phase(t, {"move_wagon"})
+        for move in (place("BA/RFr", 3, 0, 0), deploy(-1, 0, "cloister"), deploy(-1, 0, "cloister", "wagon")):
+            t.refuse(move, "illegal_move")
+        good = {"type": "move_wagon", "x": -1, "y": 0, "at": "cloister"}
+        for move, code in (
+                ({"type": "move_wagon", "x": -1, "y": 0}, "invalid_params"),               # no at
+                (dict(good, at=None), "invalid_params"),                                   # nil: not given
+                (dict(good, at="XX"), "invalid_params"),                                   # no port
+                (dict(good, at="nw"), "illegal_move"),                                     # a corner
+                (dict(good, at="II"), "illegal_move"),                                     # no feature there
+                (dict(good, at="tower"), "illegal_move"),
+                ({"type": "move_wagon", "x": 5, "y": 5, "at": "N"}, "illegal_move"),       # no tile
+                ({"type": "move_wagon", "x": 0, "y": 0, "at": "N"}, "illegal_move"),       # not connected
+                ({"type": "move_wagon", "x": 2, "y": 0, "at": "W"}, "illegal_move"),       # occupied
+                ({"type": "move_wagon", "x": 1, "y": 1, "at": "N"}, "illegal_move"),       # complete
+                ({"type": "move_wagon", "x": -1, "y": 0, "at": "NL"}, "illegal_move"),     # a field
+                (dict(good, x="-1"), "invalid_params"),
+                (dict(good, x=-1.5), "invalid_params"),
+                (dict(good, at=7), "invalid_params"),
+                (dict(good, at=["cloister"]), "invalid_params"),
+                ({"type": "move_wagon", "y": 0, "at": "cloister"}, "invalid_params")):
+            with self.subTest(move=move):
+                t.refuse(move, code)
+        # tokens: seat 1 is on turn but seat 0 decides
+        t.refuse(good, "not_your_turn", token=t.tokens[1])
+        t.refuse(good, "forbidden", token="0" * 32)
+        t.refuse(good, "forbidden", token=t.g["admin_token"])
+        t.refuse(good, "forbidden", token=None)
+        # integral floats are integers; extra keys are ignored; any port of the feature
+        lm = t.legal()
+        res = t.c.apply_move(t.game, {"type": "move_wagon", "x": -1.0, "y": 0, "at": "cloister", "why": 1},
+                             token=t.tokens[0], seq=lm["seq"])
+        self.assertEqual(res["events"][0]["figure"], "0.wagon.1")
+
+    def test_flock_phase(self):
+        t = Table(self, self.j, ["ann", "bob"], expansions=["base", "hills-sheep"], start=FLOCK_START,
+                  bag=[3, 2, 4], tiles=["BA/RFr"] * 5, seed=5)
+        self.out_of_phase(t, {})
+        t.play(*FLOCK_MOVES[:1])
+        self.out_of_phase(t, {})
+        t.play(*FLOCK_MOVES[1:])
+        self.assertEqual(t.legal()["phase"], "flock")
+        self.out_of_phase(t, {"flock"})
+        for move, code in (
+                ({"type": "flock", "choice": "fly"}, "invalid_params"),
+                ({"type": "flock", "choice": "Expand"}, "invalid_params"),
+                ({"type": "flock", "choice": ""}, "invalid_params"),
+                ({"type": "flock"}, "invalid_params"),
+                ({"type": "flock", "choice": None}, "invalid_params"),
+                ({"type": "flock", "choice": 1}, "invalid_params"),
+                ({"type": "flock", "choice": ["expand"]}, "invalid_params"),
+                ({"type": "flock", "choice": True}, "invalid_params"),
+                (PASS, "illegal_move"),                                    # no pass in the flock phase
+                (deploy(1, 0, "ER", "follower"), "illegal_move"),
+                (deploy(1, 0, "ER", "shepherd"), "illegal_move")):
+            with self.subTest(move=move):
+                t.refuse(move, code)
+        t.refuse({"type": "flock", "choice": "gather"}, "not_your_turn", token=t.tokens[1])
+        t.refuse({"type": "flock", "choice": "gather"}, "forbidden", token="f" * 32)
+        self.assertEqual(t.play({"type": "flock", "choice": "gather"})[0]["feature"], "flock")
+
+    def test_escape_phase(self):
+        t = Table(self, self.c, ["ann", "bob"], expansions=["base", "cathars"], tiles=ESCAPE_TILES, seed=5)
+        t.play(*ESCAPE_MOVES[:2])
+        self.out_of_phase(t, {})                 # seat 1's tile phase
+        t.play(*ESCAPE_MOVES[2:])
+        self.assertEqual(t.legal()["phase"], "escape")
+        self.out_of_phase(t, {"escape"})
+        for move, code in (
+                ({"type": "escape", "figure": "1.follower.1"}, "illegal_move"),   # not the seat's
+                ({"type": "escape", "figure": "0.follower.2"}, "illegal_move"),   # on a road: not besieged
+                ({"type": "escape", "figure": "0.follower.3"}, "illegal_move"),   # in the supply
+                ({"type": "escape"}, "invalid_params"),
+                ({"type": "escape", "figure": None}, "invalid_params"),
+                ({"type": "escape", "figure": 1}, "invalid_params"),
+                ({"type": "escape", "figure": {"id": "0.follower.1"}}, "invalid_params"),
+                (deploy(1, 0, "NL"), "illegal_move"),
+                (place("BA/RFr", -1, 0, 0), "illegal_move")):
+            with self.subTest(move=move):
+                t.refuse(move, code)
+        t.refuse({"type": "escape", "figure": "0.follower.1"}, "not_your_turn", token=t.tokens[1])
+        t.refuse({"type": "escape", "figure": "0.follower.1"}, "forbidden", token="")
+        t.play({"type": "escape", "figure": "0.follower.1"})
+        # seat 1's turn: its own follower is in no besieged city, and it is no escape phase
+        t.refuse({"type": "escape", "figure": "1.follower.1"}, "illegal_move")
+
+    def test_abbey_choice(self):
+        t = Table(self, self.j, ["ann", "bob"], expansions=["base", "abbey-mayor"], tiles=ABBEY_TILES, seed=5)
+        # no hole yet: the tile is drawn, no abbey move
+        t.refuse({"type": "place_abbey", "x": 0, "y": -1}, "illegal_move")
+        t.refuse(DRAW, "illegal_move")
+        t.play(*ABBEY_MOVES[:-1])
+        self.out_of_phase(t, {})                 # seat 1's action phase
+        t.play(ABBEY_MOVES[-1])
+        self.assertEqual(t.legal()["phase"], "tile")
+        self.out_of_phase(t, {"draw", "place_abbey"})
+        for move, code in (
+                ({"type": "place_abbey", "x": 5, "y": 5}, "illegal_move"),      # far from the board
+                ({"type": "place_abbey", "x": -1, "y": 1}, "illegal_move"),     # next to tiles, no hole
+                ({"type": "place_abbey", "x": 0, "y": 0}, "illegal_move"),      # a tile is there
+                ({"type": "place_abbey", "x": 0}, "invalid_params"),
+                ({"type": "place_abbey", "x": 0, "y": "-1"}, "invalid_params"),
+                ({"type": "place_abbey", "x": 0, "y": -0.5}, "invalid_params"),
+                ({"type": "place_abbey", "x": None, "y": -1}, "invalid_params"),
+                (place("BA/RFr", -2, 0, 90), "illegal_move"),                   # nothing drawn yet
+                (PASS, "illegal_move"),
+                (deploy(0, -2, "S"), "illegal_move")):
+            with self.subTest(move=move):
+                t.refuse(move, code)
+        t.refuse({"type": "place_abbey", "x": 0, "y": -1}, "not_your_turn", token=t.tokens[1])
+        t.refuse(DRAW, "not_your_turn", token=t.tokens[1])
+        t.refuse(DRAW, "forbidden", token=t.tokens[0][:-1] + ("0" if t.tokens[0][-1] != "0" else "1"))
+        t.play(DRAW)
+        # drawn: the abbey is no longer a choice
+        t.refuse({"type": "place_abbey", "x": 0, "y": -1}, "illegal_move")
+        t.refuse(DRAW, "illegal_move")
+
+    def test_seat_without_an_abbey(self):
+        t = Table(self, self.c, ["ann", "bob"], expansions=["base", "abbey-mayor"], tiles=ABBEY_TILES, seed=5,
+                  components={"abbey": False})
+        t.play(*ABBEY_MOVES)
+        lm = t.legal()
+        self.assertEqual({m["type"] for m in lm["moves"]}, {"place_tile"})
+        self.assertEqual(t.supply(0).get("abbey", 0), 0)
+        t.refuse({"type": "place_abbey", "x": 0, "y": -1}, "illegal_move")   # a hole, but no abbey
+        t.refuse(DRAW, "illegal_move")
+
+    def test_used_abbey(self):
+        t = Table(self, self.c, ["ann", "bob", "cy"], expansions=["base", "abbey-mayor"], seed=5,
+                  tiles=["BA/LR", "BA/Rr", "BA/Rr", "BA/C", "BA/C", "BA/C", "BA/C", "BA/C", "BA/C"])
+        # three seats: seat 2 sets the hole; seat 0 places its abbey there
+        t.play(place("BA/LR", -1, 0, 270), PASS, place("BA/Rr", 1, 0, 90), PASS, place("BA/Rr", 1, -1, 0), PASS,
+               place("BA/C", -1, -1, 90), PASS, place("BA/C", 1, -2, 0), PASS, place("BA/C", 0, -2, 180), PASS)
+        self.assertEqual(t.legal()["seat"], 0)
+        t.play({"type": "place_abbey", "x": 0, "y": -1}, PASS)
+        self.assertEqual(t.supply(0)["abbey"], 0)
+        # the next turns of seats 1, 2 and 0 begin with a tile drawn
+        for seat in (1, 2, 0):
+            lm = t.legal()
+            self.assertEqual((lm["phase"], lm["seat"]), ("tile", seat))
+            self.assertEqual({m["type"] for m in lm["moves"]}, {"place_tile"})
+            t.refuse({"type": "place_abbey", "x": 0, "y": -1}, "illegal_move")
+            t.refuse(DRAW, "illegal_move")
+            t.play(lm["moves"][0])
+            if t.legal()["phase"] == "action":
+                t.play(PASS)
+
+    def test_deploy_of_a_kind_the_seat_does_not_hold(self):
+        t = Table(self, self.j, ["ann", "bob"], expansions=["base", "abbey-mayor"], tiles=WAGON_TILES, seed=5)
+        t.play(*WAGON_MOVES[:2])
+        self.assertEqual(t.supply(0), {"follower": 7, "wagon": 0, "mayor": 1, "barn": 1, "abbey": 1})
+        t.play(*WAGON_MOVES[2:3])
+        lm = t.legal()
+        self.assertEqual({m["kind"] for m in lm["moves"] if m["type"] == "deploy"}, {"follower", "wagon"})
+        t.play(*WAGON_MOVES[3:5])
+        # seat 0: its wagon is on the board; kinds of expansions not in the game
+        self.assertEqual(t.legal()["phase"], "action")
+        self.assertEqual({m["kind"] for m in t.legal()["moves"] if m["type"] == "deploy"}, {"follower"})
+        for move, code in (
+                (deploy(1, 1, "cloister", "wagon"), "illegal_move"),     # on the board already
+                (deploy(1, 1, "cloister", "large"), "illegal_move"),     # Inns & Cathedrals not in play
+                (deploy(1, 1, "cloister", "builder"), "illegal_move"),
+                (deploy(1, 1, "cloister", "pig"), "illegal_move"),
+                (deploy(1, 1, "cloister", "shepherd"), "illegal_move"),
+                (deploy(1, 1, "cloister", "mayor"), "illegal_move"),     # a mayor only in a city
+                (deploy(1, 1, "nw", "follower"), "illegal_move"),        # a corner is for barns
+                (deploy(1, 1, "cloister", "dragon"), "invalid_params"),  # neutral, no seat's kind
+                (deploy(1, 1, "cloister", "banana"), "invalid_params"),
+                (deploy(1, 1, "cloister", 1), "invalid_params"),
+                (deploy(1, 1, "XX", "barn"), "invalid_params"),
+                (deploy(1, 1, ["cloister"]), "invalid_params"),
+                ({"type": "deploy", "x": 1, "y": 1, "at": "cloister"}, "invalid_params"),
+                (deploy(1, 1, "cloister", "Follower"), "invalid_params")):
+            with self.subTest(move=move):
+                t.refuse(move, code)
+
+    def test_barn(self):
+        """tests/scenarios/am-07: a barn needs a corner where four tiles meet;
+        placed into a farm with a farmer it scores the farmer and sends it home."""
+        t = Table(self, self.c, ["ann", "bob"], expansions=["base", "abbey-mayor"], seed=5,
+                  tiles=["BA/RFr", "BA/CC.2", "BA/C", "BA/C", "BA/L", "BA/RFr"])
+        t.play(place("BA/RFr", 1, 0, 0))
+        self.assertFalse([m for m in t.legal()["moves"] if m.get("kind") == "barn"])
+        t.refuse(deploy(1, 0, "sw", "barn"), "illegal_move")       # two tiles at that corner
+        t.refuse(deploy(1, 0, "SL", "barn"), "illegal_move")       # a barn stands on a corner
+        t.play(PASS, place("BA/CC.2", 0, 1, 270), deploy(0, 1, "NL"), place("BA/C", 0, 2, 0), PASS,
+               place("BA/C", -1, 1, 90), PASS, place("BA/L", 1, 1, 0))
+        lm = t.legal()
+        self.assertEqual([m for m in lm["moves"] if m.get("kind") == "barn"], [deploy(1, 1, "nw", "barn")])
+        t.refuse(deploy(1, 1, "ne", "barn"), "illegal_move")
+        evs = t.play(deploy(1, 1, "nw", "barn"))
+        self.assertEqual(evs[0], {"type": "deployed", "seat": 0, "figure": "0.barn.1", "kind": "barn",
+                                  "x": 1, "y": 1, "at": "nw", "feature": "field"})
+        check_scored(self, evs, [(1, 6, "field", False, {(0, 0), (1, 0), (0, 1), (1, 1)})])
+        self.assertEqual(of_type(evs, "returned"),
+                         [{"type": "returned", "seat": 1, "figure": "1.follower.1", "why": "barn"}])
+        evs = t.play(place("BA/RFr", 2, 0, 0), PASS)
+        check_scored(self, evs, [(0, 8, "barn", True, {(0, 0), (1, 0), (0, 1), (1, 1), (2, 0)})])
+        self.assertEqual(evs[-1], {"type": "game_over", "scores": [8, 6]})
+
+
+if __name__ == "__main__":
+    unittest.main()
