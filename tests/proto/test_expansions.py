@@ -873,6 +873,16 @@ class BadInput(unittest.TestCase):
                 with self.subTest(phase=t.legal()["phase"], move=move):
                     t.refuse(move, "illegal_move")
 
+    def test_expansion_moves_in_a_base_game(self):
+        t = Table(self, self.j, ["ann", "bob"], tiles=["BA/RFr", "BA/L", "BA/C"], seed=5)
+        self.out_of_phase(t, {})
+        t.refuse(deploy(1, 0, "E"), "illegal_move")
+        t.play(place("BA/RFr", 1, 0, 0))
+        self.out_of_phase(t, {})
+        for kind in KINDS - {"follower"}:
+            with self.subTest(kind=kind):
+                t.refuse(deploy(1, 0, "nw" if kind == "barn" else "E", kind), "illegal_move")
+
     def test_wagon_phase(self):
         t = Table(self, self.c, ["ann", "bob"], expansions=["base", "abbey-mayor"], tiles=WAGON_TILES, seed=5)
         t.play(*WAGON_MOVES[:4])
