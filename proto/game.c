@@ -321,6 +321,37 @@ static const char *explain_edge(proto_arena *a, const carc_game *g, const carc_m
 	                          nx, ny);
 }
 
+/* The move types the decision due takes, as "a, b or c". */
+static const char *open_types(proto_arena *a, const carc_game *g)
+{
+	carc_move *list = proto_arena_alloc(a, sizeof *list * CARC_MAX_MOVES);
+	int n = carc_legal_moves(g, list, CARC_MAX_MOVES);
+	unsigned types = 0;
+	for (int i = 0; i < n && i < CARC_MAX_MOVES; i++) types |= 1u << list[i].type;
+	const char *out = "no move";
+	int k = 0;
+	for (int t = 0; t < CARC_MV_COUNT; t++) {
+		if (!(types >> t & 1)) continue;
+		unsigned rest = types >> (t + 1);
+		out = k++ == 0 ? carc_mtype_name(t)
+		               : proto_arena_printf(a, "%s%s%s", out, rest ? ", " : " or ", carc_mtype_name(t));
+	}
+	return out;
+}
+
+/* Why an expansion refuses a placement whose edges match: the river's
+ * rule for a tile with a river, else the cult places' (the only other
+ * placement rule of the sets in play). */
+static const char *placement_rule(int tile)
+{
+	for (int d = 0; d < 4; d++)
+		if (!strcmp(carc_tile_edge(tile, 0, d), "river"))
+			return "a river tile must continue the river from its open end, without a U-turn, "
+			       "and leave room ahead of every open end";
+	return "a cult place may not be next to (diagonals count) more than one cloister or abbey, "
+	       "nor a cloister next to more than one cult place";
+}
+
 const char *proto_move_explain(proto_arena *a, const carc_game *g, const carc_move *m, carc_rc rc, int detail)
 {
 	int drawn = carc_game_drawn(g);
@@ -328,10 +359,12 @@ const char *proto_move_explain(proto_arena *a, const carc_game *g, const carc_mo
 	if (carc_board_count(g) > 0) carc_board_get(g, carc_board_count(g) - 1, &last);
 	switch (rc) {
 	case CARC_E_PHASE:
-		if (carc_game_phase(g) == CARC_PH_TILE)
-			return proto_arena_printf(a, "first place the tile you drew (%s) with a place_tile move",
-			                          drawn >= 0 ? carc_tile_id(drawn) : "?");
-		return proto_arena_printf(a, "the tile is already placed: deploy a figure on it or pass");
+		if (carc_game_phase(g) == CARC_PH_TILE && drawn >= 0)
+			return proto_arena_printf(a, "first place the tile you drew (%s) with a place_tile move", carc_tile_id(drawn));
+		if (carc_game_phase(g) == CARC_PH_ACTION)
+			return proto_arena_printf(a, "the tile is already placed: deploy a figure on it or pass");
+		return proto_arena_printf(a, "a %s move is not open now: the %s decision takes %s", carc_mtype_name(m->type),
+		                          carc_phase_name(carc_game_phase(g)), open_types(a, g));
 	case CARC_E_TILE:
 		return proto_arena_printf(a, "you drew %s, not %s", drawn >= 0 ? carc_tile_id(drawn) : "no tile",
 		                          carc_tile_id(m->tile));
@@ -362,10 +395,20 @@ const char *proto_move_explain(proto_arena *a, const carc_game *g, const carc_mo
 			return proto_arena_printf(a, "there are no %s figures in this game", carc_figkind_name(m->kind));
 		return proto_arena_printf(a, "you have no %s left in your supply", carc_figkind_name(m->kind));
 	case CARC_E_RULE:
-		if (carc_game_phase(g) == CARC_PH_TILE)
+		if (m->type == CARC_MV_PLACE_TILE)
 			return proto_arena_printf(a, "%s may not go at (%d,%d) turned %d°: %s", carc_tile_id(m->tile), m->x, m->y,
-			                          m->rot * 90,
-			                          "a river tile must continue the river and leave room ahead of every open end");
+			                          m->rot * 90, placement_rule(m->tile));
+		if (m->type == CARC_MV_PLACE_ABBEY)
+			return proto_arena_printf(a, "the abbey may not go at (%d,%d): it goes only into a hole, an empty place "
+			                             "with a tile on each of its four sides", m->x, m->y);
+		if (m->type == CARC_MV_MOVE_WAGON)
+			return proto_arena_printf(a, "the wagon may not move to %s of (%d,%d): it moves only onto an unoccupied, "
+			                             "incomplete feature next to the one just scored", carc_port_name(m->port),
+			                          m->x, m->y);
+		if (m->type == CARC_MV_ESCAPE)
+			return proto_arena_printf(a, "that figure may not escape now: escape frees a follower of yours from a "
+			                             "besieged city next to a cloister, abbey or cult place (options escape and "
+			                             "escape_cloister)");
 		if (m->type == CARC_MV_DEPLOY)
 			return carc_game_phase(g) == CARC_PH_ACTION && (m->kind == CARC_FIG_BUILDER || m->kind == CARC_FIG_PIG)
 			               ? proto_arena_printf(a, "a %s joins a feature where you already have a follower",

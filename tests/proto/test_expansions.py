@@ -1093,5 +1093,76 @@ class BadInput(unittest.TestCase):
         self.assertEqual(evs[-1], {"type": "game_over", "scores": [8, 6]})
 
 
+class Messages(unittest.TestCase):
+    """An illegal expansion move's message says why in the game's words
+    (PROTOCOL.md section 2): the decision due and the moves it takes, or the
+    rule the move breaks."""
+
+    def setUp(self):
+        self.c = daemon["d"].client("unix")
+
+    def tearDown(self):
+        self.c.close()
+
+    def test_abbey_choice_and_holes(self):
+        t = Table(self, self.c, ["ann", "bob"], expansions=["base", "abbey-mayor"], tiles=ABBEY_TILES, seed=5)
+        t.play(*ABBEY_MOVES)
+        for move in (PASS, place("BA/C", 0, -3, 0), {"type": "flock", "choice": "expand"}):
+            with self.subTest(move=move):
+                self.assertEqual(t.refuse(move, "illegal_move"),
+                                 "a %s move is not open now: the tile decision takes draw or place_abbey"
+                                 % move["type"])
+        for x, y in ((5, 5), (-1, 1), (0, 0)):
+            with self.subTest(x=x, y=y):
+                self.assertEqual(t.refuse({"type": "place_abbey", "x": x, "y": y}, "illegal_move"),
+                                 "the abbey may not go at (%d,%d): it goes only into a hole, an empty place "
+                                 "with a tile on each of its four sides" % (x, y))
+
+    def test_wagon_phase(self):
+        t = Table(self, self.c, ["ann", "bob"], expansions=["base", "abbey-mayor"], tiles=WAGON_TILES, seed=5)
+        t.play(*WAGON_MOVES)
+        self.assertEqual(t.legal()["phase"], "wagon")
+        for move in ({"type": "flock", "choice": "gather"}, deploy(-1, 0, "cloister")):
+            with self.subTest(move=move):
+                self.assertEqual(t.refuse(move, "illegal_move"),
+                                 "a %s move is not open now: the wagon decision takes pass or move_wagon"
+                                 % move["type"])
+        self.assertEqual(t.refuse({"type": "move_wagon", "x": 2, "y": 0, "at": "E"}, "illegal_move"),
+                         "the wagon may not move to E of (2,0): it moves only onto an unoccupied, incomplete "
+                         "feature next to the one just scored")
+
+    def test_flock_and_escape_phases(self):
+        t = Table(self, self.c, ["ann", "bob"], expansions=["base", "hills-sheep"], start=FLOCK_START,
+                  bag=[3, 2, 4, "wolf"], tiles=["BA/RFr"] * 6, seed=5)
+        t.play(*FLOCK_MOVES)
+        self.assertEqual(t.legal()["phase"], "flock")
+        self.assertEqual(t.refuse(PASS, "illegal_move"),
+                         "a pass move is not open now: the flock decision takes flock")
+        t = Table(self, self.c, ["ann", "bob"], expansions=["base", "cathars"], tiles=ESCAPE_TILES, seed=5)
+        t.play(*ESCAPE_MOVES)
+        self.assertEqual(t.legal()["phase"], "escape")
+        self.assertEqual(t.refuse(deploy(1, 0, "NL"), "illegal_move"),
+                         "a deploy move is not open now: the escape decision takes pass or escape")
+        self.assertEqual(t.refuse({"type": "escape", "figure": "0.follower.2"}, "illegal_move"),
+                         "that figure may not escape now: escape frees a follower of yours from a besieged city "
+                         "next to a cloister, abbey or cult place (options escape and escape_cloister)")
+
+
+    def test_cult_place_refused(self):
+        # tests/scenarios/cult-02: a cloister next to two cult places
+        t = Table(self, self.c, ["ann", "bob"], expansions=["base", "cult", "mini"],
+                  start=[{"tile": "GQ/F", "x": 1, "y": 0, "rot": 0}], tiles=["CU/S", "CU/S", "BA/L", "CU/S"], seed=5)
+        t.play(place("CU/S", 0, 0, 0), PASS, place("CU/S", 2, 0, 0), PASS)
+        self.assertEqual(t.refuse(place("BA/L", 1, -1, 0), "illegal_move"),
+                         "BA/L may not go at (1,-1) turned 0°: a cult place may not be next to (diagonals count) "
+                         "more than one cloister or abbey, nor a cloister next to more than one cult place")
+
+    def test_river_placement_refused(self):
+        # tests/scenarios/river-04: the river goes on from its open end only
+        t = Table(self, self.c, ["ann", "bob"], expansions=["base", "river"], tiles=["RI.1/IFI", "RI.1/II"], seed=5)
+        self.assertEqual(t.refuse(place("RI.1/IFI", 0, 1, 0), "illegal_move"),
+                         "RI.1/IFI may not go at (0,1) turned 0°: a river tile must continue the river from its "
+                         "open end, without a U-turn, and leave room ahead of every open end")
+
 if __name__ == "__main__":
     unittest.main()
