@@ -635,7 +635,8 @@ static proto_val *setup_of(proto_arena *a, const games_game *gm, const carc_conf
 }
 
 /* Events of one step of the replay, each marked with the seq it led to;
- * drawn tiles are collected for the tile order. */
+ * drawn tiles and those hidden under hills (the engine names them, the
+ * wire does not) are collected for the tile order. */
 static void replay_events(proto_arena *a, const carc_game *g, const carc_sink *sink, uint32_t seq, proto_val *out,
                           proto_val *drawn, int *reshuffled)
 {
@@ -645,7 +646,8 @@ static void replay_events(proto_arena *a, const carc_game *g, const carc_sink *s
 		proto_val *v = proto_event(a, g, e);
 		pv_set_int(a, v, "seq", seq);
 		pv_push(out, v);
-		if (e->type == CARC_EV_TILE_DRAWN) pv_push(drawn, pv_str(a, carc_tile_id(e->tile)));
+		if (e->type == CARC_EV_TILE_DRAWN || e->type == CARC_EV_TILE_HIDDEN)
+			pv_push(drawn, pv_str(a, carc_tile_id(e->tile)));
 		if (e->type == CARC_EV_TILE_DISCARDED && e->why == CARC_WHY_RESHUFFLED) (*reshuffled)++;
 	}
 }
@@ -686,8 +688,9 @@ static proto_err m_history(method_call *c, proto_val **result, const char **why)
 	if (carc_game_over(gm->g)) {
 		pv_set_int(a, r, "seed", (int64_t)gm->seed);
 		pv_set_str(a, r, "salt", gm->salt);
-		/* a tile put back under the supply is drawn twice; the order is
-		 * the supply as shuffled, so its second draw is not part of it */
+		/* a tile put back under the supply is drawn (or hidden) twice, the
+		 * second time after every other: the order is the supply as
+		 * shuffled, so that second time is not part of it */
 		proto_val *order = pv_array(a);
 		int keep = (int)drawn->n - reshuffled, i = 0;
 		for (proto_val *t = drawn->u.c.first, *next; t && i < keep; t = next, i++) {

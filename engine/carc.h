@@ -152,7 +152,7 @@ typedef struct carc_config {
 	uint32_t components;                /* bit c = carc_component c, when components_given */
 	uint8_t components_given;           /* 0: the chosen expansions' components */
 	int32_t rules[CARC_R_COUNT];
-	uint64_t seed;
+	uint64_t seed;                      /* deals the supply; on a stream of its own, the sheep drawn */
 	uint16_t ntiles;                    /* >0: the supply is exactly tiles[] in order */
 	uint16_t tiles[CARC_MAX_TILES];
 	uint8_t nstart;                     /* >0: these instead of the standard start */
@@ -227,7 +227,7 @@ typedef struct carc_event {
 	uint8_t kind;    /* figure kind; token_taken: the token; sheep_drawn: 1-4 sheep, 5 wolf */
 	int8_t from;     /* token_taken: the seat it was taken from, -1 none */
 	int16_t x, y;
-	uint16_t tile;
+	uint16_t tile;    /* tile_hidden: the tile under the hill, for replays (the wire keeps it secret) */
 	uint16_t figure;
 	uint16_t ntiles; /* feature_completed: tiles in the feature */
 	int32_t points;

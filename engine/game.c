@@ -151,7 +151,7 @@ static const carc_tileset *standard_start(uint32_t expansions)
  * of each set's start tile (placed, or left out beside a spring), springs
  * (only ever start tiles), the tiles a chosen set removes, copies past a
  * tile's maximum, and river-only sets when there is no river. */
-static carc_rc build_supply(carc_game *g, const carc_tileset *start)
+static carc_rc build_supply(carc_game *g, const carc_tileset *start, carc_rng *deal)
 {
 	uint32_t ex = g->cfg.expansions;
 	int river = start && carc_tiletypes[start->start].symbols & CARC_SYM_SPRING;
@@ -182,7 +182,7 @@ static carc_rc build_supply(carc_game *g, const carc_tileset *start)
 		}
 	}
 	for (int i = g->nsupply - 1; i > 0; i--) {
-		int j = (int)carc_rng_below(&g->rng, (uint32_t)i + 1);
+		int j = (int)carc_rng_below(deal, (uint32_t)i + 1);
 		uint16_t t = g->supply[i];
 		g->supply[i] = g->supply[j];
 		g->supply[j] = t;
@@ -1057,7 +1057,13 @@ carc_rc carc_game_init(carc_game *g, const carc_config *cfg, carc_sink *out)
 	g->cfg = *cfg;
 	g->nseats = cfg->nseats;
 	g->drawn = g->last = CARC_NONE;
-	carc_rng_seed(&g->rng, cfg->seed);
+	/* The seed deals the supply (unless the caller gives it) and, on a
+	 * stream of its own, draws what chance decides during play (the sheep
+	 * bag): so a game replayed from its seed with the supply it dealt given
+	 * as `tiles` draws the same tokens. */
+	carc_rng deal;
+	carc_rng_seed(&deal, cfg->seed);
+	carc_rng_seed(&g->rng, cfg->seed ^ 0x706c617942616721ull);
 	for (int i = 0; i < CARC_MAX_FIGS; i++) g->figs[i].node = CARC_NONE;
 	g->components = cfg->components_given ? cfg->components : carc_default_components(cfg->expansions);
 	g->king = g->robber = -1;
@@ -1085,7 +1091,7 @@ carc_rc carc_game_init(carc_game *g, const carc_config *cfg, carc_sink *out)
 		memcpy(g->supply, cfg->tiles, cfg->ntiles * sizeof cfg->tiles[0]);
 		g->nsupply = cfg->ntiles;
 	} else {
-		rc = build_supply(g, start_set);
+		rc = build_supply(g, start_set, &deal);
 		if (rc != CARC_OK) return rc;
 		CARC_EXT_EACH(g, CARC_HOOK_SETUP, e)
 			if (e->order_supply) e->order_supply(g);

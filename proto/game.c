@@ -464,7 +464,13 @@ proto_val *proto_event(proto_arena *a, const carc_game *g, const carc_event *e)
 		pv_set(v, "seat", seat_val(a, e->seat));
 		pv_set_int(a, v, "points", e->points);
 		pv_set_str(a, v, "feature", carc_sc_name(e->fkind));
-		if (e->port < CARC_PORT_COUNT) set_port_at(a, v, e->x, e->y, e->port); /* tokens have no place */
+		if (e->port < CARC_PORT_COUNT) {
+			set_port_at(a, v, e->x, e->y, e->port);
+		} else { /* goods, the king and the robber belong to no place */
+			pv_set_nil(a, v, "x");
+			pv_set_nil(a, v, "y");
+			pv_set_nil(a, v, "at");
+		}
 		pv_set_bool(a, v, "final", e->final);
 		break;
 	case CARC_EV_TOKEN_TAKEN:
