@@ -816,12 +816,13 @@ class OwnDaemon(unittest.TestCase):
             code_of(self.c.apply_move, g["game"], move, token=g["seats"][1]["token"])
             code_of(self.c.apply_move, g["game"], move, token=g["seats"][0]["token"], seq=3)
             code_of(self.c.apply_move, g["game"], {"type": "pass"}, token=g["seats"][0]["token"])
-            with self.d.raw("unix") as r:
-                r.send_msgpack([0, 1, "ping", 5, 6])
-                r.read_one("msgpack")
+            r = self.d.raw("unix")
+            extra.append(r)
+            r.send_msgpack([0, 1, "ping", 5, 6])
+            r.read_one("msgpack")
             expected["bad_request"] = 1
             s1 = self.c.stats()
-            self.assertEqual(s1["connections"], 4)
+            self.assertEqual(s1["connections"], 5)
             self.assertEqual(s1["games"], 3)
             self.assertEqual(s1["games_total"], 4)
             self.assertEqual({k: v for k, v in s1["errors"].items() if v}, expected)
