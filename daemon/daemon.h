@@ -95,7 +95,7 @@ size_t games_index_after(const games *r, int64_t after); /* first index with id 
 void games_record(games *r, games_game *gm, const carc_move *m);
 /* The move recorded as number `i` (0-based), for a replay of `g`. */
 void games_move_get(const games_game *gm, uint32_t i, carc_move *m);
-int games_subscribe(games_game *gm, void *conn, games_subs *cs);   /* -1: too many */
+int games_subscribe(games *r, games_game *gm, void *conn, games_subs *cs); /* -1: too many */
 void games_unsubscribe(games_game *gm, const void *conn, games_subs *cs);
 void games_unsubscribe_all(games *r, const void *conn, games_subs *cs);
 /* Which seat a hex token belongs to: -1 none.  Constant time in the token. */

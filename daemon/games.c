@@ -171,10 +171,21 @@ void games_move_get(const games_game *gm, uint32_t i, carc_move *m) { *m = gm->m
 
 /* ---- subscriptions ---------------------------------------------------------- */
 
-int games_subscribe(games_game *gm, void *conn, games_subs *cs)
+/* Forgets the games of a connection's list that were closed since it
+ * subscribed (their ids are never given again). */
+static void forget_closed(games *r, games_subs *cs)
+{
+	int k = 0;
+	for (int i = 0; i < cs->n; i++)
+		if (games_find(r, cs->ids[i])) cs->ids[k++] = cs->ids[i];
+	cs->n = k;
+}
+
+int games_subscribe(games *r, games_game *gm, void *conn, games_subs *cs)
 {
 	for (int i = 0; i < gm->nsubs; i++)
 		if (gm->subs[i] == conn) return 0;
+	if (cs->n >= CARCD_MAX_SUBSCRIPTIONS) forget_closed(r, cs);
 	if (cs->n >= CARCD_MAX_SUBSCRIPTIONS) return -1;
 	if (gm->nsubs == gm->subcap) {
 		gm->subcap = gm->subcap ? 2 * gm->subcap : 4;

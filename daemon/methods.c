@@ -743,7 +743,7 @@ static proto_err m_subscribe(method_call *c, proto_val **result, const char **wh
 	games_game *gm;
 	proto_err rc = get_game(c, &gm, why);
 	if (rc) return rc;
-	if (games_subscribe(gm, c->conn, c->subs) < 0) {
+	if (games_subscribe(&c->s->games, gm, c->conn, c->subs) < 0) {
 		*why = proto_arena_printf(c->a, "a connection may watch at most %d games", CARCD_MAX_SUBSCRIPTIONS);
 		return PROTO_E_LIMIT;
 	}

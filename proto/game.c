@@ -63,6 +63,29 @@ static void set_port_at(proto_arena *a, proto_val *v, int x, int y, int port)
 	pv_set_str(a, v, "at", carc_port_name(port));
 }
 
+/* `ports`: every port on the tile at (x, y) of the feature touching
+ * `port` there, in canonical order (a corner is a port of its own). */
+static void set_ports(proto_arena *a, proto_val *v, const carc_game *g, int x, int y, int port)
+{
+	uint16_t ports[32]; /* more than any tile has features */
+	int n = port < CARC_P_NW ? carc_tile_features(g, x, y, ports, NULL, 32) : 0;
+	unsigned mask = 1u << port;
+	for (int i = 0; i < n && i < 32; i++)
+		if (ports[i] >> port & 1) mask = ports[i];
+	proto_val *list = pv_array(a);
+	for (int p = 0; p < CARC_PORT_COUNT; p++)
+		if (mask >> p & 1) pv_push(list, pv_str(a, carc_port_name(p)));
+	pv_set(v, "ports", list);
+}
+
+/* A feature as the server names it (PROTOCOL.md section 3): x, y, `at`
+ * (its first port) and `ports`. */
+static void set_feature_at(proto_arena *a, proto_val *v, const carc_game *g, int x, int y, int port)
+{
+	set_port_at(a, v, x, y, port);
+	set_ports(a, v, g, x, y, port);
+}
+
 proto_val *proto_scores(proto_arena *a, const carc_game *g)
 {
 	proto_val *s = pv_array(a);
@@ -145,6 +168,7 @@ proto_val *proto_state(proto_arena *a, const carc_game *g, const proto_game_meta
 			pv_set_str(a, f, "id", figure_id(a, &on[j]));
 			pv_set_str(a, f, "kind", carc_figkind_name(on[j].kind));
 			pv_set_str(a, f, "at", carc_port_name(on[j].port));
+			set_ports(a, f, g, p.x, p.y, on[j].port);
 			pv_set_str(a, f, "feature", carc_fkind_name(on[j].fkind));
 			pv_push(figs, f);
 		}
@@ -448,7 +472,7 @@ proto_val *proto_event(proto_arena *a, const carc_game *g, const carc_event *e)
 	case CARC_EV_DEPLOYED:
 		set_seat_figure(a, v, g, e);
 		pv_set_str(a, v, "kind", carc_figkind_name(e->kind));
-		set_port_at(a, v, e->x, e->y, e->port);
+		set_feature_at(a, v, g, e->x, e->y, e->port);
 		pv_set_str(a, v, "feature", carc_fkind_name(e->fkind));
 		break;
 	case CARC_EV_RETURNED:
@@ -457,7 +481,7 @@ proto_val *proto_event(proto_arena *a, const carc_game *g, const carc_event *e)
 		break;
 	case CARC_EV_FEATURE_COMPLETED:
 		pv_set_str(a, v, "feature", carc_fkind_name(e->fkind));
-		set_port_at(a, v, e->x, e->y, e->port);
+		set_feature_at(a, v, g, e->x, e->y, e->port);
 		pv_set_int(a, v, "tiles", e->ntiles);
 		break;
 	case CARC_EV_SCORED:
@@ -465,11 +489,12 @@ proto_val *proto_event(proto_arena *a, const carc_game *g, const carc_event *e)
 		pv_set_int(a, v, "points", e->points);
 		pv_set_str(a, v, "feature", carc_sc_name(e->fkind));
 		if (e->port < CARC_PORT_COUNT) {
-			set_port_at(a, v, e->x, e->y, e->port);
+			set_feature_at(a, v, g, e->x, e->y, e->port);
 		} else { /* goods, the king and the robber belong to no place */
 			pv_set_nil(a, v, "x");
 			pv_set_nil(a, v, "y");
 			pv_set_nil(a, v, "at");
+			pv_set_nil(a, v, "ports");
 		}
 		pv_set_bool(a, v, "final", e->final);
 		break;

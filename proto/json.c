@@ -10,9 +10,11 @@
 
 #include "proto.h"
 
+/* depth: how deep j is, counted in arrays and objects (the envelope is 1)
+ * as MessagePack's guard counts them: scalars do not count. */
 static proto_val *from_json(proto_arena *a, json_t *j, int depth, proto_decoded *d)
 {
-	if (depth > PROTO_MAX_DEPTH) {
+	if (depth > PROTO_MAX_DEPTH && (json_is_array(j) || json_is_object(j))) {
 		d->code = PROTO_E_LIMIT;
 		d->why = "arrays and objects nest deeper than 16";
 		return NULL;
@@ -23,7 +25,7 @@ static proto_val *from_json(proto_arena *a, json_t *j, int depth, proto_decoded 
 	case JSON_FALSE: return pv_bool(a, 0);
 	case JSON_INTEGER: return pv_int(a, json_integer_value(j));
 	case JSON_REAL: return pv_float(a, json_real_value(j));
-	case JSON_STRING: return pv_strn(a, json_string_value(j), json_string_length(j));
+	case JSON_STRING: return pv_wire_str(a, json_string_value(j), json_string_length(j));
 	case JSON_ARRAY: {
 		proto_val *v = pv_array(a);
 		size_t i;
@@ -39,11 +41,11 @@ static proto_val *from_json(proto_arena *a, json_t *j, int depth, proto_decoded 
 		proto_val *v = pv_map(a);
 		const char *k;
 		json_t *m;
-		json_object_foreach(j, k, m) {
+		size_t kn;
+		json_object_keylen_foreach(j, k, kn, m) {
 			proto_val *x = from_json(a, m, depth + 1, d);
 			if (!x) return NULL;
-			size_t kn = strlen(k);
-			pv_setn(v, proto_arena_strndup(a, k, kn), kn, x);
+			pv_setn(v, proto_wire_strndup(a, k, kn), kn, x);
 		}
 		return v;
 	}
@@ -53,17 +55,18 @@ static proto_val *from_json(proto_arena *a, json_t *j, int depth, proto_decoded 
 	return NULL;
 }
 
-/* Parses one JSON text (a whole envelope, or the params of a shorthand). */
-static proto_val *parse(proto_arena *a, const char *s, size_t n, proto_decoded *d)
+/* Parses one JSON text: a whole envelope (depth 1), or the params of a
+ * shorthand (depth 2, where they sit in an envelope). */
+static proto_val *parse(proto_arena *a, const char *s, size_t n, int depth, proto_decoded *d)
 {
 	json_error_t err;
-	json_t *j = json_loadb(s, n, JSON_DECODE_ANY, &err);
+	json_t *j = json_loadb(s, n, JSON_DECODE_ANY | JSON_ALLOW_NUL, &err);
 	if (!j) {
 		d->code = PROTO_E_BAD_REQUEST;
 		d->why = proto_arena_printf(a, "bad JSON at column %d: %s", err.column, err.text);
 		return NULL;
 	}
-	proto_val *v = from_json(a, j, 1, d);
+	proto_val *v = from_json(a, j, depth, d);
 	json_decref(j);
 	return v;
 }
@@ -86,7 +89,7 @@ proto_decoded proto_json_decode(proto_arena *a, const char *line, size_t n, prot
 		return d;
 	}
 	if (*line == '[') {
-		proto_val *env = parse(a, line, n, &d);
+		proto_val *env = parse(a, line, n, 1, &d);
 		return env ? proto_envelope(a, env, rq) : d;
 	}
 	size_t m = 0;
@@ -104,7 +107,7 @@ proto_decoded proto_json_decode(proto_arena *a, const char *line, size_t n, prot
 		rq->params = pv_map(a);
 		return d;
 	}
-	proto_val *params = parse(a, line + m, n - m, &d);
+	proto_val *params = parse(a, line + m, n - m, 2, &d);
 	if (!params) return d;
 	if (params->type == PV_ARRAY && params->n == 1 && params->u.c.first->type == PV_MAP)
 		params = params->u.c.first;
@@ -131,27 +134,6 @@ int proto_is_http(const char *line, size_t n)
 }
 
 /* ---- writing -------------------------------------------------------------- */
-
-/* Length of the valid UTF-8 sequence at p (1..4), or 0. */
-static int utf8_len(const uint8_t *p, size_t n)
-{
-	uint8_t c = p[0];
-	int len;
-	uint32_t cp;
-	if (c < 0x80) return 1;
-	if (c >= 0xc2 && c <= 0xdf) len = 2, cp = c & 0x1f;
-	else if (c >= 0xe0 && c <= 0xef) len = 3, cp = c & 0x0f;
-	else if (c >= 0xf0 && c <= 0xf4) len = 4, cp = c & 0x07;
-	else return 0;
-	if (n < (size_t)len) return 0;
-	for (int i = 1; i < len; i++) {
-		if ((p[i] & 0xc0) != 0x80) return 0;
-		cp = cp << 6 | (p[i] & 0x3f);
-	}
-	if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
-		return 0;
-	return len;
-}
 
 /* A JSON string; bytes that are not UTF-8 (a MessagePack client may send
  * any) become U+FFFD, so every line we write is valid JSON. */
@@ -182,7 +164,7 @@ static void put_string(proto_buf *out, const char *s, size_t n)
 			else proto_buf_add(out, e, 6);
 			i++;
 		} else {
-			int len = utf8_len(p + i, n - i);
+			int len = proto_utf8_len(p + i, n - i);
 			if (len) {
 				proto_buf_add(out, p + i, (size_t)len);
 				i += (size_t)len;

@@ -24,9 +24,9 @@ static proto_val *from_object(proto_arena *a, const msgpack_object *o, const cha
 	case MSGPACK_OBJECT_NEGATIVE_INTEGER: return pv_int(a, o->via.i64);
 	case MSGPACK_OBJECT_FLOAT32:
 	case MSGPACK_OBJECT_FLOAT64: return pv_float(a, o->via.f64);
-	case MSGPACK_OBJECT_STR: return pv_strn(a, o->via.str.ptr, o->via.str.size);
+	case MSGPACK_OBJECT_STR: return pv_wire_str(a, o->via.str.ptr, o->via.str.size);
 	/* old clients send strings as binary */
-	case MSGPACK_OBJECT_BIN: return pv_strn(a, o->via.bin.ptr, o->via.bin.size);
+	case MSGPACK_OBJECT_BIN: return pv_wire_str(a, o->via.bin.ptr, o->via.bin.size);
 	case MSGPACK_OBJECT_ARRAY: {
 		proto_val *v = pv_array(a);
 		for (uint32_t i = 0; i < o->via.array.size; i++) {
@@ -54,7 +54,7 @@ static proto_val *from_object(proto_arena *a, const msgpack_object *o, const cha
 			}
 			proto_val *m = from_object(a, &kv->val, why);
 			if (!m) return NULL;
-			pv_setn(v, proto_arena_strndup(a, k, kn), kn, m);
+			pv_setn(v, proto_wire_strndup(a, k, kn), kn, m);
 		}
 		return v;
 	}
@@ -141,7 +141,7 @@ static void put_int(proto_buf *b, int64_t i)
 	b->len += n;
 }
 
-static void put_str(proto_buf *b, const char *s, uint32_t n)
+static void put_raw_str(proto_buf *b, const char *s, uint32_t n)
 {
 	uint8_t *p = room(b, 5 + (size_t)n);
 	size_t h;
@@ -151,6 +151,30 @@ static void put_str(proto_buf *b, const char *s, uint32_t n)
 	else h = put_be(p, 0xdb, n, 4);
 	if (n) memcpy(p + h, s, n);
 	b->len += h + n;
+}
+
+/* A MessagePack str holds UTF-8: bytes that are not (a client may send
+ * any, and error messages quote what it sent) become U+FFFD. */
+static void put_str(proto_buf *b, const char *s, uint32_t n)
+{
+	const uint8_t *p = (const uint8_t *)s;
+	uint32_t i = 0;
+	for (int len; i < n; i += (uint32_t)len)
+		if (!(len = p[i] < 0x80 ? 1 : proto_utf8_len(p + i, n - i))) break;
+	if (i == n) {
+		put_raw_str(b, s, n);
+		return;
+	}
+	proto_buf fixed = { 0 };
+	proto_buf_add(&fixed, p, i);
+	while (i < n) {
+		int len = p[i] < 0x80 ? 1 : proto_utf8_len(p + i, n - i);
+		if (len) proto_buf_add(&fixed, p + i, (size_t)len);
+		else proto_buf_add(&fixed, "\xef\xbf\xbd", 3);
+		i += len ? (uint32_t)len : 1;
+	}
+	put_raw_str(b, (const char *)fixed.p, (uint32_t)fixed.len);
+	proto_buf_free(&fixed);
 }
 
 static void put_container(proto_buf *b, uint32_t n, int map)

@@ -114,6 +114,11 @@ proto_val *pv_int(proto_arena *a, int64_t i);
 proto_val *pv_float(proto_arena *a, double f);
 proto_val *pv_str(proto_arena *a, const char *s);               /* s must outlive the value */
 proto_val *pv_strn(proto_arena *a, const char *s, size_t n);   /* copies */
+/* Length of the valid UTF-8 sequence at p (1..4), or 0. */
+int proto_utf8_len(const uint8_t *p, size_t n);
+/* A string from a client: copied, each 0 byte made 0xff (value.c). */
+char *proto_wire_strndup(proto_arena *a, const char *s, size_t n);
+proto_val *pv_wire_str(proto_arena *a, const char *s, size_t n);
 proto_val *pv_array(proto_arena *a);
 proto_val *pv_map(proto_arena *a);
 /* Appends and returns v; `key` of pv_set must outlive the value. */

@@ -53,6 +53,25 @@ proto_val *pv_strn(proto_arena *a, const char *s, size_t n)
 	return v;
 }
 
+/* Strings read off the wire may hold 0 bytes, but the server reads names,
+ * ids and tokens as C strings, where "base\0junk" would pass for "base".
+ * Each 0 byte becomes 0xff (never valid UTF-8), so the string matches
+ * nothing the protocol names and gets the answer any unknown string gets. */
+char *proto_wire_strndup(proto_arena *a, const char *s, size_t n)
+{
+	char *c = proto_arena_strndup(a, s, n);
+	for (char *z = memchr(c, 0, n); z; z = memchr(z, 0, n - (size_t)(z - c))) *z = (char)0xff;
+	return c;
+}
+
+proto_val *pv_wire_str(proto_arena *a, const char *s, size_t n)
+{
+	proto_val *v = make(a, PV_STR);
+	v->u.s = proto_wire_strndup(a, s, n);
+	v->n = (uint32_t)n;
+	return v;
+}
+
 proto_val *pv_array(proto_arena *a) { return make(a, PV_ARRAY); }
 proto_val *pv_map(proto_arena *a) { return make(a, PV_MAP); }
 
@@ -109,4 +128,25 @@ int pv_to_int(const proto_val *v, int64_t *out)
 		return 1;
 	}
 	return 0;
+}
+
+/* Length of the valid UTF-8 sequence at p (1..4), or 0. */
+int proto_utf8_len(const uint8_t *p, size_t n)
+{
+	uint8_t c = p[0];
+	int len;
+	uint32_t cp;
+	if (c < 0x80) return 1;
+	if (c >= 0xc2 && c <= 0xdf) len = 2, cp = c & 0x1f;
+	else if (c >= 0xe0 && c <= 0xef) len = 3, cp = c & 0x0f;
+	else if (c >= 0xf0 && c <= 0xf4) len = 4, cp = c & 0x07;
+	else return 0;
+	if (n < (size_t)len) return 0;
+	for (int i = 1; i < len; i++) {
+		if ((p[i] & 0xc0) != 0x80) return 0;
+		cp = cp << 6 | (p[i] & 0x3f);
+	}
+	if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+		return 0;
+	return len;
 }

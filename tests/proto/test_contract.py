@@ -532,14 +532,17 @@ class Moves(Case):
             listed = sorted((m["at"], m["kind"]) for m in lm["moves"] if m["type"] == "deploy")
             self.assertEqual(listed, sorted({(at, "follower") for _, at in features.values()}), rot)
             for port, (kind, first) in features.items():
+                # every port of the feature on this tile, in canonical order
+                ports = sorted((p for p, (k, f) in features.items() if f == first), key=PORTS.index)
                 g = self.placed(rot)
                 res = self.c.apply_move(g["game"], {"type": "deploy", "kind": "follower", "x": 1, "y": 0, "at": port})
                 dep = [e for e in res["events"] if e["type"] == "deployed"]
                 self.assertEqual(dep, [{"type": "deployed", "seat": 0, "figure": "0.follower.1", "kind": "follower",
-                                        "x": 1, "y": 0, "at": first, "feature": kind}], (rot, port))
+                                        "x": 1, "y": 0, "at": first, "ports": ports, "feature": kind}], (rot, port))
                 figs = [f for t in self.c.state(g["game"])["board"] for f in t["figures"]]
                 if figs:   # (the figure may have scored at once)
-                    self.assertEqual(figs, [{"id": "0.follower.1", "kind": "follower", "at": first, "feature": kind}])
+                    self.assertEqual(figs, [{"id": "0.follower.1", "kind": "follower", "at": first, "ports": ports,
+                                             "feature": kind}])
             # a port the tile has no feature at, and ports that are no ports
             for port in ("cloister", "tower", "I", "II"):
                 g = self.placed(rot)
@@ -837,6 +840,125 @@ class OwnDaemon(unittest.TestCase):
         while self.c.stats()["connections"] != 1 and time.monotonic() < deadline:
             time.sleep(0.02)
         self.assertEqual(self.c.stats()["connections"], 1)
+
+
+class Depth(unittest.TestCase):
+    """Section 7 "nesting depth at most 16", and section 1: both encodings
+    carry the same messages, so they count depth alike (arrays and maps,
+    the envelope being 1; scalars are no level)."""
+
+    def test_depth_16_is_served_in_both_encodings_and_17_refused(self):
+        with daemon["d"].raw("unix") as r:
+            r.send(packb(nested(16, 1)))
+            self.assertEqual(r.read_one("msgpack"), [1, 3, None, {}])
+        with daemon["d"].raw("unix") as r:
+            r.send_line(json.dumps(nested(16, 1)))
+            self.assertEqual(r.read_one("json"), [1, 3, None, {}])
+            r.send_line(json.dumps(nested(17, 1)))
+            self.assertEqual(r.read_one("json")[2]["code"], "limit")
+            r.send_line(json.dumps([0, 4, "ping", {}]))    # the line protocol goes on
+            self.assertEqual(r.read_one("json"), [1, 4, None, {}])
+
+    def test_shorthand_and_array_form_judged_alike(self):
+        for depth in (16, 17):
+            with self.subTest(depth=depth):
+                request = nested(depth, 1)
+                with daemon["d"].raw("tcp") as r:
+                    r.send_line("ping " + json.dumps(request[3]))
+                    a = r.read_one("json")
+                    r.send_line(json.dumps([0, None, "ping", request[3]]))
+                    b = r.read_one("json")
+                self.assertEqual(a, b)
+                self.assertEqual(a[2] is None, depth == 16, a)
+
+
+class ZeroBytesInStrings(unittest.TestCase):
+    """A string may hold a 0 byte (MessagePack, or JSON's \\u0000); it is no
+    name, id or token the protocol knows, so it gets the answer any unknown
+    string gets (section 2: invalid_params for an unknown expansion or rule
+    option, forbidden for a token of no seat) and never passes for the part
+    before the 0 byte."""
+
+    def setUp(self):
+        self.c = daemon["d"].client("unix", "msgpack")
+        self.j = daemon["d"].client("tcp", "json")
+
+    def tearDown(self):
+        self.c.close()
+        self.j.close()
+
+    def test_unknown_names(self):
+        for c in (self.c, self.j):
+            for kw in ({"rules": {"farmers\x00junk": False}}, {"rules": {"farm_scoring": "per-farm-3\x00junk"}},
+                       {"expansions": ["base\x00junk"]}, {"tiles": ["BA/C\x00junk"]}):
+                if c is self.j and "farmers\x00junk" in kw.get("rules", {}):
+                    # JSON object keys cannot hold \\u0000 (jansson): a bad JSON line
+                    self.assertEqual(code_of(c.new_game, ["ann"], **kw), "bad_request")
+                    continue
+                with self.subTest(encoding=c is self.c and "msgpack" or "json", params=kw):
+                    with self.assertRaises(carcd.Error) as cm:
+                        c.new_game(["ann"], **kw)
+                    self.assertEqual(cm.exception.code, "invalid_params")
+                    self.assertIsInstance(cm.exception.message, str)   # readable though it quotes the string
+
+    def test_tokens_and_move_types(self):
+        for c in (self.c, self.j):
+            g = c.new_game(["ann", "bob"])
+            lm = c.legal_moves(g["game"])
+            self.assertEqual(code_of(c.apply_move, g["game"], lm["moves"][0],
+                                     token=g["seats"][0]["token"] + "\x00junk"), "forbidden")
+            move = dict(lm["moves"][0], type=lm["moves"][0]["type"] + "\x00junk")
+            self.assertEqual(code_of(c.apply_move, g["game"], move, token=g["seats"][0]["token"]),
+                             "invalid_params")
+            self.assertEqual(code_of(c.close_game, g["game"], g["admin_token"] + "\x00junk"), "forbidden")
+            self.assertEqual(c.state(g["game"])["seq"], 0)
+            self.assertEqual(code_of(c.call, "ping\x00junk", {}), "unknown_method")
+
+
+class FeaturePorts(unittest.TestCase):
+    """Section 3: "Where the server names a feature it gives its kind ...,
+    `at` = its first port in canonical order, and `ports` = all its ports on
+    that tile"."""
+
+    def test_a_named_feature_has_its_ports(self):
+        with daemon["d"].client("unix") as c:
+            g = c.new_game(["ann"], tiles=["BA/RCr", "BA/L"], auth=False)
+            c.apply_move(g["game"], {"type": "place_tile", "tile": "BA/RCr", "x": 1, "y": 0, "rot": 0})
+            res = c.apply_move(g["game"], {"type": "deploy", "kind": "follower", "x": 1, "y": 0, "at": "WR"})
+            dep = [e for e in res["events"] if e["type"] == "deployed"][0]
+            self.assertEqual((dep["feature"], dep["at"], dep["ports"]), ("field", "EL", ["EL", "WR"]))
+            fig = [f for t in c.state(g["game"])["board"] for f in t["figures"]][0]
+            self.assertEqual((fig["at"], fig["ports"]), ("EL", ["EL", "WR"]))
+            res = c.apply_move(g["game"], {"type": "place_tile", "tile": "BA/L", "x": 1, "y": 1, "rot": 0})
+            res = c.apply_move(g["game"], {"type": "deploy", "kind": "follower", "x": 1, "y": 1, "at": "cloister"})
+            named = [e for e in res["events"] if "ports" in e]
+            self.assertTrue(named)
+            for e in named:
+                with self.subTest(event=e):
+                    if e["at"] is None:   # a score with no place
+                        self.assertIsNone(e["ports"])
+                    else:
+                        self.assertIn(e["at"], e["ports"])
+                        self.assertEqual(e["ports"], sorted(e["ports"], key=PORTS.index))
+
+
+class SubscriptionsOfClosedGames(unittest.TestCase):
+    """A connection may watch up to 1024 games (proto/PROTOCOL.md); a game
+    closed since no longer counts, so a connection that watched 1024 games,
+    all closed, may watch more."""
+
+    def test_closed_games_free_their_places(self):
+        with harness.Daemon() as d, d.client("unix") as c, d.client("unix") as w:
+            games = [c.new_game(["a"]) for _ in range(1024)]
+            for g in games:
+                w.subscribe(g["game"])
+            extra = c.new_game(["a"])
+            self.assertEqual(code_of(w.subscribe, extra["game"]), "limit")
+            for g in games[:2]:
+                c.close_game(g["game"], g["admin_token"])
+            self.assertEqual(w.subscribe(extra["game"]), {"seq": 0})
+            self.assertEqual(w.subscribe(c.new_game(["a"])["game"]), {"seq": 0})
+            self.assertEqual(code_of(w.subscribe, c.new_game(["a"])["game"]), "limit")
 
 
 if __name__ == "__main__":

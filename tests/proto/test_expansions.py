@@ -54,10 +54,10 @@ EVENT_FIELDS = {
     "tile_placed": {"seat", "tile", "x", "y", "rot"},
     "tile_discarded": {"tile", "why"},
     "tile_hidden": {"x", "y"},
-    "deployed": {"seat", "figure", "kind", "x", "y", "at", "feature"},
+    "deployed": {"seat", "figure", "kind", "x", "y", "at", "ports", "feature"},
     "returned": {"seat", "figure", "why"},
-    "feature_completed": {"feature", "x", "y", "at", "tiles"},
-    "scored": {"seat", "points", "feature", "x", "y", "at", "final"},
+    "feature_completed": {"feature", "x", "y", "at", "ports", "tiles"},
+    "scored": {"seat", "points", "feature", "x", "y", "at", "ports", "final"},
     "token_taken": {"seat", "token"},
     "sheep_drawn": {"seat", "x", "y", "token"},
     "turn": {"seat"},
@@ -673,7 +673,7 @@ class Crafted(unittest.TestCase):
         self.assertCountEqual(lm["moves"], [deploy(0, -1, "cloister"), deploy(0, -1, "cloister", "wagon"), PASS])
         evs = t.play(deploy(0, -1, "cloister"))
         self.assertEqual(evs[0], {"type": "deployed", "seat": 1, "figure": "1.follower.2", "kind": "follower",
-                                  "x": 0, "y": -1, "at": "cloister", "feature": "cloister"})
+                                  "x": 0, "y": -1, "at": "cloister", "ports": ["cloister"], "feature": "cloister"})
         # the abbey's walls close the road (4 tiles) and the cities around it
         check_scored(self, evs, [(0, 4, "road", False, {(-1, 0), (0, 0), (1, 0), (1, -1)}),
                                  (1, 2, "city", False, {(-1, -1)})])
@@ -745,12 +745,12 @@ class Crafted(unittest.TestCase):
         self.assertEqual(t.supply(0)["wagon"], 1)
         evs = t.play({"type": "move_wagon", "x": -1, "y": 0, "at": "cloister"})
         self.assertEqual(evs, [{"type": "deployed", "seat": 0, "figure": "0.wagon.1", "kind": "wagon",
-                                "x": -1, "y": 0, "at": "cloister", "feature": "cloister"},
+                                "x": -1, "y": 0, "at": "cloister", "ports": ["cloister"], "feature": "cloister"},
                                {"type": "turn", "seat": 0},
                                {"type": "tile_drawn", "seat": 0, "tile": "BA/RFr"}])
         self.assertEqual(t.supply(0)["wagon"], 0)
         figs = {(b["x"], b["y"]): b["figures"] for b in t.state()["board"]}
-        self.assertEqual(figs[(-1, 0)], [{"id": "0.wagon.1", "kind": "wagon", "at": "cloister",
+        self.assertEqual(figs[(-1, 0)], [{"id": "0.wagon.1", "kind": "wagon", "at": "cloister", "ports": ["cloister"],
                                           "feature": "cloister"}])
         evs = t.play(place("BA/RFr", 3, 0, 0), PASS)
         check_scored(self, evs, [(0, 2, "cloister", True, {(-1, 0)}),
@@ -769,7 +769,7 @@ class Crafted(unittest.TestCase):
                   bag=[3, 2, 4, "wolf"], tiles=["BA/RFr"] * 6, seed=5)
         evs = t.play(*FLOCK_MOVES[:2])
         self.assertEqual(evs[:2], [{"type": "deployed", "seat": 0, "figure": "0.shepherd.1", "kind": "shepherd",
-                                    "x": -1, "y": 0, "at": "ER", "feature": "field"},
+                                    "x": -1, "y": 0, "at": "ER", "ports": ["ER", "SL", "SR", "WL"], "feature": "field"},
                                    {"type": "sheep_drawn", "seat": 0, "x": -1, "y": 0, "token": 3}])
         evs = t.play(*FLOCK_MOVES[2:4])
         self.assertEqual(evs[1], {"type": "sheep_drawn", "seat": 1, "x": 3, "y": 0, "token": 2})
@@ -819,7 +819,7 @@ class Crafted(unittest.TestCase):
         self.assertEqual((t.legal()["phase"], t.legal()["seat"]), ("tile", 1))
         evs = t.play(*ESCAPE_MOVES[2:])
         self.assertEqual(evs, [{"type": "deployed", "seat": 0, "figure": "0.follower.2", "kind": "follower",
-                                "x": 1, "y": 0, "at": "E", "feature": "road"}])
+                                "x": 1, "y": 0, "at": "E", "ports": ["E", "W"], "feature": "road"}])
         return t
 
     def test_escape_from_the_besieged_city(self):
@@ -844,7 +844,8 @@ class Crafted(unittest.TestCase):
         evs = t.play(PASS)
         self.assertEqual(evs, [{"type": "turn", "seat": 1}, {"type": "tile_drawn", "seat": 1, "tile": "BA/RFr"}])
         figs = {(b["x"], b["y"]): b["figures"] for b in t.state()["board"]}
-        self.assertEqual(figs[(0, -1)], [{"id": "0.follower.1", "kind": "follower", "at": "E", "feature": "city"}])
+        self.assertEqual(figs[(0, -1)], [{"id": "0.follower.1", "kind": "follower", "at": "E", "ports": ["E", "S"],
+                                         "feature": "city"}])
         # only the player on turn may free followers: none at the end of seat 1's turn
         evs = t.play(place("BA/RFr", -1, 0, 0), PASS)
         self.assertFalse(of_type(evs, "returned"))
@@ -1088,7 +1089,7 @@ class BadInput(unittest.TestCase):
         t.refuse(deploy(1, 1, "ne", "barn"), "illegal_move")
         evs = t.play(deploy(1, 1, "nw", "barn"))
         self.assertEqual(evs[0], {"type": "deployed", "seat": 0, "figure": "0.barn.1", "kind": "barn",
-                                  "x": 1, "y": 1, "at": "nw", "feature": "field"})
+                                  "x": 1, "y": 1, "at": "nw", "ports": ["nw"], "feature": "field"})
         check_scored(self, evs, [(1, 6, "field", False, {(0, 0), (1, 0), (0, 1), (1, 1)})])
         self.assertEqual(of_type(evs, "returned"),
                          [{"type": "returned", "seat": 1, "figure": "1.follower.1", "why": "barn"}])
