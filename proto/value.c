@@ -57,18 +57,18 @@ proto_val *pv_strn(proto_arena *a, const char *s, size_t n)
  * ids and tokens as C strings, where "base\0junk" would pass for "base".
  * Each 0 byte becomes 0xff (never valid UTF-8), so the string matches
  * nothing the protocol names and gets the answer any unknown string gets. */
-char *proto_wire_strndup(proto_arena *a, const char *s, size_t n)
+static char *unzero(char *c, size_t n)
 {
-	char *c = proto_arena_strndup(a, s, n);
 	for (char *z = memchr(c, 0, n); z; z = memchr(z, 0, n - (size_t)(z - c))) *z = (char)0xff;
 	return c;
 }
 
+char *proto_wire_strndup(proto_arena *a, const char *s, size_t n) { return unzero(proto_arena_strndup(a, s, n), n); }
+
 proto_val *pv_wire_str(proto_arena *a, const char *s, size_t n)
 {
-	proto_val *v = make(a, PV_STR);
-	v->u.s = proto_wire_strndup(a, s, n);
-	v->n = (uint32_t)n;
+	proto_val *v = pv_strn(a, s, n);
+	v->u.s = unzero((char *)v->u.s, n); /* pv_strn's own copy */
 	return v;
 }
 
