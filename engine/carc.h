@@ -49,7 +49,7 @@ typedef enum carc_rc {
 	CARC_E_COUNT
 } carc_rc;
 
-const char *carc_strerror(carc_rc rc);
+const char *carc_strerror(carc_rc rc); /* "?" for a code not listed above */
 
 /* ---- ports: where on a tile a feature is touched ----------------------- */
 enum {
@@ -62,8 +62,8 @@ enum {
 	CARC_P_NW, CARC_P_NE, CARC_P_SE, CARC_P_SW,     /* corners, where barns stand 16..19 */
 	CARC_PORT_COUNT
 };
-const char *carc_port_name(int port);
-int carc_port_parse(const char *s); /* -1 when unknown */
+const char *carc_port_name(int port); /* "?" when out of range, as every *_name(int) */
+int carc_port_parse(const char *s); /* -1 when unknown or NULL, as every parser and *_find */
 
 /* ---- feature kinds ----------------------------------------------------- */
 typedef enum carc_fkind {
@@ -79,7 +79,7 @@ typedef enum carc_figkind {
 	CARC_FIG_COUNT
 } carc_figkind;
 const char *carc_figkind_name(int kind);
-int carc_figkind_parse(const char *s);
+int carc_figkind_parse(const char *s); /* -1 when unknown or NULL */
 
 /* ---- rule options (RULES.md section 6); the first value is the default - */
 typedef enum { CARC_FARM_PER_CITY_4, CARC_FARM_PER_FARM_3, CARC_FARM_PER_FARM_4 } carc_farm_rule;
@@ -103,9 +103,10 @@ enum {
 	CARC_R_CATAPULT_TARGET_POINTS, CARC_R_CATAPULT_CATCH_POINTS,
 	CARC_R_UNPLACEABLE_TILE, CARC_R_COUNT
 };
-const carc_rule_desc *carc_rule(int i);
-int carc_rule_find(const char *key);   /* -1 when unknown */
-/* value by name for enum rules; -1 when unknown */
+const carc_rule_desc *carc_rule(int i); /* NULL when i is not in [0, CARC_R_COUNT) */
+int carc_rule_find(const char *key);   /* -1 when unknown or NULL */
+/* value by name for enum rules; -1 when the rule is unknown or no enum,
+ * or the value unknown or NULL */
 int carc_rule_value(int rule, const char *value);
 
 /* ---- expansions and tiles ---------------------------------------------- */
@@ -116,7 +117,7 @@ typedef enum carc_component {
 	CARC_C_FAIRY, CARC_C_DRAGON, CARC_C_COUNT, CARC_C_CATAPULT, CARC_C_NUM
 } carc_component;
 const char *carc_component_name(int c);
-int carc_component_find(const char *name); /* -1 when unknown */
+int carc_component_find(const char *name); /* -1 when unknown or NULL */
 
 typedef struct carc_expansion_desc {
 	const char *name;    /* as in new_game: "base", "river", ... */
@@ -125,18 +126,20 @@ typedef struct carc_expansion_desc {
 	uint32_t components; /* bit c: the expansion brings component c */
 } carc_expansion_desc;
 int carc_expansion_count(void);
-const carc_expansion_desc *carc_expansion(int i);
-int carc_expansion_find(const char *name); /* -1 when unknown */
-/* The components a game with these expansions has unless it says otherwise. */
+const carc_expansion_desc *carc_expansion(int i); /* NULL when i is not in [0, count) */
+int carc_expansion_find(const char *name); /* -1 when unknown or NULL */
+/* The components a game with these expansions has unless it says
+ * otherwise (bits of no expansion are ignored). */
 uint32_t carc_default_components(uint32_t expansions);
 
 int carc_tile_count(void);               /* tile types known to the engine */
-const char *carc_tile_id(int type);
-int carc_tile_find(const char *id);      /* -1 when unknown */
-int carc_tile_expansion(int type);       /* the expansion a tile type belongs to */
+const char *carc_tile_id(int type);     /* NULL for an unknown type */
+int carc_tile_find(const char *id);      /* -1 when unknown or NULL */
+int carc_tile_expansion(int type);       /* the expansion a tile type belongs to; -1 for an unknown type */
 /* What a tile turned `rot` quarter turns shows at board edge `dir` (0 N,
- * 1 E, 2 S, 3 W): "field", "road", "city" or "river".  For messages such
- * as "the north edge ... does not match". */
+ * 1 E, 2 S, 3 W): "field", "road", "city", "river" or "inner" (a side inside
+ * the City of Carcassonne); "?" when type, rot (0..3) or dir (0..3) is
+ * out of range.  For messages such as "the north edge ... does not match". */
 const char *carc_tile_edge(int type, int rot, int dir);
 
 /* ---- a game's configuration -------------------------------------------- */

@@ -102,6 +102,7 @@ int carc_tile_count(void) { return carc_ntiletypes; }
 const char *carc_tile_id(int type) { return type >= 0 && type < carc_ntiletypes ? carc_tiletypes[type].id : NULL; }
 int carc_tile_find(const char *id)
 {
+	if (!id) return -1;
 	for (int i = 0; i < carc_ntiletypes; i++)
 		if (!strcmp(carc_tiletypes[i].id, id)) return i;
 	return -1;

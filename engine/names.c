@@ -16,6 +16,7 @@ static const char *name_of(const char *const *names, int n, int i)
 
 static int index_of(const char *const *names, int n, const char *s)
 {
+	if (!s) return -1;
 	for (int i = 0; i < n; i++)
 		if (names[i] && !strcmp(names[i], s)) return i;
 	return -1;
@@ -137,6 +138,7 @@ const carc_rule_desc *carc_rule(int i) { return i >= 0 && i < CARC_R_COUNT ? &ru
 
 int carc_rule_find(const char *key)
 {
+	if (!key) return -1;
 	for (int i = 0; i < CARC_R_COUNT; i++)
 		if (!strcmp(rules[i].key, key)) return i;
 	return -1;
@@ -145,7 +147,7 @@ int carc_rule_find(const char *key)
 int carc_rule_value(int rule, const char *value)
 {
 	const carc_rule_desc *r = carc_rule(rule);
-	if (!r || !r->values) return -1;
+	if (!r || !r->values || !value) return -1;
 	for (int i = 0; r->values[i]; i++)
 		if (!strcmp(r->values[i], value)) return i;
 	return -1;
@@ -186,6 +188,7 @@ const carc_expansion_desc *carc_expansion(int i)
 }
 int carc_expansion_find(const char *name)
 {
+	if (!name) return -1;
 	for (int i = 0; i < COUNT(expansions); i++)
 		if (!strcmp(expansions[i].name, name)) return i;
 	return -1;
