@@ -316,6 +316,7 @@ int carc_tile_features(const carc_game *g, int x, int y, uint16_t *ports_out,
 typedef struct carc_rng { uint64_t s[4]; } carc_rng;
 void carc_rng_seed(carc_rng *r, uint64_t seed);
 uint64_t carc_rng_next(carc_rng *r);
-uint32_t carc_rng_below(carc_rng *r, uint32_t n); /* uniform in [0, n), n > 0 */
+/* Uniform in [0, n); 0 for n = 0, and then nothing is drawn.  `r` is never NULL. */
+uint32_t carc_rng_below(carc_rng *r, uint32_t n);
 
 #endif

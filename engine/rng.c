@@ -36,9 +36,11 @@ uint64_t carc_rng_next(carc_rng *r)
 }
 
 /* Uniform in [0, n): draws whose low 32 bits fall in the short last
- * interval are rejected, so no value is favoured. */
+ * interval are rejected, so no value is favoured.  n = 0 is no range:
+ * 0, and nothing is drawn. */
 uint32_t carc_rng_below(carc_rng *r, uint32_t n)
 {
+	if (n == 0) return 0;
 	uint32_t limit = (uint32_t)(-n) % n; /* 2^32 mod n */
 	for (;;) {
 		uint32_t v = (uint32_t)(carc_rng_next(r) >> 32);
