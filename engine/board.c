@@ -292,10 +292,12 @@ int carc_board_place(carc_game *g, int type, int x, int y, int rot)
 
 int carc_board_count(const carc_game *g) { return g->ncells; }
 
-void carc_board_get(const carc_game *g, int i, carc_placed_info *out)
+int carc_board_get(const carc_game *g, int i, carc_placed_info *out)
 {
+	if (i < 0 || i >= g->ncells) return 0;
 	const carc_cell *c = &g->cells[i];
-	*out = (carc_placed_info){ c->type, c->x, c->y, c->rot };
+	if (out) *out = (carc_placed_info){ c->type, c->x, c->y, c->rot };
+	return 1;
 }
 
 int carc_tile_features(const carc_game *g, int x, int y, uint16_t *ports_out, uint8_t *kinds_out, int cap)

@@ -287,7 +287,9 @@ typedef struct carc_placed_info {
 	uint8_t rot;
 } carc_placed_info;
 int carc_board_count(const carc_game *g);
-void carc_board_get(const carc_game *g, int i, carc_placed_info *out);
+/* Tile i (0 <= i < carc_board_count) into *out (which may be NULL); returns
+ * 1, or 0 for an index past the board, and then writes nothing. */
+int carc_board_get(const carc_game *g, int i, carc_placed_info *out);
 int carc_board_find(const carc_game *g, int x, int y); /* index or -1 */
 
 typedef struct carc_figure_info {
