@@ -50,7 +50,11 @@ int carc_board_lookup(const carc_game *g, int x, int y)
 	return g->hkey[s] && g->hval[s] >= 0 ? g->hval[s] : -1;
 }
 
-int carc_board_find(const carc_game *g, int x, int y) { return carc_board_lookup(g, x, y); }
+/* No tile lies outside the 16-bit coordinates of moves and cells; the cell
+ * map's keys tell apart every place inside them. */
+static int on_map(int x, int y) { return x >= INT16_MIN && x <= INT16_MAX && y >= INT16_MIN && y <= INT16_MAX; }
+
+int carc_board_find(const carc_game *g, int x, int y) { return on_map(x, y) ? carc_board_lookup(g, x, y) : -1; }
 
 int carc_board_fits(const carc_game *g, int type, int x, int y, int rot, int *bad_edge)
 {
@@ -302,7 +306,7 @@ int carc_board_get(const carc_game *g, int i, carc_placed_info *out)
 
 int carc_tile_features(const carc_game *g, int x, int y, uint16_t *ports_out, uint8_t *kinds_out, int cap)
 {
-	int c = carc_board_lookup(g, x, y);
+	int c = carc_board_find(g, x, y);
 	if (c < 0) return 0;
 	const carc_tiletype *t = carc_cell_type(g, c);
 	for (int i = 0; i < t->nfeat && i < cap; i++) {

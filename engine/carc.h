@@ -290,7 +290,7 @@ int carc_board_count(const carc_game *g);
 /* Tile i (0 <= i < carc_board_count) into *out (which may be NULL); returns
  * 1, or 0 for an index past the board, and then writes nothing. */
 int carc_board_get(const carc_game *g, int i, carc_placed_info *out);
-int carc_board_find(const carc_game *g, int x, int y); /* index or -1 */
+int carc_board_find(const carc_game *g, int x, int y); /* index, or -1 for any place with no tile */
 
 typedef struct carc_figure_info {
 	uint8_t seat, kind, n; /* id "<seat>.<kind>.<n>" */
@@ -308,7 +308,10 @@ int carc_tokens(const carc_game *g, int seat, int token);
 /* Abbey tiles a seat still holds (Abbey & Mayor). */
 int carc_abbeys(const carc_game *g, int seat);
 
-/* Features of a placed tile, in board orientation (for the wire's `ports`). */
+/* Features of a placed tile, in board orientation (for the wire's `ports`):
+ * returns how many it has, 0 when no tile is at (x, y).  Entry i is the
+ * feature's ports (bit p: port p) and its carc_fkind; the first `cap` are
+ * written (none for a cap of 0 or less), into each array that is not NULL. */
 int carc_tile_features(const carc_game *g, int x, int y, uint16_t *ports_out,
                        uint8_t *kinds_out, int cap);
 
