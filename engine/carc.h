@@ -262,8 +262,8 @@ int carc_game_nseats(const carc_game *g);
 const carc_config *carc_game_config(const carc_game *g);
 int carc_game_drawn(const carc_game *g);      /* tile type to place, or -1 */
 int carc_game_tiles_left(const carc_game *g); /* undrawn tiles in the supply */
-int carc_game_score(const carc_game *g, int seat);
-int carc_game_score_by(const carc_game *g, int seat, int sc);
+int carc_game_score(const carc_game *g, int seat);             /* 0 for an unknown seat */
+int carc_game_score_by(const carc_game *g, int seat, int sc); /* 0 for an unknown seat or CARC_SC_* */
 uint32_t carc_game_turn(const carc_game *g);  /* turns begun so far */
 
 /* Every legal move of the decision now due; returns the count (may exceed
@@ -300,12 +300,17 @@ typedef struct carc_figure_info {
 	uint8_t fkind;         /* carc_fkind of that feature */
 } carc_figure_info;
 int carc_figure_count(const carc_game *g);
-int carc_figure_get(const carc_game *g, int i, carc_figure_info *out); /* 0: no such figure */
-int carc_figure_find(const carc_game *g, int seat, int kind, int n); /* -1 when none */
+/* Figure i into *out (which may be NULL); returns 1, or 0 when there is no
+ * such figure (i outside [0, carc_figure_count), or a slot of a figure
+ * this game does not have), and then writes nothing. */
+int carc_figure_get(const carc_game *g, int i, carc_figure_info *out);
+int carc_figure_find(const carc_game *g, int seat, int kind, int n); /* -1 when none (any bad argument) */
+/* Figures of a kind a seat has in supply; 0 for an unknown seat or kind. */
 int carc_supply_count(const carc_game *g, int seat, int kind);
-/* How many of a token a seat holds (king and robber: 0 or 1). */
+/* How many of a token a seat holds (king and robber: 0 or 1); 0 for an
+ * unknown seat or token. */
 int carc_tokens(const carc_game *g, int seat, int token);
-/* Abbey tiles a seat still holds (Abbey & Mayor). */
+/* Abbey tiles a seat still holds (Abbey & Mayor); 0 for an unknown seat. */
 int carc_abbeys(const carc_game *g, int seat);
 
 /* Features of a placed tile, in board orientation (for the wire's `ports`):

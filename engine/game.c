@@ -1147,6 +1147,7 @@ int carc_figure_count(const carc_game *g) { return g->nseats * CARC_FIGS_PER_SEA
 int carc_figure_get(const carc_game *g, int i, carc_figure_info *out)
 {
 	if (i < 0 || i >= CARC_MAX_FIGS || !g->figs[i].used) return 0;
+	if (!out) return 1;
 	const carc_fig *f = &g->figs[i];
 	*out = (carc_figure_info){ f->seat, f->kind, f->n, f->node != CARC_NONE, 0, 0, 0, 0 };
 	if (f->node != CARC_NONE) {
