@@ -267,8 +267,10 @@ int carc_game_score_by(const carc_game *g, int seat, int sc); /* 0 for an unknow
 uint32_t carc_game_turn(const carc_game *g);  /* turns begun so far */
 
 /* Every legal move of the decision now due; returns the count (may exceed
- * cap: then only cap are written).  0 once the game is over.  The whole of
- * out[0..cap) is scratch: slots past the count may be overwritten. */
+ * cap: then only the first cap are written).  0 once the game is over.  The
+ * whole of out[0..cap) is scratch: slots past the count may be overwritten.
+ * With a cap of 0 or less, or a NULL out, nothing is written and the count
+ * is still returned. */
 int carc_legal_moves(const carc_game *g, carc_move *out, int cap);
 /* Why `m` is illegal now (CARC_OK if it is legal).  `detail` (may be NULL)
  * receives the edge that does not match for CARC_E_EDGE. */

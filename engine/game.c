@@ -844,6 +844,11 @@ static int ext_tile_moves(const carc_game *g, carc_move *out, int n, int cap)
 
 int carc_legal_moves(const carc_game *g, carc_move *out, int cap)
 {
+	carc_move none;
+	if (__builtin_expect(!out, 0)) { /* only the count: internally a NULL out asks "is there a deploy" */
+		out = &none;
+		cap = 0;
+	}
 	switch (g->phase) {
 	case CARC_PH_TILE: {
 		int n = g->drawn != CARC_NONE ? tile_moves(g, out, cap) : 0;
