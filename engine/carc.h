@@ -149,22 +149,27 @@ typedef struct carc_start_tile {
 	uint8_t rot;
 } carc_start_tile;
 
+/* carc_game_init refuses with CARC_E_ARG a config whose fields leave the
+ * ranges given here. */
 typedef struct carc_config {
-	uint8_t nseats;                     /* 1..6 */
-	uint32_t expansions;                /* bit i = carc_expansion(i) */
-	uint32_t components;                /* bit c = carc_component c, when components_given */
+	uint8_t nseats;                     /* 1..CARC_MAX_SEATS */
+	uint32_t expansions;                /* bit i = carc_expansion(i); at least one, each available */
+	uint32_t components;                /* bit c = carc_component c, when components_given; only
+	                                       those an available expansion brings */
 	uint8_t components_given;           /* 0: the chosen expansions' components */
-	int32_t rules[CARC_R_COUNT];
+	int32_t rules[CARC_R_COUNT];        /* enum: a value's index; boolean: 0 or 1; integer: >= 0 */
 	uint64_t seed;                      /* deals the supply; on a stream of its own, the sheep drawn */
-	uint16_t ntiles;                    /* >0: the supply is exactly tiles[] in order */
-	uint16_t tiles[CARC_MAX_TILES];
-	uint8_t nstart;                     /* >0: these instead of the standard start */
-	carc_start_tile start[CARC_MAX_START];
-	uint8_t nbag;                       /* >0: Hills & Sheep tokens drawn in this order */
+	uint16_t ntiles;                    /* >0: the supply is exactly tiles[] in order; <= CARC_MAX_TILES */
+	uint16_t tiles[CARC_MAX_TILES];     /* tile types of the chosen expansions */
+	uint8_t nstart;                     /* >0: these instead of the standard start; <= CARC_MAX_START */
+	carc_start_tile start[CARC_MAX_START]; /* known tile types, rot 0..3, x and y in -1000..1000,
+	                                       two never at one place */
+	uint8_t nbag;                       /* >0: Hills & Sheep tokens drawn in this order; <= CARC_BAG_TOKENS */
 	uint8_t bag[CARC_BAG_TOKENS];       /* 1-4 sheep, CARC_WOLF */
 } carc_config;
 
-/* Defaults: base game, 2 seats, every rule at its section-6 default. */
+/* Defaults: base game, 2 seats, every rule at its section-6 default.  A
+ * NULL cfg is left alone. */
 void carc_config_init(carc_config *cfg);
 
 /* ---- moves -------------------------------------------------------------- */

@@ -64,6 +64,7 @@ _Static_assert(CARC_FIG_COUNT <= 32, "figure kinds fit a mask");
 
 void carc_config_init(carc_config *cfg)
 {
+	if (!cfg) return;
 	memset(cfg, 0, sizeof *cfg);
 	cfg->nseats = 2;
 	cfg->expansions = 1u << carc_expansion_find("base");
@@ -235,6 +236,9 @@ static carc_rc check_config(const carc_config *cfg)
 		for (int j = 0; j < i; j++)
 			if (cfg->start[j].x == s->x && cfg->start[j].y == s->y) return CARC_E_ARG;
 	}
+	if (cfg->nbag > CARC_BAG_TOKENS) return CARC_E_ARG;
+	for (int i = 0; i < cfg->nbag; i++)
+		if (cfg->bag[i] < 1 || cfg->bag[i] > CARC_WOLF) return CARC_E_ARG;
 	return CARC_OK;
 }
 
@@ -1056,6 +1060,7 @@ static void place_start(carc_game *g, int type, int x, int y, int rot, carc_sink
 
 carc_rc carc_game_init(carc_game *g, const carc_config *cfg, carc_sink *out)
 {
+	if (!g || !cfg) return CARC_E_ARG;
 	carc_rc rc = check_config(cfg);
 	if (rc != CARC_OK) return rc;
 	memset(g, 0, offsetof(carc_game, cells));
