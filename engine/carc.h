@@ -242,7 +242,12 @@ typedef struct carc_event {
 } carc_event;
 
 /* Where a call writes its events.  Events past `cap` are counted in `n`
- * but not stored; pass NULL to a call to record nothing. */
+ * but not stored; pass NULL to a call to record nothing.  `n` goes on from
+ * where it is (set it to 0 for a fresh record); `ev` holds `cap` events
+ * (it may be NULL when cap <= 0: then events are only counted).  A sink
+ * with n < 0, n > INT_MAX - CARC_MAX_EVENTS, or cap > 0 and no ev is
+ * refused: carc_game_init and carc_apply answer CARC_E_ARG, carc_end_now
+ * does nothing, and the game and the sink stay as they were. */
 typedef struct carc_sink {
 	carc_event *ev;
 	int n, cap;
@@ -254,7 +259,10 @@ typedef struct carc_game carc_game;
 size_t carc_game_size(void);
 /* Sets up a game in `g` (carc_game_size() bytes): shuffles the supply with
  * cfg->seed, places the start tiles and draws the first tile.  Custom start
- * tiles that touch must match.  On an error `g` holds no game. */
+ * tiles that touch must match.  CARC_E_ARG for a NULL g or cfg, a config
+ * out of its ranges (carc_config), no start tile or a refused sink;
+ * CARC_E_CAPACITY for a game past the engine's limits.  On an error `g`
+ * holds no game (what it held may have been overwritten). */
 carc_rc carc_game_init(carc_game *g, const carc_config *cfg, carc_sink *out);
 void carc_game_clone(carc_game *dst, const carc_game *src);
 uint64_t carc_game_hash(const carc_game *g);
@@ -280,11 +288,14 @@ int carc_legal_moves(const carc_game *g, carc_move *out, int cap);
 /* Why `m` is illegal now (CARC_OK if it is legal).  `detail` (may be NULL)
  * receives the edge that does not match for CARC_E_EDGE. */
 carc_rc carc_check_move(const carc_game *g, const carc_move *m, int *detail);
-/* Plays `m` for the seat that must decide; on error nothing changes. */
+/* Plays `m` for the seat that must decide; returns what carc_check_move
+ * does, or CARC_E_ARG for a refused sink.  On an error nothing changes and
+ * no event is recorded. */
 carc_rc carc_apply(carc_game *g, const carc_move *m, carc_sink *out);
 /* Ends the game now, as if the seat due passed and the supply were empty:
  * what this turn's placement completed scores as completed, every other
- * feature and farm as at the end.  Used on a clone for "if it ended now". */
+ * feature and farm as at the end.  Used on a clone for "if it ended now".
+ * Does nothing on a game that is over, or with a refused sink. */
 void carc_end_now(carc_game *g, carc_sink *out);
 
 /* ---- the board, for renderers and the wire -------------------------------- */

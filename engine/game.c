@@ -7,6 +7,7 @@
  * completed, and the next seat's draw.  A decision whose only move would
  * be `pass` is skipped.  After the last tile, final scoring ends the game.
  */
+#include <limits.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -1012,8 +1013,16 @@ void carc_deploy(carc_game *g, int fig, int node, int at, carc_sink *out)
 		if (h->deployed) h->deployed(g, fig, out);
 }
 
+/* A sink a call may record into (carc.h): it counts from 0 or more, with
+ * room left to count CARC_MAX_EVENTS more, and has events for its cap. */
+static int sink_ok(const carc_sink *out)
+{
+	return out->n >= 0 && out->n <= INT_MAX - CARC_MAX_EVENTS && (out->cap <= 0 || out->ev);
+}
+
 carc_rc carc_apply(carc_game *g, const carc_move *m, carc_sink *out)
 {
+	if (out && !sink_ok(out)) return CARC_E_ARG;
 	int node = -1;
 	int deploy = g->phase == CARC_PH_ACTION && m->type == CARC_MV_DEPLOY; /* checked once, for its segment */
 	carc_rc rc = deploy ? check_deploy(g, m, &node) : carc_check_move(g, m, NULL);
@@ -1037,7 +1046,7 @@ carc_rc carc_apply(carc_game *g, const carc_move *m, carc_sink *out)
  * placement completed scores as completed, the rest as at the end. */
 void carc_end_now(carc_game *g, carc_sink *out)
 {
-	if (g->over) return;
+	if (g->over || (out && !sink_ok(out))) return;
 	score_pending(g, out);
 	end_game(g, out);
 }
@@ -1060,7 +1069,7 @@ static void place_start(carc_game *g, int type, int x, int y, int rot, carc_sink
 
 carc_rc carc_game_init(carc_game *g, const carc_config *cfg, carc_sink *out)
 {
-	if (!g || !cfg) return CARC_E_ARG;
+	if (!g || !cfg || (out && !sink_ok(out))) return CARC_E_ARG;
 	carc_rc rc = check_config(cfg);
 	if (rc != CARC_OK) return rc;
 	memset(g, 0, offsetof(carc_game, cells));
