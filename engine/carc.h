@@ -286,7 +286,12 @@ uint32_t carc_game_turn(const carc_game *g);  /* turns begun so far */
  * is still returned. */
 int carc_legal_moves(const carc_game *g, carc_move *out, int cap);
 /* Why `m` is illegal now (CARC_OK if it is legal).  `detail` (may be NULL)
- * receives the edge that does not match for CARC_E_EDGE. */
+ * receives the edge that does not match for CARC_E_EDGE, and is left alone
+ * otherwise.  Any bytes in `m` are answered: CARC_E_OVER on a game that is
+ * over; CARC_E_ARG for an unknown type, a place_tile of the drawn tile with
+ * rot > 3, a deploy (in the action phase) of an unknown kind or at an
+ * unknown port; else the first reason found, CARC_E_TILE for a tile that is
+ * not the one drawn (known or not).  `m` is never NULL. */
 carc_rc carc_check_move(const carc_game *g, const carc_move *m, int *detail);
 /* Plays `m` for the seat that must decide; returns what carc_check_move
  * does, or CARC_E_ARG for a refused sink.  On an error nothing changes and

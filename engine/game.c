@@ -960,6 +960,7 @@ carc_rc carc_check_move(const carc_game *g, const carc_move *m, int *detail)
 	if (g->phase == CARC_PH_ACTION && m->type == CARC_MV_PASS) return CARC_OK;
 	if (g->phase == CARC_PH_ACTION && m->type == CARC_MV_DEPLOY) return check_deploy(g, m, &node);
 	if (g->phase == CARC_PH_TILE && m->type == CARC_MV_DEPLOY) return CARC_E_PHASE;
+	if (m->type >= CARC_MV_COUNT) return CARC_E_ARG;
 	return ext_move_owner(g, m, &rc) ? CARC_OK : rc;
 }
 

@@ -443,8 +443,8 @@ START_TEST(test_refused_moves_change_nothing)
 			m.tile = (uint16_t)((m.tile + 1) % carc_tile_count());
 			refused(g, m, CARC_E_TILE);
 			refused(g, tu_pass(), CARC_E_PHASE);
-			m.type = CARC_MV_COUNT;
-			refused(g, m, CARC_E_PHASE);
+			m.type = CARC_MV_COUNT; /* no move type: an unknown parameter */
+			refused(g, m, CARC_E_ARG);
 		} else {
 			carc_placed_info p;
 			carc_board_get(g, 0, &p);
