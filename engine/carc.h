@@ -264,7 +264,7 @@ size_t carc_game_size(void);
  * CARC_E_CAPACITY for a game past the engine's limits.  On an error `g`
  * holds no game (what it held may have been overwritten). */
 carc_rc carc_game_init(carc_game *g, const carc_config *cfg, carc_sink *out);
-void carc_game_clone(carc_game *dst, const carc_game *src);
+void carc_game_clone(carc_game *dst, const carc_game *src); /* dst may be src: then nothing happens */
 uint64_t carc_game_hash(const carc_game *g);
 
 /* Who must decide now and in which phase; -1 seat when the game is over. */

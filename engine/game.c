@@ -74,7 +74,10 @@ void carc_config_init(carc_config *cfg)
 
 size_t carc_game_size(void) { return sizeof(carc_game); }
 
-void carc_game_clone(carc_game *dst, const carc_game *src) { memcpy(dst, src, sizeof *dst); }
+void carc_game_clone(carc_game *dst, const carc_game *src)
+{
+	if (dst != src) memcpy(dst, src, sizeof *dst);
+}
 
 static uint64_t fnv(uint64_t h, const void *data, size_t len)
 {
