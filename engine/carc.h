@@ -9,6 +9,15 @@
  * Board conventions (shared with the wire protocol): x grows to the east,
  * y to the south, the start tile is at (0,0); rotations are quarter turns
  * clockwise (0..3 here, 0/90/180/270 degrees on the wire).
+ *
+ * Bad arguments: every seat, index, kind, port, rotation, tile type, cap,
+ * name and config field is checked; one out of range gets the answer its
+ * comment gives (an error code, 0, -1, NULL or "?"), never a read or a
+ * write out of bounds.  Out-pointers may be NULL where a comment says so.
+ * The objects a call works on are never NULL: a game (one carc_game_init
+ * set up), a move, a generator (carc_game_init alone answers CARC_E_ARG
+ * to a NULL game or config).  Read-only calls and refused calls leave a
+ * game as it was.
  */
 #ifndef CARC_H
 #define CARC_H

@@ -1,0 +1,856 @@
+/*
+ * test_api.c - the public interface (carc.h) against bad arguments: every
+ * function called with what a careless caller may pass (seats, kinds,
+ * indices, ports and rotations out of range, unknown tile types and
+ * names, NULL where a pointer may be NULL, caps of 0 or below, junk in
+ * every field of a move, a config or a sink, calls on a game that is
+ * over) answers what carc.h says, and a game is left as it was by every
+ * read-only call and every refused call (carc_game_hash and its bytes).
+ * Meant to run plainly, under ASan+UBSan and under valgrind: a read or a
+ * write out of bounds is a failure there even when the answer is right.
+ */
+#include <check.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "carc.h"
+#include "testutil.h"
+
+/* ints that are out of range for every index of the interface */
+static const int junk_ints[] = { -1, -2, -100, 99, 200, 255, 256, 1000, 65535, 65536, INT_MAX, INT_MIN, INT_MIN + 1 };
+#define NJUNK ((int)(sizeof junk_ints / sizeof junk_ints[0]))
+
+/* ---- a snapshot of a game: its hash and its bytes --------------------------------------- */
+
+/* Games live in zeroed memory, so that all their bytes are defined and
+ * can be compared (set-up writes only the live part of the arrays). */
+static carc_game *game_alloc(void)
+{
+	carc_game *g = calloc(1, carc_game_size());
+	ck_assert_ptr_nonnull(g);
+	return g;
+}
+
+static carc_game *game_new(const carc_config *cfg)
+{
+	carc_game *g = game_alloc();
+	carc_rc rc = carc_game_init(g, cfg, NULL);
+	TU_ASSERT_MSG(rc == CARC_OK, "carc_game_init: %s", carc_strerror(rc));
+	return g;
+}
+
+typedef struct snap {
+	uint64_t hash;
+	carc_game *copy;
+} snap;
+
+static snap snap_take(const carc_game *g)
+{
+	snap s = { carc_game_hash(g), malloc(carc_game_size()) };
+	ck_assert_ptr_nonnull(s.copy);
+	memcpy(s.copy, g, carc_game_size());
+	return s;
+}
+
+#define SNAP_SAME(s, g) \
+	do { \
+		TU_ASSERT_MSG(carc_game_hash(g) == (s).hash, "the game's hash changed"); \
+		TU_ASSERT_MSG(!memcmp((s).copy, (g), carc_game_size()), "the game's bytes changed"); \
+	} while (0)
+
+static void snap_free(snap *s)
+{
+	free(s->copy);
+	s->copy = NULL;
+}
+
+/* ---- names ------------------------------------------------------------------------------- */
+
+START_TEST(test_names_junk)
+{
+	const char *(*const namers[])(int) = { carc_port_name,  carc_fkind_name, carc_figkind_name, carc_component_name,
+		                               carc_mtype_name, carc_phase_name, carc_etype_name,   carc_why_name,
+		                               carc_token_name, carc_sc_name };
+	const int counts[] = { CARC_PORT_COUNT, CARC_F_COUNT, CARC_FIG_COUNT, CARC_C_NUM, CARC_MV_COUNT,
+		               CARC_PH_COUNT,   CARC_EV_COUNT, CARC_WHY_COUNT, CARC_TOK_COUNT, CARC_SC_COUNT };
+	for (int f = 0; f < (int)(sizeof namers / sizeof namers[0]); f++) {
+		for (int i = 0; i < counts[f]; i++) {
+			ck_assert_ptr_nonnull(namers[f](i));
+			ck_assert_str_ne(namers[f](i), "?");
+		}
+		ck_assert_str_eq(namers[f](counts[f]), "?");
+		for (int j = 0; j < NJUNK; j++)
+			if (junk_ints[j] < 0 || junk_ints[j] >= counts[f]) ck_assert_str_eq(namers[f](junk_ints[j]), "?");
+	}
+	ck_assert_str_eq(carc_strerror(CARC_E_COUNT), "?");
+	for (int j = 0; j < NJUNK; j++) ck_assert_str_eq(carc_strerror((carc_rc)junk_ints[j]), "?");
+
+	/* parsers: unknown names, the empty string and NULL are -1 */
+	int (*const parsers[])(const char *) = { carc_port_parse,     carc_figkind_parse, carc_component_find,
+		                                 carc_expansion_find, carc_rule_find,     carc_tile_find };
+	for (int f = 0; f < (int)(sizeof parsers / sizeof parsers[0]); f++) {
+		ck_assert_int_eq(parsers[f](NULL), -1);
+		ck_assert_int_eq(parsers[f](""), -1);
+		ck_assert_int_eq(parsers[f]("?"), -1);
+		ck_assert_int_eq(parsers[f]("no such name, not even close"), -1);
+	}
+}
+END_TEST
+
+START_TEST(test_rules_junk)
+{
+	for (int j = 0; j < NJUNK; j++) {
+		ck_assert_ptr_null(carc_rule(junk_ints[j]));
+		ck_assert_int_eq(carc_rule_value(junk_ints[j], "per-city-4"), -1);
+		ck_assert_int_eq(carc_rule_value(junk_ints[j], NULL), -1);
+	}
+	ck_assert_ptr_null(carc_rule(CARC_R_COUNT));
+	for (int i = 0; i < CARC_R_COUNT; i++) {
+		const carc_rule_desc *r = carc_rule(i);
+		ck_assert_ptr_nonnull(r);
+		ck_assert_int_eq(carc_rule_value(i, NULL), -1);
+		ck_assert_int_eq(carc_rule_value(i, ""), -1);
+		ck_assert_int_eq(carc_rule_value(i, "no-such-value"), -1);
+		if (!r->values) ck_assert_int_eq(carc_rule_value(i, "1"), -1); /* booleans, integers */
+	}
+	ck_assert_int_eq(carc_rule_value(CARC_R_FARM_SCORING, "per-farm-3"), CARC_FARM_PER_FARM_3);
+}
+END_TEST
+
+START_TEST(test_expansions_junk)
+{
+	int n = carc_expansion_count();
+	ck_assert_int_gt(n, 0);
+	ck_assert_ptr_null(carc_expansion(n));
+	for (int j = 0; j < NJUNK; j++)
+		if (junk_ints[j] < 0 || junk_ints[j] >= n) ck_assert_ptr_null(carc_expansion(junk_ints[j]));
+	/* bits of no expansion are ignored */
+	uint32_t all = (n >= 32 ? 0xffffffffu : (1u << n) - 1);
+	ck_assert_uint_eq(carc_default_components(0xffffffffu), carc_default_components(all));
+	ck_assert_uint_eq(carc_default_components(~all), 0);
+	ck_assert_uint_eq(carc_default_components(0), 0);
+}
+END_TEST
+
+/* ---- tiles ------------------------------------------------------------------------------- */
+
+START_TEST(test_tiles_junk)
+{
+	int n = carc_tile_count();
+	ck_assert_int_gt(n, 0);
+	ck_assert_ptr_null(carc_tile_id(n));
+	ck_assert_int_eq(carc_tile_expansion(n), -1);
+	for (int j = 0; j < NJUNK; j++) {
+		int t = junk_ints[j];
+		if (t >= 0 && t < n) continue;
+		ck_assert_ptr_null(carc_tile_id(t));
+		ck_assert_int_eq(carc_tile_expansion(t), -1);
+		ck_assert_str_eq(carc_tile_edge(t, 0, 0), "?");
+	}
+	static const char *const edges[] = { "field", "road", "city", "river", "inner" };
+	for (int t = 0; t < n; t++) {
+		ck_assert_ptr_nonnull(carc_tile_id(t));
+		ck_assert_int_eq(carc_tile_find(carc_tile_id(t)), t);
+		int e = carc_tile_expansion(t);
+		ck_assert(e == -1 || (e >= 0 && e < carc_expansion_count()));
+		for (int rot = -2; rot < 9; rot++)
+			for (int dir = -2; dir < 9; dir++) {
+				const char *s = carc_tile_edge(t, rot, dir);
+				ck_assert_ptr_nonnull(s);
+				if (rot < 0 || rot > 3 || dir < 0 || dir > 3) {
+					ck_assert_str_eq(s, "?");
+					continue;
+				}
+				int known = 0;
+				for (int k = 0; k < (int)(sizeof edges / sizeof edges[0]); k++) known |= !strcmp(s, edges[k]);
+				ck_assert_msg(known, "tile %s rot %d dir %d shows \"%s\"", carc_tile_id(t), rot, dir, s);
+			}
+		for (int j = 0; j < NJUNK; j++) {
+			ck_assert_str_eq(carc_tile_edge(t, junk_ints[j], 0), "?");
+			ck_assert_str_eq(carc_tile_edge(t, 0, junk_ints[j]), "?");
+		}
+	}
+}
+END_TEST
+
+/* ---- the generator ----------------------------------------------------------------------- */
+
+START_TEST(test_rng_junk)
+{
+	carc_rng r, before;
+	carc_rng_seed(&r, 1);
+	before = r;
+	/* n = 0 is no range: 0, and nothing is drawn */
+	ck_assert_uint_eq(carc_rng_below(&r, 0), 0);
+	ck_assert(!memcmp(&r, &before, sizeof r));
+	ck_assert_uint_eq(carc_rng_below(&r, 1), 0);
+	for (int i = 0; i < 100; i++) {
+		ck_assert_uint_lt(carc_rng_below(&r, UINT32_MAX), UINT32_MAX);
+		ck_assert_uint_lt(carc_rng_below(&r, 0x80000001u), 0x80000001u);
+	}
+	carc_rng_seed(&r, UINT64_MAX);
+	(void)carc_rng_next(&r);
+}
+END_TEST
+
+/* ---- configs ----------------------------------------------------------------------------- */
+
+static int expansion_bit(const char *name)
+{
+	int e = carc_expansion_find(name);
+	ck_assert_int_ge(e, 0);
+	return e;
+}
+
+/* A config that carc_game_init accepts: every available expansion. */
+static void good_config(carc_config *cfg)
+{
+	carc_config_init(cfg);
+	cfg->expansions = tu_all_available();
+	cfg->seed = 5;
+}
+
+typedef void (*config_spoiler)(carc_config *cfg);
+
+static void c_nseats0(carc_config *c) { c->nseats = 0; }
+static void c_nseats7(carc_config *c) { c->nseats = CARC_MAX_SEATS + 1; }
+static void c_nseats9(carc_config *c) { c->nseats = 9; }
+static void c_nseats255(carc_config *c) { c->nseats = 255; }
+static void c_noexp(carc_config *c) { c->expansions = 0; }
+static void c_exp_past(carc_config *c) { c->expansions |= 1u << carc_expansion_count(); }
+static void c_exp_bit31(carc_config *c) { c->expansions |= 1u << 31; }
+static void c_exp_all_bits(carc_config *c) { c->expansions = 0xffffffffu; }
+static void c_exp_unavailable(carc_config *c)
+{
+	for (int e = 0; e < carc_expansion_count(); e++)
+		if (!carc_expansion(e)->available) c->expansions |= 1u << e;
+}
+static void c_comp_unknown(carc_config *c)
+{
+	c->components_given = 1;
+	c->components = 1u << 31;
+}
+static void c_comp_all(carc_config *c)
+{
+	c->components_given = 1;
+	c->components = 0xffffffffu;
+}
+static void c_ntiles_past(carc_config *c) { c->ntiles = CARC_MAX_TILES + 1; }
+static void c_ntiles_max(carc_config *c) { c->ntiles = 0xffff; }
+static void c_tile_past(carc_config *c)
+{
+	c->ntiles = 3;
+	c->tiles[0] = c->tiles[2] = 0;
+	c->tiles[1] = (uint16_t)carc_tile_count();
+}
+static void c_tile_ffff(carc_config *c)
+{
+	c->ntiles = 1;
+	c->tiles[0] = 0xffff;
+}
+static void c_tile_last_past(carc_config *c)
+{
+	c->ntiles = CARC_MAX_TILES;
+	for (int i = 0; i < CARC_MAX_TILES; i++) c->tiles[i] = 0;
+	c->tiles[CARC_MAX_TILES - 1] = 0x7fff;
+}
+static void c_tile_unchosen(carc_config *c)
+{
+	/* a tile of a set the game does not play */
+	c->expansions = 1u << expansion_bit("base");
+	c->ntiles = 1;
+	c->tiles[0] = (uint16_t)tu_tile("IC/CCCC");
+}
+static void c_nstart_past(carc_config *c) { c->nstart = CARC_MAX_START + 1; }
+static void c_nstart_255(carc_config *c) { c->nstart = 255; }
+static void c_start_tile_past(carc_config *c)
+{
+	c->nstart = 1;
+	c->start[0] = (carc_start_tile){ (uint16_t)carc_tile_count(), 0, 0, 0 };
+}
+static void c_start_tile_ffff(carc_config *c)
+{
+	c->nstart = 1;
+	c->start[0] = (carc_start_tile){ 0xffff, 0, 0, 0 };
+}
+static void c_start_rot4(carc_config *c)
+{
+	c->nstart = 1;
+	c->start[0] = (carc_start_tile){ 0, 0, 0, 4 };
+}
+static void c_start_rot255(carc_config *c)
+{
+	c->nstart = 1;
+	c->start[0] = (carc_start_tile){ 0, 0, 0, 255 };
+}
+static void c_start_far(carc_config *c)
+{
+	c->nstart = 1;
+	c->start[0] = (carc_start_tile){ 0, INT16_MIN, INT16_MAX, 0 };
+}
+static void c_start_twice(carc_config *c)
+{
+	c->nstart = 2;
+	c->start[0] = c->start[1] = (carc_start_tile){ 0, 3, 4, 0 };
+}
+static void c_nbag_past(carc_config *c)
+{
+	c->nbag = CARC_BAG_TOKENS + 1;
+	memset(c->bag, 1, sizeof c->bag);
+}
+static void c_nbag_255(carc_config *c)
+{
+	c->nbag = 255;
+	memset(c->bag, 1, sizeof c->bag);
+}
+static void c_bag_zero(carc_config *c)
+{
+	c->nbag = 2;
+	c->bag[0] = 1;
+	c->bag[1] = 0;
+}
+static void c_bag_past(carc_config *c)
+{
+	c->nbag = 1;
+	c->bag[0] = CARC_WOLF + 1;
+}
+static void c_bag_255(carc_config *c)
+{
+	c->nbag = CARC_BAG_TOKENS;
+	memset(c->bag, 255, sizeof c->bag);
+}
+
+static const config_spoiler spoilers[] = {
+	c_nseats0,        c_nseats7,         c_nseats9,      c_nseats255,    c_noexp,           c_exp_past,
+	c_exp_bit31,      c_exp_all_bits,    c_exp_unavailable, c_comp_unknown, c_comp_all,     c_ntiles_past,
+	c_ntiles_max,     c_tile_past,       c_tile_ffff,    c_tile_last_past, c_tile_unchosen, c_nstart_past,
+	c_nstart_255,     c_start_tile_past, c_start_tile_ffff, c_start_rot4, c_start_rot255,   c_start_far,
+	c_start_twice,    c_nbag_past,       c_nbag_255,     c_bag_zero,     c_bag_past,        c_bag_255,
+};
+#define NSPOILERS ((int)(sizeof spoilers / sizeof spoilers[0]))
+
+START_TEST(test_config_junk)
+{
+	carc_config cfg;
+	good_config(&cfg);
+	carc_game *g = game_new(&cfg); /* the good config is good */
+	/* the spoilers that have an expansion to spoil */
+	uint32_t unavailable = 0;
+	for (int e = 0; e < carc_expansion_count(); e++)
+		if (!carc_expansion(e)->available) unavailable |= 1u << e;
+	ck_assert_uint_ne(unavailable, 0);
+	tu_events ev;
+	for (int i = 0; i < NSPOILERS; i++) {
+		good_config(&cfg);
+		spoilers[i](&cfg);
+		tu_events_reset(&ev);
+		carc_rc rc = carc_game_init(g, &cfg, &ev.sink);
+		ck_assert_msg(rc == CARC_E_ARG, "spoiled config %d: %s", i, carc_strerror(rc));
+		ck_assert_int_eq(ev.sink.n, 0);
+	}
+	free(g);
+}
+END_TEST
+
+/* Every rule option one past its range (and far past) is refused. */
+START_TEST(test_config_rules_junk)
+{
+	carc_config cfg;
+	carc_game *g = game_alloc();
+	for (int i = 0; i < CARC_R_COUNT; i++) {
+		const carc_rule_desc *r = carc_rule(i);
+		int nvalues = 0;
+		while (r->values && r->values[nvalues]) nvalues++;
+		int32_t bad[4] = { -1, INT32_MIN, 0, 0 };
+		int nbad = 2;
+		if (r->type == 0) {
+			bad[nbad++] = nvalues;
+			bad[nbad++] = INT32_MAX;
+		} else if (r->type == 1) {
+			bad[nbad++] = 2;
+			bad[nbad++] = INT32_MAX;
+		}
+		for (int k = 0; k < nbad; k++) {
+			good_config(&cfg);
+			cfg.rules[i] = bad[k];
+			ck_assert_msg(carc_game_init(g, &cfg, NULL) == CARC_E_ARG, "rule %s = %d accepted", r->key, bad[k]);
+		}
+	}
+	free(g);
+}
+END_TEST
+
+/* NULL where a pointer is needed: refused, not followed. */
+START_TEST(test_init_null)
+{
+	carc_config cfg;
+	good_config(&cfg);
+	carc_config_init(NULL);
+	carc_game *g = game_alloc();
+	ck_assert_int_eq(carc_game_init(NULL, &cfg, NULL), CARC_E_ARG);
+	ck_assert_int_eq(carc_game_init(g, NULL, NULL), CARC_E_ARG);
+	ck_assert_int_eq(carc_game_init(g, &cfg, NULL), CARC_OK);
+	/* a good bag is accepted, in a game with the sheep or without */
+	good_config(&cfg);
+	cfg.nbag = 3;
+	cfg.bag[0] = 1;
+	cfg.bag[1] = CARC_WOLF;
+	cfg.bag[2] = 4;
+	ck_assert_int_eq(carc_game_init(g, &cfg, NULL), CARC_OK);
+	cfg.expansions = 1u << expansion_bit("base");
+	ck_assert_int_eq(carc_game_init(g, &cfg, NULL), CARC_OK);
+	free(g);
+}
+END_TEST
+
+/* Sinks: a cap of 0 or below stores nothing but counts; a sink with a
+ * negative count or no room it claims to have is refused. */
+START_TEST(test_sink_junk)
+{
+	carc_config cfg;
+	good_config(&cfg);
+	carc_game *g = game_alloc();
+	carc_event *one = malloc(sizeof *one);
+	ck_assert_ptr_nonnull(one);
+	int caps[] = { 0, -1, INT_MIN };
+	int count = -1;
+	for (int i = 0; i < 3; i++) {
+		carc_sink s = { NULL, 0, caps[i] };
+		ck_assert_int_eq(carc_game_init(g, &cfg, &s), CARC_OK);
+		ck_assert_int_gt(s.n, 0);
+		if (count >= 0) ck_assert_int_eq(s.n, count);
+		count = s.n;
+		s = (carc_sink){ one, 0, caps[i] };
+		ck_assert_int_eq(carc_game_init(g, &cfg, &s), CARC_OK);
+		ck_assert_int_eq(s.n, count);
+	}
+	/* cap 1 with room for one: the first is stored, the rest counted */
+	carc_sink s1 = { one, 0, 1 };
+	ck_assert_int_eq(carc_game_init(g, &cfg, &s1), CARC_OK);
+	ck_assert_int_eq(s1.n, count);
+	ck_assert_int_eq(one->type, CARC_EV_TILE_PLACED);
+
+	carc_sink bad[] = { { one, -1, 1 }, { one, INT_MIN, 1 }, { NULL, 0, 1 }, { NULL, 0, INT_MAX },
+		            { one, INT_MAX, 1 }, { one, INT_MAX - 1, INT_MAX } };
+	for (int i = 0; i < (int)(sizeof bad / sizeof bad[0]); i++) {
+		carc_sink s = bad[i];
+		ck_assert_msg(carc_game_init(g, &cfg, &s) == CARC_E_ARG, "bad sink %d accepted", i);
+		ck_assert_int_eq(s.n, bad[i].n);
+	}
+	/* on a game: carc_apply refuses the bad sinks and changes nothing;
+	 * carc_end_now does nothing with one */
+	ck_assert_int_eq(carc_game_init(g, &cfg, NULL), CARC_OK);
+	carc_move moves[CARC_MAX_MOVES];
+	int n = carc_legal_moves(g, moves, CARC_MAX_MOVES);
+	ck_assert_int_gt(n, 0);
+	snap before = snap_take(g);
+	for (int i = 0; i < (int)(sizeof bad / sizeof bad[0]); i++) {
+		carc_sink s = bad[i];
+		ck_assert_int_eq(carc_apply(g, &moves[0], &s), CARC_E_ARG);
+		ck_assert_int_eq(s.n, bad[i].n);
+		SNAP_SAME(before, g);
+		carc_end_now(g, &s);
+		ck_assert_int_eq(s.n, bad[i].n);
+		SNAP_SAME(before, g);
+	}
+	carc_sink s0 = { NULL, 0, 0 };
+	ck_assert_int_eq(carc_apply(g, &moves[0], &s0), CARC_OK);
+	ck_assert_int_gt(s0.n, 0);
+	snap_free(&before);
+	free(one);
+	free(g);
+}
+END_TEST
+
+/* ---- reading a game ---------------------------------------------------------------------- */
+
+/* Every reader with bad arguments, and with good ones where the answer
+ * is known; none changes the game. */
+static void check_readers(const carc_game *g)
+{
+	snap s = snap_take(g);
+	int nseats = carc_game_nseats(g), over = carc_game_over(g);
+	TU_ASSERT(nseats >= 1 && nseats <= CARC_MAX_SEATS);
+	TU_EQ(carc_game_seat(g), over ? -1 : carc_game_seat(g));
+	TU_ASSERT(over || (carc_game_seat(g) >= 0 && carc_game_seat(g) < nseats));
+	TU_ASSERT(carc_game_phase(g) >= 0 && carc_game_phase(g) < CARC_PH_COUNT);
+	TU_EQ(over, carc_game_phase(g) == CARC_PH_OVER);
+	int drawn = carc_game_drawn(g);
+	TU_ASSERT(drawn == -1 || (drawn >= 0 && drawn < carc_tile_count()));
+	TU_GE(carc_game_tiles_left(g), 0);
+	ck_assert_ptr_nonnull(carc_game_config(g));
+	(void)carc_game_turn(g);
+
+	int bad_seats[NJUNK + 2], nbad = 0;
+	for (int j = 0; j < NJUNK; j++) bad_seats[nbad++] = junk_ints[j];
+	bad_seats[nbad++] = nseats;
+	bad_seats[nbad++] = CARC_MAX_SEATS;
+	for (int j = 0; j < nbad; j++) {
+		int seat = bad_seats[j];
+		TU_EQ(carc_game_score(g, seat), 0);
+		TU_EQ(carc_abbeys(g, seat), 0);
+		for (int k = 0; k < CARC_SC_COUNT; k++) TU_EQ(carc_game_score_by(g, seat, k), 0);
+		for (int k = 0; k < CARC_FIG_COUNT; k++) TU_EQ(carc_supply_count(g, seat, k), 0);
+		for (int k = 0; k < CARC_TOK_COUNT; k++) TU_EQ(carc_tokens(g, seat, k), 0);
+		TU_EQ(carc_figure_find(g, seat, CARC_FIG_FOLLOWER, 1), -1);
+	}
+	for (int seat = 0; seat < nseats; seat++) {
+		int sum = 0;
+		for (int k = 0; k < CARC_SC_COUNT; k++) sum += carc_game_score_by(g, seat, k);
+		TU_EQ(sum, carc_game_score(g, seat));
+		TU_EQ(carc_figure_find(g, seat, CARC_FIG_FOLLOWER, 1), seat * carc_figure_count(g) / nseats);
+		for (int j = 0; j < NJUNK; j++) {
+			int k = junk_ints[j];
+			TU_EQ(carc_game_score_by(g, seat, k), 0);
+			TU_EQ(carc_supply_count(g, seat, k), 0);
+			TU_EQ(carc_tokens(g, seat, k), 0);
+			TU_EQ(carc_figure_find(g, seat, k, 1), -1);
+			TU_EQ(carc_figure_find(g, seat, CARC_FIG_FOLLOWER, k), -1);
+		}
+		TU_EQ(carc_game_score_by(g, seat, CARC_SC_COUNT), 0);
+		TU_EQ(carc_supply_count(g, seat, CARC_FIG_COUNT), 0);
+		TU_EQ(carc_tokens(g, seat, CARC_TOK_COUNT), 0);
+		TU_EQ(carc_figure_find(g, seat, CARC_FIG_FOLLOWER, 0), -1);
+		TU_EQ(carc_figure_find(g, seat, CARC_FIG_FOLLOWER, 8), -1);
+	}
+
+	/* figures */
+	int nfig = carc_figure_count(g);
+	TU_EQ(nfig % nseats, 0);
+	carc_figure_info canary, fi;
+	memset(&canary, 0xa5, sizeof canary);
+	for (int i = -3; i < nfig + 100; i++) {
+		int known = i >= 0 && i < nfig;
+		fi = canary;
+		int got = carc_figure_get(g, i, &fi);
+		TU_EQ(carc_figure_get(g, i, NULL), got);
+		if (!got) {
+			TU_ASSERT_MSG(!memcmp(&fi, &canary, sizeof fi), "carc_figure_get(%d) wrote a figure it refused", i);
+			continue;
+		}
+		TU_ASSERT_MSG(known, "carc_figure_get(%d) of %d figures", i, nfig);
+		TU_LT(fi.seat, nseats);
+		TU_LT(fi.kind, CARC_FIG_COUNT);
+		TU_EQ(carc_figure_find(g, fi.seat, fi.kind, fi.n), i);
+		if (fi.on_board) {
+			TU_LT(fi.port, CARC_PORT_COUNT);
+			TU_LT(fi.fkind, CARC_F_COUNT);
+			TU_GE(carc_board_find(g, fi.x, fi.y), 0);
+		}
+	}
+	for (int j = 0; j < NJUNK; j++) {
+		fi = canary;
+		TU_EQ(carc_figure_get(g, junk_ints[j], &fi), 0);
+		TU_EQ(carc_figure_get(g, junk_ints[j], NULL), 0);
+		TU_ASSERT(!memcmp(&fi, &canary, sizeof fi));
+	}
+
+	/* the board */
+	int ncells = carc_board_count(g);
+	TU_GT(ncells, 0);
+	carc_placed_info pcanary, p;
+	memset(&pcanary, 0x5a, sizeof pcanary);
+	for (int i = 0; i < ncells; i++) {
+		p = pcanary;
+		TU_EQ(carc_board_get(g, i, &p), 1);
+		TU_EQ(carc_board_get(g, i, NULL), 1);
+		TU_LT(p.tile, carc_tile_count());
+		TU_LE(p.rot, 3);
+		TU_EQ(carc_board_find(g, p.x, p.y), i);
+		int nf = carc_tile_features(g, p.x, p.y, NULL, NULL, 0);
+		TU_GT(nf, 0);
+		TU_EQ(carc_tile_features(g, p.x, p.y, NULL, NULL, INT_MAX), nf);
+		TU_EQ(carc_tile_features(g, p.x, p.y, NULL, NULL, -1), nf);
+		/* exactly `cap` entries (heap blocks of that size: any write past is caught) */
+		for (int cap = 1; cap <= nf + 1; cap++) {
+			uint16_t *ports = malloc((size_t)cap * sizeof *ports);
+			uint8_t *kinds = malloc((size_t)cap);
+			ck_assert(ports && kinds);
+			TU_EQ(carc_tile_features(g, p.x, p.y, ports, kinds, cap), nf);
+			TU_EQ(carc_tile_features(g, p.x, p.y, ports, NULL, cap), nf);
+			TU_EQ(carc_tile_features(g, p.x, p.y, NULL, kinds, cap), nf);
+			for (int k = 0; k < cap && k < nf; k++) {
+				TU_NE(ports[k], 0);
+				TU_LT(ports[k], 1u << CARC_PORT_COUNT);
+				TU_LT(kinds[k], CARC_F_COUNT);
+			}
+			free(ports);
+			free(kinds);
+		}
+		uint16_t pc[4] = { 0xdead, 0xdead, 0xdead, 0xdead };
+		uint8_t kc[4] = { 0xee, 0xee, 0xee, 0xee };
+		TU_EQ(carc_tile_features(g, p.x, p.y, pc, kc, 0), nf);
+		TU_EQ(carc_tile_features(g, p.x, p.y, pc, kc, -5), nf);
+		TU_EQ(carc_tile_features(g, p.x, p.y, pc, kc, INT_MIN), nf);
+		for (int k = 0; k < 4; k++) {
+			TU_EQ(pc[k], 0xdead);
+			TU_EQ(kc[k], 0xee);
+		}
+	}
+	for (int j = 0; j < NJUNK; j++) {
+		if (junk_ints[j] >= 0 && junk_ints[j] < ncells) continue;
+		p = pcanary;
+		TU_EQ(carc_board_get(g, junk_ints[j], &p), 0);
+		TU_EQ(carc_board_get(g, junk_ints[j], NULL), 0);
+		TU_ASSERT(!memcmp(&p, &pcanary, sizeof p));
+	}
+	p = pcanary;
+	TU_EQ(carc_board_get(g, ncells, &p), 0);
+	TU_ASSERT(!memcmp(&p, &pcanary, sizeof p));
+	/* places far off the board, where no tile can lie, and those next to it */
+	static const int far[] = { INT_MIN, INT_MIN + 1, -65536, -40000, -32769, -32768, -16385, -16384,
+		                   -16383, -2000, 1500, 16383, 16384, 32767, 32768, 49151, 65535, INT_MAX };
+	uint16_t pc[2] = { 0xdead, 0xdead };
+	uint8_t kc[2] = { 0xee, 0xee };
+	for (int a = 0; a < (int)(sizeof far / sizeof far[0]); a++)
+		for (int b = 0; b < (int)(sizeof far / sizeof far[0]); b++) {
+			TU_EQ(carc_board_find(g, far[a], far[b]), -1);
+			TU_EQ(carc_board_find(g, far[a], 0), -1);
+			TU_EQ(carc_board_find(g, 0, far[b]), -1);
+			TU_EQ(carc_tile_features(g, far[a], far[b], pc, kc, 2), 0);
+			TU_EQ(carc_tile_features(g, 0, far[b], pc, kc, 2), 0);
+		}
+	TU_EQ(pc[0], 0xdead);
+	TU_EQ(kc[0], 0xee);
+	SNAP_SAME(s, g);
+	snap_free(&s);
+}
+
+/* The legal moves with every kind of buffer: the same count, the same
+ * moves as far as the buffer goes, and nothing written past it. */
+static int check_listing(const carc_game *g, carc_move *all)
+{
+	snap s = snap_take(g);
+	int n = carc_legal_moves(g, all, CARC_MAX_MOVES);
+	TU_ASSERT(n >= 0 && n <= CARC_MAX_MOVES);
+	TU_EQ(n == 0, carc_game_over(g));
+	TU_EQ(carc_legal_moves(g, NULL, 0), n);
+	TU_EQ(carc_legal_moves(g, NULL, 1), n);
+	TU_EQ(carc_legal_moves(g, NULL, CARC_MAX_MOVES), n);
+	TU_EQ(carc_legal_moves(g, NULL, -1), n);
+	carc_move canary[2];
+	memset(canary, 0x77, sizeof canary);
+	carc_move buf[2];
+	memcpy(buf, canary, sizeof buf);
+	TU_EQ(carc_legal_moves(g, buf, 0), n);
+	TU_EQ(carc_legal_moves(g, buf, -1), n);
+	TU_EQ(carc_legal_moves(g, buf, INT_MIN), n);
+	TU_ASSERT_MSG(!memcmp(buf, canary, sizeof buf), "carc_legal_moves wrote with no room");
+	static const int caps[] = { 1, 2, 3, 4, 5, 7, 9 };
+	for (int c = 0; c < (int)(sizeof caps / sizeof caps[0]); c++) {
+		int cap = caps[c];
+		carc_move *small = malloc((size_t)cap * sizeof *small);
+		ck_assert_ptr_nonnull(small);
+		TU_EQ(carc_legal_moves(g, small, cap), n);
+		for (int i = 0; i < cap && i < n; i++)
+			TU_ASSERT_MSG(!memcmp(&small[i], &all[i], sizeof all[i]), "move %d of %d differs with cap %d", i, n, cap);
+		free(small);
+	}
+	SNAP_SAME(s, g);
+	snap_free(&s);
+	return n;
+}
+
+/* ---- moves ------------------------------------------------------------------------------- */
+
+static carc_move random_move(carc_rng *r)
+{
+	carc_move m;
+	uint64_t a = carc_rng_next(r), b = carc_rng_next(r);
+	memcpy(&m, &a, 8);
+	memcpy((char *)&m + 8, &b, sizeof m - 8);
+	if (carc_rng_below(r, 4)) m.type = (uint8_t)carc_rng_below(r, CARC_MV_COUNT + 2);
+	return m;
+}
+
+/* A legal move with one field spoiled. */
+static carc_move spoiled_move(carc_rng *r, const carc_move *legal)
+{
+	carc_move m = *legal;
+	static const int16_t coords[] = { INT16_MIN, INT16_MIN + 1, -16385, -16384, -1, 1, 16383, 16384, INT16_MAX };
+	switch (carc_rng_below(r, 9)) {
+	case 0: m.type = (uint8_t)(m.type + 1 + carc_rng_below(r, 255)); break;
+	case 1: m.rot = (uint8_t)(m.rot + 1 + carc_rng_below(r, 255)); break;
+	case 2: m.kind = (uint8_t)(m.kind + 1 + carc_rng_below(r, 255)); break;
+	case 3: m.port = (uint8_t)(m.port + 1 + carc_rng_below(r, 255)); break;
+	case 4: m.x = coords[carc_rng_below(r, 9)]; break;
+	case 5: m.y = (int16_t)(m.y + coords[carc_rng_below(r, 9)]); break;
+	case 6: m.tile = (uint16_t)(carc_rng_below(r, 2) ? (uint32_t)carc_tile_count() + carc_rng_below(r, 1000) : 0xffffu); break;
+	case 7: m.figure = (uint16_t)(carc_rng_below(r, 2) ? CARC_MAX_SEATS * 16u + carc_rng_below(r, 1000) : m.figure + 1u); break;
+	default: m.rot = (uint8_t)(4 + carc_rng_below(r, 4)); break;
+	}
+	return m;
+}
+
+/* What carc.h promises of a move whatever its fields: an answer among
+ * the result codes, CARC_E_ARG for what is out of range, the same from
+ * carc_apply, and a refused move changes nothing and records nothing. */
+static carc_rc check_junk_move(const carc_game *g, carc_game *scratch, const carc_move *m)
+{
+	snap s = snap_take(g);
+	int detail = -12345;
+	carc_rc rc = carc_check_move(g, m, &detail);
+	TU_ASSERT(rc >= 0 && rc < CARC_E_COUNT);
+	TU_EQ(carc_check_move(g, m, NULL), rc);
+	if (rc == CARC_E_EDGE) TU_ASSERT(detail >= 0 && detail <= 3);
+	else TU_EQ(detail, -12345);
+	int phase = carc_game_phase(g);
+	if (carc_game_over(g)) TU_EQ(rc, CARC_E_OVER);
+	else if (m->type >= CARC_MV_COUNT) TU_EQ(rc, CARC_E_ARG);
+	else if (phase == CARC_PH_TILE && m->type == CARC_MV_PLACE_TILE && m->tile == carc_game_drawn(g) && m->rot > 3)
+		TU_EQ(rc, CARC_E_ARG);
+	else if (phase == CARC_PH_ACTION && m->type == CARC_MV_DEPLOY && (m->kind >= CARC_FIG_COUNT || m->port >= CARC_PORT_COUNT))
+		TU_EQ(rc, CARC_E_ARG);
+	SNAP_SAME(s, g);
+
+	carc_game_clone(scratch, g);
+	tu_events ev;
+	tu_events_reset(&ev);
+	carc_rc arc = carc_apply(scratch, m, &ev.sink);
+	TU_ASSERT_MSG(arc == rc, "carc_apply says %s, carc_check_move %s", carc_strerror(arc), carc_strerror(rc));
+	if (rc != CARC_OK) {
+		SNAP_SAME(s, scratch);
+		TU_EQ(ev.sink.n, 0);
+	}
+	snap_free(&s);
+	return rc;
+}
+
+#define JUNK_PER_DECISION 12
+
+/* A game played at random to its end; at each decision every reader,
+ * every listing and junk moves; then the game over. */
+static void junk_game(const carc_config *cfg, uint64_t seed, unsigned *phases)
+{
+	carc_game *g = game_new(cfg), *scratch = game_alloc();
+	carc_move *all = malloc(CARC_MAX_MOVES * sizeof *all);
+	ck_assert(scratch && all);
+	carc_rng r;
+	carc_rng_seed(&r, seed);
+	for (int step = 0; !carc_game_over(g); step++) {
+		TU_ASSERT_MSG(step < 2000, "the game does not end");
+		*phases |= 1u << carc_game_phase(g);
+		int deep = step % 7 == 0 || carc_game_phase(g) > CARC_PH_ACTION;
+		if (deep) check_readers(g);
+		int n = check_listing(g, all);
+		TU_GT(n, 0);
+		for (int k = 0; k < (deep ? JUNK_PER_DECISION : 2); k++) {
+			carc_move m = k & 1 ? random_move(&r) : spoiled_move(&r, &all[carc_rng_below(&r, (uint32_t)n)]);
+			check_junk_move(g, scratch, &m);
+		}
+		/* every legal move is accepted as listed */
+		for (int i = 0; i < n && i < 4; i++) TU_EQ(carc_check_move(g, &all[carc_rng_below(&r, (uint32_t)n)], NULL), CARC_OK);
+		/* abbeys are kept for the final round (abbey_final), but for one in eight */
+		int pick = (int)carc_rng_below(&r, (uint32_t)n);
+		if (carc_game_phase(g) == CARC_PH_TILE && all[pick].type == CARC_MV_PLACE_ABBEY && carc_rng_below(&r, 8))
+			for (int i = 0; i < n; i++)
+				if (all[i].type != CARC_MV_PLACE_ABBEY) pick = i;
+		tu_apply_ok(g, all[pick], NULL);
+	}
+	*phases |= 1u << carc_game_phase(g);
+
+	/* over: nothing to list, every move refused, nothing changes */
+	check_readers(g);
+	TU_EQ(check_listing(g, all), 0);
+	carc_move tries[] = { tu_pass(), tu_deploy(0, 0, CARC_N), tu_place(g, 0, 1, 0) };
+	for (int i = 0; i < 3; i++) TU_EQ(check_junk_move(g, scratch, &tries[i]), CARC_E_OVER);
+	for (int k = 0; k < 20; k++) {
+		carc_move m = random_move(&r);
+		TU_EQ(check_junk_move(g, scratch, &m), CARC_E_OVER);
+	}
+	snap s = snap_take(g);
+	tu_events ev;
+	tu_events_reset(&ev);
+	carc_end_now(g, &ev.sink);
+	carc_end_now(g, NULL);
+	TU_EQ(ev.sink.n, 0);
+	SNAP_SAME(s, g);
+	snap_free(&s);
+	free(all);
+	free(scratch);
+	free(g);
+}
+
+START_TEST(test_base_game)
+{
+	carc_config cfg;
+	carc_config_init(&cfg);
+	cfg.seed = 11;
+	unsigned phases = 0;
+	junk_game(&cfg, 1, &phases);
+	TU_EQ(phases, 1u << CARC_PH_TILE | 1u << CARC_PH_ACTION | 1u << CARC_PH_OVER);
+}
+END_TEST
+
+/* Every available expansion, random rules and seats: the expansions'
+ * own phases (escape, wagon, flock, the abbey's final round) too. */
+#define EXT_GAMES 12
+START_TEST(test_expansion_games)
+{
+	unsigned phases = 0;
+	for (int game = 0; game < EXT_GAMES; game++) {
+		carc_rng r;
+		carc_rng_seed(&r, 0xa91 + (uint64_t)game);
+		carc_config cfg;
+		good_config(&cfg);
+		cfg.seed = 300 + (uint64_t)game;
+		cfg.nseats = (uint8_t)(1 + carc_rng_below(&r, CARC_MAX_SEATS));
+		tu_random_rules(&cfg, &r);
+		cfg.rules[CARC_R_ABBEY_FINAL_ROUND] = 1;
+		junk_game(&cfg, (uint64_t)game, &phases);
+	}
+	TU_ASSERT_MSG(phases == (1u << CARC_PH_COUNT) - 1, "phases seen: %#x", phases); /* every one */
+}
+END_TEST
+
+/* ---- the game as a value ----------------------------------------------------------------- */
+
+START_TEST(test_clone_self)
+{
+	carc_config cfg;
+	good_config(&cfg);
+	carc_game *g = game_new(&cfg);
+	snap s = snap_take(g);
+	carc_game_clone(g, g);
+	SNAP_SAME(s, g);
+	carc_game *c = game_alloc();
+	carc_game_clone(c, g);
+	SNAP_SAME(s, c);
+	TU_EQ(carc_game_hash(c), carc_game_hash(g));
+	snap_free(&s);
+	free(c);
+	free(g);
+}
+END_TEST
+
+static Suite *api_suite(void)
+{
+	Suite *s = suite_create("api");
+	TCase *tc = tcase_create("names");
+	tcase_add_test(tc, test_names_junk);
+	tcase_add_test(tc, test_rules_junk);
+	tcase_add_test(tc, test_expansions_junk);
+	tcase_add_test(tc, test_tiles_junk);
+	tcase_add_test(tc, test_rng_junk);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("setup");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_config_junk);
+	tcase_add_test(tc, test_config_rules_junk);
+	tcase_add_test(tc, test_init_null);
+	tcase_add_test(tc, test_sink_junk);
+	tcase_add_test(tc, test_clone_self);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("games");
+	tcase_set_timeout(tc, 300);
+	tcase_add_test(tc, test_base_game);
+	tcase_add_test(tc, test_expansion_games);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return tu_run(api_suite());
+}
