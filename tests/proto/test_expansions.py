@@ -628,8 +628,8 @@ ESCAPE_MOVES = [place("SI.CA/Cc", 0, -1, 180), deploy(0, -1, "E"), place("BA/L",
                 deploy(-1, -1, "cloister"), place("BA/RFr", 1, 0, 0), deploy(1, 0, "E")]
 
 
-class Crafted(unittest.TestCase):
-    """Situations built with new_game's `tiles`, `start` and `bag`."""
+class TwoClients(unittest.TestCase):
+    """A MessagePack client on the Unix socket and a JSON one on TCP."""
 
     def setUp(self):
         self.c = daemon["d"].client("unix")
@@ -638,6 +638,10 @@ class Crafted(unittest.TestCase):
     def tearDown(self):
         self.c.close()
         self.j.close()
+
+
+class Crafted(TwoClients):
+    """Situations built with new_game's `tiles`, `start` and `bag`."""
 
     def abbey_game(self, client, **options):
         t = Table(self, client, ["ann", "bob"], expansions=["base", "abbey-mayor"], tiles=ABBEY_TILES,
@@ -855,17 +859,9 @@ class Crafted(unittest.TestCase):
         self.assertEqual(evs[-1], {"type": "game_over", "scores": [3, 4]})
 
 
-class BadInput(unittest.TestCase):
+class BadInput(TwoClients):
     """Bad expansion moves: each answered with its error code and leaving the
     game as it was (state, seq and legal_moves compared before and after)."""
-
-    def setUp(self):
-        self.c = daemon["d"].client("unix")
-        self.j = daemon["d"].client("tcp", "json")
-
-    def tearDown(self):
-        self.c.close()
-        self.j.close()
 
     OUT_OF_PHASE = [{"type": "draw"}, {"type": "place_abbey", "x": 0, "y": -1},
                     {"type": "move_wagon", "x": -1, "y": 0, "at": "cloister"},
