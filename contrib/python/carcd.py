@@ -18,7 +18,9 @@ keyword parameters; Client.call(method, params) reaches any other.  An
 error response raises carcd.Error, whose .code is the protocol's error code
 ("not_your_turn", "illegal_move", ...).  Requests can be pipelined with
 send() and response().  After subscribe(), the daemon's notifications are
-queued and read with next_event().
+queued and read with next_event() (keepalive= pings the daemon while it
+waits, so that a quiet game does not get the connection closed as idle).
+A lost or closed connection raises carcd.ConnectionClosed.
 
 A Client is not thread-safe: give each thread its own.
 """
@@ -171,10 +173,25 @@ class Client:
 
     def send(self, method, params=None):
         """Send one request without waiting; returns its msgid."""
+        if self.closed:
+            raise ConnectionClosed("connection to %s is closed" % self.address)
         msgid = self._next_id
+        try:
+            data = self._codec.encode([REQUEST, msgid, method, {} if params is None else params])
+        except OverflowError as e:
+            # An integer beyond 64 bits, which MessagePack cannot carry: a
+            # parameter out of range, as the daemon says of one that fits.
+            raise Error("invalid_params", "%s cannot be sent in MessagePack: %s" % (method, e)) from e
         self._next_id = (self._next_id + 1) & 0xffffffff
-        self.sock.sendall(self._codec.encode(
-            [REQUEST, msgid, method, {} if params is None else params]))
+        self.sock.settimeout(self.timeout)   # a read may have left it at 0
+        try:
+            self.sock.sendall(data)
+        except (BrokenPipeError, ConnectionResetError) as e:
+            self.close()
+            raise ConnectionClosed("connection to %s lost: %s" % (self.address, e)) from e
+        except socket.timeout as e:
+            self.close()   # part of the request may have gone: the stream is out of step
+            raise ConnectionClosed("could not send to %s within %ss" % (self.address, self.timeout)) from e
         return msgid
 
     def _read(self, timeout):
@@ -182,7 +199,7 @@ class Client:
         self.sock.settimeout(timeout)
         try:
             data = self.sock.recv(1 << 16)
-        except socket.timeout:
+        except (socket.timeout, BlockingIOError):
             return False
         except (ConnectionResetError, BrokenPipeError) as e:
             self.close()
@@ -208,13 +225,19 @@ class Client:
             raise Error("bad_request", "not a message from carcd: %r" % (msg,))
 
     def _deadline_wait(self, ready, timeout):
+        """Read until ready(); False at the deadline.  Even with no time left
+        it looks once at what has already arrived (timeout 0 polls)."""
         deadline = None if timeout is None else time.monotonic() + timeout
+        looked = False
         while not ready():
             if self.closed:
                 raise ConnectionClosed("connection to %s is closed" % self.address)
             left = None if deadline is None else deadline - time.monotonic()
             if left is not None and left <= 0:
-                return False
+                if looked:
+                    return False
+                left = 0.0
+            looked = True
             self._read(left)
         return True
 
@@ -243,12 +266,24 @@ class Client:
         params = dict(params, **{k: v for k, v in kw.items() if v is not None})
         return self.response(self.send(method, params))
 
-    def next_event(self, timeout=-1):
-        """The next notification's params {game, seq, events}, or None on timeout."""
+    def next_event(self, timeout=-1, keepalive=None):
+        """The next notification's params {game, seq, events}, or None on timeout.
+
+        timeout: seconds (None: for ever; 0: only what already arrived;
+        default the client's timeout).  keepalive: while waiting, send a
+        `ping` after every this many seconds without a notification, so the
+        daemon does not close the connection as idle (its --idle-timeout,
+        600 s by default)."""
         timeout = self.timeout if timeout == -1 else timeout
-        if self._deadline_wait(lambda: self.events, timeout):
-            return self.events.popleft()
-        return None
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            left = None if deadline is None else max(0.0, deadline - time.monotonic())
+            wait = left if not keepalive else (keepalive if left is None else min(left, keepalive))
+            if self._deadline_wait(lambda: self.events, wait):
+                return self.events.popleft()
+            if left is not None and wait >= left:
+                return None
+            self.ping()
 
     # ---- the methods of PROTOCOL.md section 4 ---------------------------------
     def hello(self, client=None):
