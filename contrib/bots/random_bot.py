@@ -14,12 +14,21 @@ Three ways to play:
 
   # (with neither --token nor --seat it plays every seat of an auth-false game)
 
+A game it makes may take expansions, rule options and components:
+
+  random_bot.py --players 6 --expansions base,river,abbey-mayor,hills-sheep \
+                --rule abbey_final_round=true --component large=true
+
 The bot waits for its turns through `subscribe` notifications, asks
 `legal_moves` at each of its decisions and sends one of them at random with
 `apply_move`, passing `seq` so that it never plays on a stale state.  When it
 does not know which seat its token holds it simply tries: `not_your_turn`
-tells it the seat due is not its own.  It prints the final scores as JSON
-and exits 0 when the game is over.
+tells it the seat due is not its own.  While it waits it pings the daemon
+now and then (--keepalive), so that a long wait does not get its connection
+closed as idle.  It prints the final scores as JSON and exits 0 when the game
+is over; 1 when the daemon refused a request (the error on stderr), 2 on bad
+usage, 3 when the daemon cannot be reached, the connection is lost or nothing
+happens for --timeout seconds.
 """
 
 import argparse
@@ -32,6 +41,27 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import carcd  # noqa: E402
 
 
+def key_value(text):
+    """KEY=VALUE: booleans and integers as such, anything else as a string."""
+    key, sep, value = text.partition("=")
+    if not sep or not key:
+        raise argparse.ArgumentTypeError("want KEY=VALUE, not %r" % text)
+    try:
+        return key, json.loads(value)
+    except ValueError:
+        return key, value
+
+
+def seconds(text):
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError("want a number of seconds above 0, not %r" % text)
+    return value
+
+
 def parse_args(argv):
     p = argparse.ArgumentParser(description="Play random legal moves against carcd until the game ends.")
     p.add_argument("--address", "-a", default=None,
@@ -40,21 +70,40 @@ def parse_args(argv):
     p.add_argument("--game", type=int, help="join this game (needs --token unless it was made with auth false)")
     p.add_argument("--token", default=os.environ.get("CARCD_TOKEN"), help="seat token (default $CARCD_TOKEN)")
     p.add_argument("--seat", type=int, help="the seat to play (default: every seat of a game it makes)")
-    p.add_argument("--players", type=int, default=2, help="seats of a game it makes (default 2)")
-    p.add_argument("--expansions", default="base", help="comma-separated expansions of a game it makes")
+    p.add_argument("--players", type=int, help="seats of a game it makes, 1 to 6 (default 2)")
+    p.add_argument("--expansions", help="comma-separated expansions of a game it makes (default base)")
     p.add_argument("--seed", type=int, help="game seed of a game it makes")
+    p.add_argument("--rule", action="append", type=key_value, metavar="KEY=VALUE",
+                   help="a rule option of a game it makes, e.g. abbey_final_round=true (repeat for more)")
+    p.add_argument("--component", action="append", type=key_value, metavar="KIND=BOOL",
+                   help="a component of a game it makes on or off, e.g. large=true (repeat for more)")
     p.add_argument("--rng", type=int, help="seed of the bot's own choices (default: random)")
-    p.add_argument("--timeout", type=float, default=600.0,
+    p.add_argument("--timeout", type=seconds, default=600.0,
                    help="give up when nothing happens for this many seconds (default 600)")
+    p.add_argument("--keepalive", type=seconds, default=60.0,
+                   help="ping the daemon after this many quiet seconds while waiting (default 60)")
     p.add_argument("--verbose", "-v", action="store_true", help="print each move on stderr")
-    return p.parse_args(argv)
+    a = p.parse_args(argv)
+    made = [o for o, v in (("--players", a.players), ("--expansions", a.expansions), ("--seed", a.seed),
+                           ("--rule", a.rule), ("--component", a.component)) if v is not None]
+    if a.game is not None and made:
+        p.error("%s: only for a game the bot makes, not with --game" % ", ".join(made))
+    if a.players is None:
+        a.players = 2
+    if a.game is None and a.seat is not None and not 0 <= a.seat < a.players:
+        p.error("no seat %d in a %d-player game" % (a.seat, a.players))
+    try:
+        carcd.parse_address(a.address or os.environ.get("CARCD_ADDRESS") or carcd.DEFAULT_ADDRESS)
+    except ValueError as e:
+        p.error(str(e))
+    return a
 
 
 ALL = "all seats"
 
 
 class RandomBot:
-    def __init__(self, client, game, tokens, rng, verbose=False):
+    def __init__(self, client, game, tokens, rng, verbose=False, keepalive=60.0):
         """tokens: {seat: token} of the seats it plays; {None: token} when the
         seat is unknown; {ALL: None} to play every seat of an auth-false game."""
         self.c = client
@@ -63,6 +112,7 @@ class RandomBot:
         self.not_mine = set()   # seats its token was refused for, when the seat is unknown
         self.rng = rng
         self.verbose = verbose
+        self.keepalive = keepalive
         self.moves_played = 0
 
     def token_for(self, seat):
@@ -101,7 +151,7 @@ class RandomBot:
                 self.c.events.clear()   # our own move's notification carries nothing new
                 continue
             # Another seat decides: wait until the game changes.
-            if self.c.next_event(timeout) is None:
+            if self.c.next_event(timeout, keepalive=self.keepalive) is None:
                 raise TimeoutError("nothing happened in game %s for %.0f s" % (self.game, timeout))
             self.c.events.clear()
 
@@ -113,22 +163,24 @@ def main(argv=None):
         with carcd.Client(args.address, encoding=args.encoding, timeout=60.0,
                           client_name="random_bot.py") as c:
             if args.game is None:
-                opts = {"expansions": args.expansions.split(",")}
+                opts = {"expansions": [e.strip() for e in (args.expansions or "base").split(",") if e.strip()]}
                 if args.seed is not None:
                     opts["seed"] = args.seed
+                if args.rule:
+                    opts["rules"] = dict(args.rule)
+                if args.component:
+                    opts["components"] = dict(args.component)
                 g = c.new_game(["random %d" % i for i in range(args.players)], **opts)
                 game = g["game"]
                 seats = {s["seat"]: s["token"] for s in g["seats"]}
                 if args.seat is not None:
-                    if args.seat not in seats:
-                        raise SystemExit("random_bot: no seat %d in a %d-player game" % (args.seat, args.players))
                     others = {str(s): t for s, t in seats.items() if s != args.seat}
                     print(json.dumps({"game": game, "admin_token": g["admin_token"], "tokens": others}), flush=True)
                     seats = {args.seat: seats[args.seat]}
             else:
                 game = args.game
                 seats = {ALL: None} if args.token is None and args.seat is None else {args.seat: args.token}
-            bot = RandomBot(c, game, seats, rng, args.verbose)
+            bot = RandomBot(c, game, seats, rng, args.verbose, args.keepalive)
             score = bot.play(args.timeout)
             print(json.dumps({"game": game, "moves_played": bot.moves_played,
                               "scores": score["scores"], "final": score["final"]}))
@@ -138,6 +190,8 @@ def main(argv=None):
     except (carcd.ConnectionClosed, TimeoutError, OSError) as e:
         print("random_bot: %s" % e, file=sys.stderr)
         return 3
+    except KeyboardInterrupt:
+        return 130
     return 0
 
 
