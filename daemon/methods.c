@@ -430,6 +430,17 @@ static proto_err m_new_game(method_call *c, proto_val **result, const char **why
 		*why = proto_arena_printf(a, "the server holds %zu games, its limit, and none of them is over", c->s->games.max);
 		return PROTO_E_LIMIT;
 	}
+	if (!gm && crc == CARC_E_ARG && cfg.nstart > 1) {
+		/* the usual cause: start tiles that touch and do not match; the
+		 * first that spoils a game of the start tiles before it is named */
+		carc_config one = cfg;
+		for (one.nstart = 2; one.nstart <= cfg.nstart; one.nstart++)
+			if (carc_game_init(c->s->scratch, &one, NULL) == CARC_E_ARG) {
+				const carc_start_tile *st = &cfg.start[one.nstart - 1];
+				return INVALID("the start tile %s at (%d,%d) turned %d° does not match the start tiles next to it",
+				               carc_tile_id(st->tile), st->x, st->y, st->rot * 90);
+			}
+	}
 	if (!gm) return INVALID("the engine refused this game: %s", carc_strerror(crc));
 	proto_val *r = pv_map(a), *seats = pv_array(a);
 	pv_set_int(a, r, "game", gm->id);

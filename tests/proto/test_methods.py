@@ -170,6 +170,16 @@ class MethodTests:
         self.assertEqual(st["tiles_left"], 2)
         self.assertEqual([(t["tile"], t["x"], t["y"], t["rot"]) for t in st["board"]],
                          [("BA/CFc+", 0, 0, 90)])
+        # start tiles that touch must match; the one that does not is named
+        start = [{"tile": "BA/C", "x": 0, "y": 0, "rot": 0}, {"tile": "BA/L", "x": 1, "y": 0, "rot": 0},
+                 {"tile": "BA/RCr", "x": 0, "y": 1, "rot": 0}]
+        with self.assertRaises(carcd.Error) as cm:
+            self.new_game(start=start)
+        self.assertEqual(cm.exception.code, "invalid_params")
+        self.assertEqual(cm.exception.message,
+                         "the start tile BA/RCr at (0,1) turned 0° does not match the start tiles next to it")
+        start[2]["rot"] = 180   # its city faces away, its field meets BA/C's
+        self.assertEqual(len(self.new_game(start=start)["state"]["board"]), 3)
 
     # ---- legal_moves, apply_move --------------------------------------------------
     def test_legal_moves(self):
