@@ -151,6 +151,7 @@ static proto_err m_hello(method_call *c, proto_val **result, const char **why)
 	pv_set_int(a, lim, "max_line", (int64_t)c->s->max_line);
 	pv_set_int(a, lim, "max_depth", PROTO_MAX_DEPTH);
 	pv_set_int(a, lim, "max_games", (int64_t)c->s->games.max);
+	pv_set_int(a, lim, "idle_timeout", c->s->idle_timeout); /* seconds: a client pings within it */
 	pv_set(r, "limits", lim);
 	*result = r;
 	return PROTO_OK;

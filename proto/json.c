@@ -61,6 +61,11 @@ static proto_val *parse(proto_arena *a, const char *s, size_t n, int depth, prot
 {
 	json_error_t err;
 	json_t *j = json_loadb(s, n, JSON_DECODE_ANY | JSON_ALLOW_NUL, &err);
+	if (!j && json_error_code(&err) == json_error_numeric_overflow)
+		/* valid JSON with an integer past 64 bits: read its numbers as
+		 * reals, so that the parameter is refused as out of range
+		 * (invalid_params), as MessagePack's would be */
+		j = json_loadb(s, n, JSON_DECODE_ANY | JSON_ALLOW_NUL | JSON_DECODE_INT_AS_REAL, &err);
 	if (!j) {
 		d->code = PROTO_E_BAD_REQUEST;
 		d->why = proto_arena_printf(a, "bad JSON at column %d: %s", err.column, err.text);

@@ -325,7 +325,8 @@ class Limits(unittest.TestCase):
 class DefaultLimits(Case):
     def test_defaults_are_those_of_the_contract(self):
         lim = self.c.hello()["limits"]
-        self.assertEqual(lim, {"max_request": MIB, "max_line": 64 * 1024, "max_depth": 16, "max_games": 100000})
+        self.assertEqual(lim, {"max_request": MIB, "max_line": 64 * 1024, "max_depth": 16, "max_games": 100000,
+                               "idle_timeout": 600})
 
     def test_a_request_of_one_mib_is_served(self):
         with daemon["d"].raw("unix", timeout=10) as r:
@@ -959,6 +960,26 @@ class SubscriptionsOfClosedGames(unittest.TestCase):
             self.assertEqual(w.subscribe(extra["game"]), {"seq": 0})
             self.assertEqual(w.subscribe(c.new_game(["a"])["game"]), {"seq": 0})
             self.assertEqual(code_of(w.subscribe, c.new_game(["a"])["game"]), "limit")
+
+
+class BigIntegers(unittest.TestCase):
+    """An integer past 64 bits is valid JSON, and a valid MessagePack uint64
+    past int64: either way the parameter is out of range (invalid_params),
+    and the connection goes on."""
+
+    def test_in_both_encodings(self):
+        with daemon["d"].raw("tcp") as r:
+            for line in ('state {"game": 99999999999999999999}', '[0, 5, "state", {"game": 99999999999999999999}]'):
+                r.send_line(line)
+                got = r.read_one("json")
+                self.assertEqual(got[2]["code"], "invalid_params", (line, got))
+            r.send_line('[0, 6, "ping", {"ignored": 99999999999999999999}]')
+            self.assertEqual(r.read_one("json"), [1, 6, None, {}])
+        with daemon["d"].raw("unix") as r:
+            r.send(packb([0, 7, "state", {"game": 2 ** 64 - 1}]))
+            self.assertEqual(r.read_one("msgpack")[2]["code"], "invalid_params")
+            r.send(packb([0, 8, "ping", {}]))
+            self.assertEqual(r.read_one("msgpack"), [1, 8, None, {}])
 
 
 if __name__ == "__main__":

@@ -489,6 +489,7 @@ class OtherLimits(unittest.TestCase):
     def test_idle_timeout(self):
         with harness.Daemon("--idle-timeout", "1") as d:
             with d.raw("unix") as idle, d.client("tcp") as busy:
+                self.assertEqual(busy.hello()["limits"]["idle_timeout"], 1)   # so clients know when to ping
                 t0 = time.monotonic()
                 while time.monotonic() - t0 < 1.6:
                     self.assertEqual(busy.ping(), {})
