@@ -7,6 +7,8 @@
 #include <getopt.h>
 #include <netdb.h>
 #include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,7 +35,7 @@
 typedef struct listener {
 	struct evconnlistener *lev;
 	struct event *resume;
-	char name[128];
+	char name[160];
 	char unix_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 } listener;
 
@@ -62,9 +64,18 @@ static void usage(FILE *f)
 	        CARCD_MAX_OUTPUT);
 }
 
-static void die(const char *fmt, const char *arg)
+static void close_listeners(void);
+
+/* Cannot start: say why, take back the Unix sockets already made, exit 1. */
+static void __attribute__((format(printf, 1, 2), noreturn)) die(const char *fmt, ...)
 {
-	log_error(fmt, arg);
+	char msg[768];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	log_error("%s", msg);
+	close_listeners();
 	exit(1);
 }
 
@@ -123,63 +134,112 @@ static listener *add_listener(struct evconnlistener *lev, const char *name)
 
 static const unsigned listen_flags = LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC | LEV_OPT_REUSEABLE;
 
+/* "tcp:HOST:PORT" or "unix:PATH" for the address a socket is bound to:
+ * port 0 picks a free port, and tests read the one it picked in the log. */
+static void sock_name(int fd, char *name, size_t n)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof ss;
+	char addr[64] = "?";
+	memset(&ss, 0, sizeof ss);
+	if (getsockname(fd, (struct sockaddr *)&ss, &len) < 0) {
+		snprintf(name, n, "fd %d", fd);
+	} else if (ss.ss_family == AF_INET6) {
+		evutil_inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr, addr, sizeof addr);
+		snprintf(name, n, "tcp:[%s]:%d", addr, ntohs(((struct sockaddr_in6 *)&ss)->sin6_port));
+	} else if (ss.ss_family == AF_INET) {
+		evutil_inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, addr, sizeof addr);
+		snprintf(name, n, "tcp:%s:%d", addr, ntohs(((struct sockaddr_in *)&ss)->sin_port));
+	} else if (ss.ss_family == AF_UNIX) {
+		struct sockaddr_un *un = (struct sockaddr_un *)&ss;
+		size_t plen = len > offsetof(struct sockaddr_un, sun_path) ? len - offsetof(struct sockaddr_un, sun_path) : 0;
+		if (plen && un->sun_path[0]) snprintf(name, n, "unix:%.*s", (int)strnlen(un->sun_path, plen), un->sun_path);
+		else snprintf(name, n, "unix socket fd %d", fd);
+	} else {
+		snprintf(name, n, "fd %d", fd);
+	}
+}
+
+/* PORT is a decimal number from 0 to 65535 (getaddrinfo would take 70000
+ * for 4464 and a service name for what /etc/services says). */
+static int valid_port(const char *s)
+{
+	size_t n = strlen(s);
+	if (n < 1 || n > 5 || strspn(s, "0123456789") != n) return 0;
+	return atol(s) <= 65535;
+}
+
 static void listen_tcp(const char *spec)
 {
 	char host[256];
-	const char *colon = strrchr(spec, ':');
-	if (!colon || colon == spec || (size_t)(colon - spec) >= sizeof host) die("bad address `tcp:%s` (want tcp:HOST:PORT)", spec);
-	memcpy(host, spec, (size_t)(colon - spec));
-	host[colon - spec] = 0;
-	if (host[0] == '[' && host[strlen(host) - 1] == ']') { /* [::1]:7878 */
-		memmove(host, host + 1, strlen(host));
-		host[strlen(host) - 1] = 0;
-	}
-	struct addrinfo hints = { .ai_flags = AI_PASSIVE, .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM }, *ai;
-	int rc = getaddrinfo(host, colon + 1, &hints, &ai);
-	if (rc) {
-		log_error("tcp:%s: %s", spec, gai_strerror(rc));
-		exit(1);
-	}
-	struct evconnlistener *lev = evconnlistener_new_bind(base, accept_cb, NULL, listen_flags, 511, ai->ai_addr, (int)ai->ai_addrlen);
-	if (!lev) {
-		log_error("cannot listen on tcp:%s: %s", spec, strerror(errno));
-		exit(1);
-	}
-	freeaddrinfo(ai);
-	/* name it by what was bound: port 0 picks a free port, and tests read it here */
-	struct sockaddr_storage ss;
-	socklen_t len = sizeof ss;
-	char name[128], addr[64] = "?";
-	int port = 0;
-	getsockname(evconnlistener_get_fd(lev), (struct sockaddr *)&ss, &len);
-	if (ss.ss_family == AF_INET6) {
-		evutil_inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr, addr, sizeof addr);
-		port = ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
-		snprintf(name, sizeof name, "tcp:[%s]:%d", addr, port);
+	const char *port;
+	size_t hlen;
+	if (spec[0] == '[') { /* [::1]:7878 */
+		const char *close = strchr(spec, ']');
+		if (!close || close[1] != ':') die("bad address `tcp:%s` (want tcp:[IPV6]:PORT)", spec);
+		hlen = (size_t)(close - spec - 1);
+		if (hlen >= sizeof host) die("bad address `tcp:%s` (the host is too long)", spec);
+		memcpy(host, spec + 1, hlen);
+		port = close + 2;
 	} else {
-		evutil_inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, addr, sizeof addr);
-		port = ntohs(((struct sockaddr_in *)&ss)->sin_port);
-		snprintf(name, sizeof name, "tcp:%s:%d", addr, port);
+		const char *colon = strrchr(spec, ':');
+		if (!colon) die("bad address `tcp:%s` (want tcp:HOST:PORT)", spec);
+		hlen = (size_t)(colon - spec);
+		if (hlen >= sizeof host) die("bad address `tcp:%s` (the host is too long)", spec);
+		memcpy(host, spec, hlen);
+		port = colon + 1;
 	}
+	host[hlen] = 0;
+	if (!hlen) die("bad address `tcp:%s` (want tcp:HOST:PORT)", spec);
+	if (!valid_port(port)) die("bad address `tcp:%s` (the port is a number from 0 to 65535)", spec);
+	struct addrinfo hints = { .ai_flags = AI_PASSIVE | AI_NUMERICSERV, .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM }, *ai;
+	int rc = getaddrinfo(host, port, &hints, &ai);
+	if (rc) die("cannot listen on tcp:%s: %s", spec, gai_strerror(rc));
+	/* HOST naming several addresses (localhost): the first one */
+	struct evconnlistener *lev = evconnlistener_new_bind(base, accept_cb, NULL, listen_flags, 511, ai->ai_addr, (int)ai->ai_addrlen);
+	int err = errno;
+	freeaddrinfo(ai);
+	if (!lev) die("cannot listen on tcp:%s: %s", spec, strerror(err));
+	char name[128];
+	sock_name(evconnlistener_get_fd(lev), name, sizeof name);
 	add_listener(lev, name);
 	log_info("listening on %s", name);
+}
+
+/* A socket file at PATH is either a daemon's that still listens (we must
+ * not take it over: it would be cut off from new clients, and would lose
+ * the file when we stop) or one left by a daemon that was killed. */
+static int unix_in_use(const struct sockaddr_un *sun)
+{
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0) return 0;
+	int rc = connect(fd, (const struct sockaddr *)sun, sizeof *sun);
+	int err = errno;
+	close(fd);
+	/* ECONNREFUSED: nobody listens; EAGAIN: somebody does, backlog full */
+	return rc == 0 || err == EAGAIN;
 }
 
 static void listen_unix(const char *path)
 {
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
-	if (strlen(path) >= sizeof sun.sun_path) die("unix socket path too long: %s", path);
+	if (!path[0]) die("%s", "bad address `unix:` (want unix:PATH)");
+	if (strlen(path) >= sizeof sun.sun_path)
+		die("cannot listen on unix:%s: the path is %zu bytes, a Unix socket path at most %zu", path, strlen(path),
+		    sizeof sun.sun_path - 1);
 	strcpy(sun.sun_path, path);
 	struct stat st;
-	/* a socket left by an earlier run would make bind fail */
-	if (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode)) unlink(path);
+	if (lstat(path, &st) == 0) {
+		if (!S_ISSOCK(st.st_mode)) die("cannot listen on unix:%s: the file exists and is not a socket", path);
+		if (unix_in_use(&sun)) die("cannot listen on unix:%s: another daemon is listening on it", path);
+		/* left by a daemon that did not stop cleanly: it would make bind fail */
+		log_info("unix:%s: removing a stale socket file", path);
+		unlink(path);
+	}
 	struct evconnlistener *lev = evconnlistener_new_bind(base, accept_cb, NULL, LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC,
 	                                                     511, (struct sockaddr *)&sun, (int)sizeof sun);
-	if (!lev) {
-		log_error("cannot listen on unix:%s: %s", path, strerror(errno));
-		exit(1);
-	}
-	char name[160];
+	if (!lev) die("cannot listen on unix:%s: %s", path, strerror(errno));
+	char name[128];
 	snprintf(name, sizeof name, "unix:%s", path);
 	listener *l = add_listener(lev, name);
 	snprintf(l->unix_path, sizeof l->unix_path, "%s", path);
@@ -290,7 +350,10 @@ int main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "l:hV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'l':
-			if (nspecs == MAX_LISTENERS) die("at most %s --listen options", "32");
+			if (nspecs == MAX_LISTENERS) {
+				fprintf(stderr, "carcd: at most %d --listen options\n", MAX_LISTENERS);
+				return 2;
+			}
 			specs[nspecs++] = optarg;
 			break;
 		case O_MAX_CONN: srv.max_connections = (int)number("max-connections", optarg, 1, 1 << 20); break;
@@ -311,6 +374,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind < argc) {
+		fprintf(stderr, "carcd: unexpected argument `%s` (addresses go after --listen)\n", argv[optind]);
 		usage(stderr);
 		return 2;
 	}
