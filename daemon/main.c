@@ -255,25 +255,38 @@ static void listen_on(const char *spec)
 
 /* sd_listen_fds(3) without libsystemd: the sockets are ours when
  * LISTEN_PID names us; the variables are dropped so children do not
- * take them for theirs. */
+ * take them for theirs.  Each must be a listening stream socket: anything
+ * else is a mistake in the unit (ListenDatagram=, Accept=yes) or in
+ * whatever started us, and is refused rather than served badly. */
 static int listen_systemd(void)
 {
 	const char *pid = getenv("LISTEN_PID"), *fds = getenv("LISTEN_FDS");
 	if (!pid || !fds || atol(pid) != (long)getpid()) return 0;
-	int n = atoi(fds);
+	char *end;
+	errno = 0;
+	long n = strtol(fds, &end, 10);
+	if (errno || end == fds || *end || n < 0 || n > MAX_LISTENERS)
+		die("LISTEN_FDS=%s: want a number of sockets from 0 to %d", fds, MAX_LISTENERS);
 	unsetenv("LISTEN_PID");
 	unsetenv("LISTEN_FDS");
 	unsetenv("LISTEN_FDNAMES");
 	for (int fd = SD_LISTEN_FDS_START; fd < SD_LISTEN_FDS_START + n; fd++) {
+		int type = 0, listening = 0;
+		socklen_t tl = sizeof type, ll = sizeof listening;
+		if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tl) < 0)
+			die("LISTEN_FDS=%ld: fd %d is not a socket (%s)", n, fd, strerror(errno));
+		if (type != SOCK_STREAM || getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &ll) < 0 || !listening)
+			die("LISTEN_FDS=%ld: fd %d is not a listening stream socket", n, fd);
 		fcntl(fd, F_SETFD, FD_CLOEXEC);
 		evutil_make_socket_nonblocking(fd);
-		char name[64];
-		snprintf(name, sizeof name, "systemd fd %d", fd);
+		char addr[128], name[160];
+		sock_name(fd, addr, sizeof addr);
+		snprintf(name, sizeof name, "%s (systemd fd %d)", addr, fd);
 		/* backlog 0: the socket is already listening */
 		add_listener(evconnlistener_new(base, accept_cb, NULL, LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, 0, fd), name);
 		log_info("listening on %s", name);
 	}
-	return n;
+	return (int)n;
 }
 
 static void close_listeners(void)
