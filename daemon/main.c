@@ -323,16 +323,37 @@ static void grace_cb(evutil_socket_t fd, short what, void *arg)
 	event_base_loopexit(base, NULL);
 }
 
+static const char *signal_name(int sig)
+{
+	return sig == SIGTERM ? "SIGTERM" : sig == SIGINT ? "SIGINT" : sig == SIGHUP ? "SIGHUP" : "a signal";
+}
+
+/* SIGTERM, SIGINT: stop accepting, write out the replies, exit 0.  A
+ * second one while the replies drain (Ctrl-C pressed twice) exits at once. */
 static void signal_cb(evutil_socket_t sig, short what, void *arg)
 {
 	(void)what, (void)arg;
 	static int once;
-	if (once++) return;
-	log_info("%s: no new connections; finishing replies", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+	if (once++) {
+		log_warn("%s again: exiting without waiting for the replies", signal_name((int)sig));
+		event_base_loopbreak(base);
+		return;
+	}
+	log_info("%s: no new connections; finishing replies", signal_name((int)sig));
 	close_listeners();
 	struct timeval tv = { SHUTDOWN_GRACE, 0 };
 	event_base_once(base, -1, EV_TIMEOUT, grace_cb, NULL, &tv);
 	conn_shutdown(all_closed);
+}
+
+/* SIGHUP would end the process (and every game) by default: a closed
+ * terminal or a `kill -HUP` meant as "reload" must not do that.  carcd
+ * has no configuration file and logs to stderr, so there is nothing to
+ * reload or reopen. */
+static void hup_cb(evutil_socket_t sig, short what, void *arg)
+{
+	(void)sig, (void)what, (void)arg;
+	log_info("SIGHUP: nothing to reload (options are only read at start); ignored");
 }
 
 static void libevent_log(int severity, const char *msg)
@@ -403,8 +424,10 @@ int main(int argc, char **argv)
 	if (!activated && !nspecs) listen_on(DEFAULT_LISTEN);
 	struct event *term = evsignal_new(base, SIGTERM, signal_cb, NULL);
 	struct event *intr = evsignal_new(base, SIGINT, signal_cb, NULL);
+	struct event *hup = evsignal_new(base, SIGHUP, hup_cb, NULL);
 	evsignal_add(term, NULL);
 	evsignal_add(intr, NULL);
+	evsignal_add(hup, NULL);
 	log_info("carcd %s ready (protocol %d, %d connections, %zu games at most)", CARC_VERSION, PROTO_VERSION,
 	         srv.max_connections, srv.games.max);
 	event_base_dispatch(base);
@@ -412,6 +435,7 @@ int main(int argc, char **argv)
 	conn_free_all();
 	event_free(term);
 	event_free(intr);
+	event_free(hup);
 	event_base_free(base);
 	methods_free(&srv);
 	log_info("stopped");
