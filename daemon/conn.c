@@ -38,6 +38,8 @@
  * client is still sending for this long, so that its error reply is read
  * rather than lost to a reset. */
 #define LINGER_SECONDS 2
+/* Connections refused at the limit are logged at most this often (s). */
+#define REFUSED_WARN_EVERY 60.0
 
 typedef struct conn conn;
 struct conn {
@@ -423,7 +425,16 @@ void conn_accept(int fd)
 	if (shutting_down || srv->conns >= srv->max_connections) {
 		/* closed at once: everyone already in is served as before */
 		srv->conns_refused++;
-		log_debug("connection refused: %d connections open", srv->conns);
+		/* an operator must hear of it, but a flood must not flood the log */
+		static double last_warned = -REFUSED_WARN_EVERY;
+		static unsigned long unreported;
+		unreported++;
+		if (!shutting_down && games_now() - last_warned >= REFUSED_WARN_EVERY) {
+			log_warn("connection refused: %d connections open, the --max-connections limit (%lu refused since the last warning)",
+			         srv->conns, unreported);
+			last_warned = games_now();
+			unreported = 0;
+		}
 		close(fd);
 		return;
 	}
