@@ -211,7 +211,7 @@ static void listen_tcp(const char *spec)
  * the file when we stop) or one left by a daemon that was killed. */
 static int unix_in_use(const struct sockaddr_un *sun)
 {
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0); /* never wait on a full backlog */
 	if (fd < 0) return 0;
 	int rc = connect(fd, (const struct sockaddr *)sun, sizeof *sun);
 	int err = errno;
