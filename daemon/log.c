@@ -1,11 +1,12 @@
 /*
- * log.c - levelled log lines on stderr.  Under systemd (JOURNAL_STREAM
- * set) the journal stamps the time, so we do not.
+ * log.c - levelled log lines on stderr.  When stderr is the journal
+ * (JOURNAL_STREAM names it) the journal stamps the time, so we do not.
  */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <time.h>
 
@@ -22,11 +23,24 @@ int log_level_parse(const char *s)
 	return -1;
 }
 
+/* systemd.exec(5): JOURNAL_STREAM is "DEVICE:INODE" of the journal's
+ * stream; it is inherited by whatever the service starts (a shell in a
+ * terminal run as a user service has it), so it only counts when stderr
+ * is that very stream. */
+static int stderr_is_journal(void)
+{
+	const char *e = getenv("JOURNAL_STREAM");
+	unsigned long long dev, ino;
+	struct stat st;
+	if (!e || sscanf(e, "%llu:%llu", &dev, &ino) != 2 || fstat(2, &st) < 0) return 0;
+	return (unsigned long long)st.st_dev == dev && (unsigned long long)st.st_ino == ino;
+}
+
 void log_msg(int level, const char *fmt, ...)
 {
 	static int journal = -1;
 	if (level > log_level) return;
-	if (journal < 0) journal = getenv("JOURNAL_STREAM") != NULL;
+	if (journal < 0) journal = stderr_is_journal();
 	char line[1024];
 	size_t n = 0;
 	if (!journal) {

@@ -52,12 +52,15 @@ def wait_for(pred, timeout):
 class Proc:
     """A carcd started by hand, its stderr in a file."""
 
-    def __init__(self, args, pass_fds=(), argv=None):
+    def __init__(self, args, pass_fds=(), argv=None, env=None):
         self.dir = tempfile.mkdtemp(prefix="carcd-daemon-")
         self.log_path = os.path.join(self.dir, "log")
         self.log = open(self.log_path, "wb")
+        if callable(env):   # env(log file's stat) -> extra environment
+            env = dict(os.environ, **env(os.fstat(self.log.fileno())))
         self.proc = subprocess.Popen(argv or [CARCD] + list(args), stdin=subprocess.DEVNULL,
-                                     stdout=self.log, stderr=subprocess.STDOUT, pass_fds=pass_fds)
+                                     stdout=self.log, stderr=subprocess.STDOUT, pass_fds=pass_fds,
+                                     env=env)
 
     def text(self):
         with open(self.log_path, "rb") as f:
@@ -293,6 +296,24 @@ class Logging(unittest.TestCase):
             time.sleep(0.2 * SLOW)
             log = d.log_tail()
         self.assertEqual(log, "")
+
+    def test_time_is_left_to_the_journal_only_when_stderr_is_the_journal(self):
+        stamp = r"(?m)^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} info: listening on "
+        for env, timed in ((lambda st: {"JOURNAL_STREAM": "%d:%d" % (st.st_dev, st.st_ino)}, False),
+                           (lambda st: {"JOURNAL_STREAM": "%d:%d" % (st.st_dev, st.st_ino + 1)}, True),
+                           (lambda st: {"JOURNAL_STREAM": "garbage"}, True)):
+            d = Proc(["--listen", "tcp:127.0.0.1:0"], env=env)
+            try:
+                d.wait_log(r"ready")
+                self.assertEqual(d.stop(), 0)
+                text = d.text()
+                if timed:
+                    self.assertRegex(text, stamp)
+                else:
+                    self.assertRegex(text, r"(?m)^info: listening on ")
+                    self.assertNotRegex(text, stamp)
+            finally:
+                d.close()
 
     def test_refused_connections_are_a_warning(self):
         with Daemon("--max-connections", "1") as d:
