@@ -231,7 +231,7 @@ static void listen_unix(const char *path)
 	struct stat st;
 	if (lstat(path, &st) == 0) {
 		if (!S_ISSOCK(st.st_mode)) die("cannot listen on unix:%s: the file exists and is not a socket", path);
-		if (unix_in_use(&sun)) die("cannot listen on unix:%s: another daemon is listening on it", path);
+		if (unix_in_use(&sun)) die("cannot listen on unix:%s: a daemon (this one, if it is named twice) already listens on it", path);
 		/* left by a daemon that did not stop cleanly: it would make bind fail */
 		log_info("unix:%s: removing a stale socket file", path);
 		unlink(path);

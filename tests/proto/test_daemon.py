@@ -190,7 +190,7 @@ class UnixSockets(unittest.TestCase):
             first.wait_log(r"ready")
             status, err = run_carcd("--listen", "unix:" + self.path)
             self.assertEqual(status, 1)
-            self.assertIn("another daemon is listening", err)
+            self.assertIn("already listens on it", err)
             # the first one still has its socket, and its file
             self.assertTrue(os.path.exists(self.path))
             self.assertEqual(ping("unix:" + self.path), {})
