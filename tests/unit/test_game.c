@@ -618,6 +618,42 @@ START_TEST(test_small_move_list)
 }
 END_TEST
 
+/* Every cap from 0 to past the count, in the tile phase of games some turns
+ * in (larger frontiers): the count is the full one, the first cap moves are
+ * those of the full list, and nothing past out[cap) is written (carc.h:
+ * only out[0..cap) is scratch). */
+START_TEST(test_move_list_every_cap)
+{
+	enum { GUARD = 8 };
+	static carc_move buf[CARC_MAX_MOVES + GUARD];
+	for (uint64_t seed = 1; seed <= 6; seed++) {
+		carc_config cfg;
+		carc_config_init(&cfg);
+		cfg.seed = seed;
+		carc_game *g = tu_game_new(&cfg, NULL);
+		for (int turn = 0; turn < 12 && !carc_game_over(g); turn++) {
+			int n = carc_legal_moves(g, moves, CARC_MAX_MOVES);
+			ck_assert_int_gt(n, 0);
+			for (int cap = 0; cap <= n + 5 && cap <= CARC_MAX_MOVES; cap++) {
+				memset(buf, 0x5a, sizeof buf);
+				ck_assert_int_eq(carc_legal_moves(g, buf, cap), n);
+				int k = cap < n ? cap : n;
+				ck_assert(!memcmp(buf, moves, (size_t)k * sizeof buf[0]));
+				const unsigned char *guard = (const unsigned char *)&buf[cap];
+				for (size_t i = 0; i < GUARD * sizeof buf[0]; i++) ck_assert_uint_eq(guard[i], 0x5a);
+			}
+			/* on: a placement (the first listed) and, in the action phase, a pass */
+			tu_apply_ok(g, moves[0], NULL);
+			if (!carc_game_over(g) && carc_game_phase(g) == CARC_PH_ACTION) {
+				n = carc_legal_moves(g, moves, CARC_MAX_MOVES);
+				tu_apply_ok(g, moves[n - 1], NULL);
+			}
+		}
+		free(g);
+	}
+}
+END_TEST
+
 /* A sink smaller than the events: the count goes on, the array is not overrun. */
 START_TEST(test_small_sink)
 {
@@ -660,6 +696,7 @@ static Suite *game_suite(void)
 	tcase_add_test(tc, test_end_now_on_clone);
 	tcase_add_test(tc, test_small_sink);
 	tcase_add_test(tc, test_small_move_list);
+	tcase_add_test(tc, test_move_list_every_cap);
 	tcase_add_test(tc, test_end_now_mid_turn);
 	suite_add_tcase(s, tc);
 	return s;
