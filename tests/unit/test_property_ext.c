@@ -13,6 +13,13 @@
  *   are the count the seat started with; a figure on the board stands on
  *   a placed tile, never on the river (RULES.md 2.2) and never on the
  *   volcano lake (2.3);
+ * - the sheep are conserved (Hills & Sheep, RULES.md 2.13, table row 22):
+ *   whenever the game has the shepherd, the tokens in the bag plus those
+ *   beside every seat's shepherd are, kind by kind, the bag's full
+ *   contents (4 of 1 sheep, 5 of 2, 5 of 3, 2 of 4, 2 wolves); without
+ *   the shepherd the bag is empty.  Some games fix the first few tokens
+ *   drawn (cfg.bag, a short prefix of a shuffled bag), so draws also go on
+ *   from the bag after a fixed order runs out;
  * - scores never decrease, and each seat's score (in total and by kind,
  *   carc_game_score_by) is the sum of its `scored` events; `final` scores
  *   only come with the end of the game;
@@ -41,6 +48,7 @@
 #include <string.h>
 
 #include "carc.h"
+#include "game_int.h" /* the sheep bag and the flocks: g->bag, g->flock */
 #include "testutil.h"
 
 #define GAMES 500
@@ -62,13 +70,18 @@ typedef struct run {
 	int lake_x, lake_y, lake_placed;
 	int abbeys;                   /* abbey tiles placed: from the seats, not the supply */
 	int hidden;                   /* tiles gone face down under hills */
+	int sheep_drawn;              /* sheep_drawn events */
 } run;
 
 /* What a batch went through, so that a batch that stops exercising
  * something fails. */
 typedef struct coverage {
 	int scored, final_scored, deploys, special_deploys, volcano_lakes, extra_turns, river_placed, discards;
+	int sheep_drawn, bag_past; /* tokens drawn; games that drew on after a fixed cfg.bag ran out */
 } coverage;
+
+/* The Hills & Sheep bag at the start (RULES.md table row 22): 1-4 sheep, wolves. */
+static const int bag_full[CARC_WOLF + 1] = { 0, 4, 5, 5, 2, 2 };
 
 static run R;
 static coverage cov;
@@ -139,6 +152,11 @@ static void process(run *r, const carc_game *g, const tu_events *e, int init)
 		case CARC_EV_TILE_HIDDEN:
 			r->hidden++;
 			break;
+		case CARC_EV_SHEEP_DRAWN:
+			TU_ASSERT_MSG(x->kind >= 1 && x->kind <= CARC_WOLF, "sheep_drawn token %d", x->kind);
+			r->sheep_drawn++;
+			cov.sheep_drawn++;
+			break;
 		case CARC_EV_TILE_PLACED:
 			if (!init) r->placed++;
 			if (!init && x->tile == carc_tile_find("AM/A")) r->abbeys++;
@@ -192,6 +210,15 @@ static void check_state(const run *r, const carc_game *g, const int *prev_score)
 			TU_ASSERT_MSG(on[s][k] + carc_supply_count(g, s, k) == r->start_figs[s][k],
 			              "seat %d %s: %d on the board + %d in supply, started with %d", s, carc_figkind_name(k),
 			              on[s][k], carc_supply_count(g, s, k), r->start_figs[s][k]);
+	/* sheep: in the bag + beside the shepherds = the full bag, kind by kind */
+	int shepherd = g->components >> CARC_C_SHEPHERD & 1;
+	for (int t = 1; t <= CARC_WOLF; t++) {
+		int flocks = 0;
+		for (int s = 0; s < CARC_MAX_SEATS; s++) flocks += g->flock[s][t];
+		TU_ASSERT_MSG(g->bag[t] + flocks == (shepherd ? bag_full[t] : 0),
+		              "token %d: %d in the bag + %d beside shepherds, the bag holds %d (shepherd %s)", t, g->bag[t],
+		              flocks, bag_full[t], shepherd ? "in play" : "left out");
+	}
 	if (carc_game_over(g)) {
 		TU_EQ(carc_game_phase(g), CARC_PH_OVER);
 		TU_EQ(carc_game_seat(g), -1);
@@ -285,6 +312,7 @@ static void play(const carc_config *cfg, uint64_t pick_seed)
 		}
 	}
 	TU_EQ(r->game_over_events, 1);
+	if (r->cfg.nbag && r->sheep_drawn > r->cfg.nbag) cov.bag_past++;
 
 	/* every tile of the supply is placed or discarded, each drawn once
 	 * more for each time it was put back */
@@ -319,6 +347,23 @@ static void all_config(carc_config *cfg, int game)
 	cfg->nseats = (uint8_t)(2 + game % 5);
 	cfg->seed = carc_rng_next(&rng);
 	tu_random_rules(cfg, &rng);
+	/* every other game fixes its first 1-6 sheep tokens: a prefix of a
+	 * shuffled full bag, so no kind comes up more often than the bag holds */
+	if (game % 2) {
+		uint8_t all[CARC_BAG_TOKENS];
+		int n = 0;
+		for (int t = 1; t <= CARC_WOLF; t++)
+			for (int k = 0; k < bag_full[t]; k++) all[n++] = (uint8_t)t;
+		TU_EQ(n, CARC_BAG_TOKENS);
+		for (int i = n - 1; i > 0; i--) {
+			int j = (int)carc_rng_below(&rng, (uint32_t)i + 1);
+			uint8_t x = all[i];
+			all[i] = all[j];
+			all[j] = x;
+		}
+		cfg->nbag = (uint8_t)(1 + carc_rng_below(&rng, 6));
+		memcpy(cfg->bag, all, cfg->nbag);
+	}
 }
 
 START_TEST(test_all_expansions)
@@ -332,9 +377,9 @@ START_TEST(test_all_expansions)
 	}
 	if (getenv("CARC_PROPERTY_STATS"))
 		fprintf(stderr, "batch %d: scored %d (final %d), deploys %d (other kinds %d), volcano lakes %d (extra turns %d),"
-		                " river tiles placed %d, discards %d\n",
+		                " river tiles placed %d, discards %d, sheep drawn %d (past a fixed bag in %d games)\n",
 		        _i, cov.scored, cov.final_scored, cov.deploys, cov.special_deploys, cov.volcano_lakes, cov.extra_turns,
-		        cov.river_placed, cov.discards);
+		        cov.river_placed, cov.discards, cov.sheep_drawn, cov.bag_past);
 	/* every game has a river (river and river2 are available), and plays */
 	ck_assert_int_ge(cov.river_placed, 10 * GAMES_PER_TEST);
 	ck_assert_int_ge(cov.volcano_lakes, GAMES_PER_TEST / 2);
@@ -342,6 +387,8 @@ START_TEST(test_all_expansions)
 	ck_assert_int_ge(cov.scored, 20 * GAMES_PER_TEST);
 	ck_assert_int_ge(cov.final_scored, 5 * GAMES_PER_TEST);
 	ck_assert_int_ge(cov.deploys, 20 * GAMES_PER_TEST);
+	ck_assert_int_ge(cov.sheep_drawn, GAMES_PER_TEST);
+	ck_assert_int_ge(cov.bag_past, 1);
 }
 END_TEST
 
