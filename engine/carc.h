@@ -173,7 +173,8 @@ typedef struct carc_config {
 	uint8_t nstart;                     /* >0: these instead of the standard start; <= CARC_MAX_START */
 	carc_start_tile start[CARC_MAX_START]; /* known tile types, rot 0..3, x and y in -1000..1000,
 	                                       two never at one place */
-	uint8_t nbag;                       /* >0: Hills & Sheep tokens drawn in this order; <= CARC_BAG_TOKENS */
+	uint8_t nbag;                       /* >0: Hills & Sheep tokens drawn in this order; <= CARC_BAG_TOKENS,
+	                                       no token more often than the bag holds it (4, 5, 5, 2 sheep, 2 wolves) */
 	uint8_t bag[CARC_BAG_TOKENS];       /* 1-4 sheep, CARC_WOLF */
 } carc_config;
 

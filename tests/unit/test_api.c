@@ -315,6 +315,11 @@ static void c_bag_past(carc_config *c)
 	c->nbag = 1;
 	c->bag[0] = CARC_WOLF + 1;
 }
+static void c_bag_too_many(carc_config *c) /* three 4-sheep: the bag holds two */
+{
+	c->nbag = 3;
+	memset(c->bag, 4, 3);
+}
 static void c_bag_255(carc_config *c)
 {
 	c->nbag = CARC_BAG_TOKENS;
@@ -327,6 +332,7 @@ static const config_spoiler spoilers[] = {
 	c_ntiles_max,     c_tile_past,       c_tile_ffff,    c_tile_last_past, c_tile_unchosen, c_nstart_past,
 	c_nstart_255,     c_start_tile_past, c_start_tile_ffff, c_start_rot4, c_start_rot255,   c_start_far,
 	c_start_twice,    c_nbag_past,       c_nbag_255,     c_bag_zero,     c_bag_past,        c_bag_255,
+	c_bag_too_many,
 };
 #define NSPOILERS ((int)(sizeof spoilers / sizeof spoilers[0]))
 
