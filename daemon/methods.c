@@ -382,10 +382,9 @@ static proto_err parse_start(proto_arena *a, const proto_val *v, carc_config *cf
 }
 
 /* Hills & Sheep tokens in the order they will be drawn: 1-4 sheep or "wolf";
- * no more of a kind than the bag holds (4, 5, 5, 2 sheep, 2 wolves). */
+ * no more of a kind than the bag holds (carc_bag_holds). */
 static proto_err parse_bag(proto_arena *a, const proto_val *v, carc_config *cfg, const char **why)
 {
-	static const int in_bag[CARC_WOLF + 1] = { 0, 4, 5, 5, 2, 2 };
 	int used[CARC_WOLF + 1] = { 0 };
 	if (!v) return PROTO_OK;
 	if (!(cfg->expansions >> carc_expansion_find("hills-sheep") & 1)) return INVALID("%s", "`bag` needs the hills-sheep expansion");
@@ -394,7 +393,7 @@ static proto_err parse_bag(proto_arena *a, const proto_val *v, carc_config *cfg,
 		int64_t n = 0;
 		int k = t->type == PV_STR && !strcmp(t->u.s, "wolf") ? CARC_WOLF : pv_to_int(t, &n) && n >= 1 && n <= 4 ? (int)n : -1;
 		if (k < 0) return INVALID("%s", "`bag` entries are 1, 2, 3, 4 (sheep) or \"wolf\"");
-		if (++used[k] > in_bag[k]) return INVALID("the bag holds only %d of that token", in_bag[k]);
+		if (++used[k] > carc_bag_holds(k)) return INVALID("the bag holds only %d of that token", carc_bag_holds(k));
 		cfg->bag[cfg->nbag++] = (uint8_t)k;
 	}
 	return PROTO_OK;

@@ -37,6 +37,9 @@
 #define CARC_NONE 0xffff
 #define CARC_BAG_TOKENS 18   /* Hills & Sheep: 4x1, 5x2, 5x3, 2x4 sheep and 2 wolves */
 #define CARC_WOLF 5
+/* How many of `token` (1-4 sheep, CARC_WOLF) the full Hills & Sheep bag holds;
+ * 0 for anything else. */
+int carc_bag_holds(int token);
 
 /* ---- result codes ------------------------------------------------------ */
 typedef enum carc_rc {

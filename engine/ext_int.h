@@ -151,7 +151,5 @@ int carc_seat_in(const carc_game *g, int seat, int root);
 /* game.c: a figure goes back to its owner's supply; a builder or pig left
  * without its owner's follower in the feature follows it (why lonely). */
 void carc_return_figure(carc_game *g, int fig, int why, carc_sink *out);
-/* hills.c: the tokens of the full sheep bag by kind (1-4 sheep, wolf). */
-extern const uint8_t carc_bag_start[CARC_WOLF + 1];
 
 #endif

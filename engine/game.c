@@ -243,8 +243,7 @@ static carc_rc check_config(const carc_config *cfg)
 	if (cfg->nbag > CARC_BAG_TOKENS) return CARC_E_ARG;
 	uint8_t drawn[CARC_WOLF + 1] = { 0 }; /* no more of a token than the bag holds */
 	for (int i = 0; i < cfg->nbag; i++)
-		if (cfg->bag[i] < 1 || cfg->bag[i] > CARC_WOLF || ++drawn[cfg->bag[i]] > carc_bag_start[cfg->bag[i]])
-			return CARC_E_ARG;
+		if (cfg->bag[i] > CARC_WOLF || ++drawn[cfg->bag[i]] > carc_bag_holds(cfg->bag[i])) return CARC_E_ARG;
 	return CARC_OK;
 }
 

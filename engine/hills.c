@@ -16,7 +16,9 @@
  */
 #include "ext_int.h"
 
-const uint8_t carc_bag_start[CARC_WOLF + 1] = { 0, 4, 5, 5, 2, 2 };
+static const uint8_t bag_start[CARC_WOLF + 1] = { 0, 4, 5, 5, 2, 2 };
+
+int carc_bag_holds(int token) { return token >= 1 && token <= CARC_WOLF ? bag_start[token] : 0; }
 
 /* g->shepherd[s]: the figure slot of seat s's shepherd, SHEP_NONE without
  * one (a seat has at most one). */
@@ -30,7 +32,7 @@ enum { SHEP_UNSEEN = 0xfffe };
 static void hills_setup(carc_game *g)
 {
 	for (int s = 0; s < CARC_MAX_SEATS; s++) g->shep_node[s] = SHEP_UNSEEN;
-	for (int t = 0; t <= CARC_WOLF; t++) g->bag[t] = g->components >> CARC_C_SHEPHERD & 1 ? carc_bag_start[t] : 0;
+	for (int t = 0; t <= CARC_WOLF; t++) g->bag[t] = g->components >> CARC_C_SHEPHERD & 1 ? bag_start[t] : 0;
 	for (int s = 0; s < CARC_MAX_SEATS; s++) {
 		g->shepherd[s] = SHEP_NONE;
 		for (int i = s * CARC_FIGS_PER_SEAT; s < g->nseats && i < (s + 1) * CARC_FIGS_PER_SEAT; i++)

@@ -95,6 +95,12 @@ START_TEST(test_names_junk)
 		ck_assert_int_eq(parsers[f]("?"), -1);
 		ck_assert_int_eq(parsers[f]("no such name, not even close"), -1);
 	}
+
+	/* the sheep bag (RULES.md 2.13): 4, 5, 5, 2 sheep of 1-4 and 2 wolves; nothing else */
+	const int holds[CARC_WOLF + 1] = { 0, 4, 5, 5, 2, 2 };
+	for (int t = 0; t <= CARC_WOLF; t++) ck_assert_int_eq(carc_bag_holds(t), holds[t]);
+	for (int j = 0; j < NJUNK; j++)
+		if (junk_ints[j] < 0 || junk_ints[j] > CARC_WOLF) ck_assert_int_eq(carc_bag_holds(junk_ints[j]), 0);
 }
 END_TEST
 
