@@ -437,8 +437,8 @@ static proto_err m_new_game(method_call *c, proto_val **result, const char **why
 		for (one.nstart = 2; one.nstart <= cfg.nstart; one.nstart++)
 			if (carc_game_init(c->s->scratch, &one, NULL) == CARC_E_ARG) {
 				const carc_start_tile *st = &cfg.start[one.nstart - 1];
-				return INVALID("the start tile %s at (%d,%d) turned %d° does not match the start tiles next to it",
-				               carc_tile_id(st->tile), st->x, st->y, st->rot * 90);
+				return INVALID("start[%d]: %s at (%d,%d) turned %d° does not match the start tiles next to it",
+				               one.nstart - 1, carc_tile_id(st->tile), st->x, st->y, st->rot * 90);
 			}
 	}
 	if (!gm) return INVALID("the engine refused this game: %s", carc_strerror(crc));

@@ -177,7 +177,7 @@ class MethodTests:
             self.new_game(start=start)
         self.assertEqual(cm.exception.code, "invalid_params")
         self.assertEqual(cm.exception.message,
-                         "the start tile BA/RCr at (0,1) turned 0° does not match the start tiles next to it")
+                         "start[2]: BA/RCr at (0,1) turned 0° does not match the start tiles next to it")
         start[2]["rot"] = 180   # its city faces away, its field meets BA/C's
         self.assertEqual(len(self.new_game(start=start)["state"]["board"]), 3)
 
