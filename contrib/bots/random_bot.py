@@ -41,25 +41,17 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import carcd  # noqa: E402
 
 
-def key_value(text):
-    """KEY=VALUE: booleans and integers as such, anything else as a string."""
-    key, sep, value = text.partition("=")
-    if not sep or not key:
-        raise argparse.ArgumentTypeError("want KEY=VALUE, not %r" % text)
-    try:
-        return key, json.loads(value)
-    except ValueError:
-        return key, value
+def argument(parse):
+    """An argparse type from one of carcd's command-line parsers."""
+    def typed(text):
+        try:
+            return parse(text)
+        except ValueError as e:
+            raise argparse.ArgumentTypeError(str(e))
+    return typed
 
 
-def seconds(text):
-    try:
-        value = float(text)
-    except ValueError:
-        value = 0.0
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError("want a number of seconds above 0, not %r" % text)
-    return value
+key_value, seconds = argument(carcd.parse_key_value), argument(carcd.parse_seconds)
 
 
 def parse_args(argv):
@@ -163,7 +155,7 @@ def main(argv=None):
         with carcd.Client(args.address, encoding=args.encoding, timeout=60.0,
                           client_name="random_bot.py") as c:
             if args.game is None:
-                opts = {"expansions": [e.strip() for e in (args.expansions or "base").split(",") if e.strip()]}
+                opts = {"expansions": carcd.split_names(args.expansions or "base")}
                 if args.seed is not None:
                     opts["seed"] = args.seed
                 if args.rule:

@@ -86,6 +86,36 @@ def parse_address(address):
     return (socket.AF_INET6 if ":" in host else socket.AF_INET), (host, int(port))
 
 
+# ---- what carcctl and the bots read off their command lines ----
+
+def parse_key_value(text):
+    """'KEY=VALUE' -> (KEY, VALUE): booleans and integers as such, anything
+    else as a string; ValueError without '=' or a key."""
+    key, sep, value = text.partition("=")
+    if not sep or not key:
+        raise ValueError("want KEY=VALUE, not %r" % text)
+    try:
+        return key, json.loads(value)
+    except ValueError:
+        return key, value
+
+
+def parse_seconds(text):
+    """A finite number of seconds above 0; ValueError otherwise."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not value > 0 or value == float("inf"):
+        raise ValueError("want a number of seconds above 0, not %r" % text)
+    return value
+
+
+def split_names(text):
+    """'a, b,c' -> ['a', 'b', 'c']"""
+    return [n.strip() for n in text.split(",") if n.strip()]
+
+
 class _MsgpackCodec:
     name = "msgpack"
 
