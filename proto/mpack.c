@@ -153,28 +153,51 @@ static void put_raw_str(proto_buf *b, const char *s, uint32_t n)
 	b->len += h + n;
 }
 
-/* A MessagePack str holds UTF-8: bytes that are not (a client may send
- * any, and error messages quote what it sent) become U+FFFD. */
-static void put_str(proto_buf *b, const char *s, uint32_t n)
+/* Any byte of p[0..n) past ASCII?  A few loads, overlapping at the ends
+ * (no loop over the bytes): nearly every string a reply holds is a short
+ * key or name of the protocol. */
+static inline int beyond_ascii(const uint8_t *p, uint32_t n)
 {
-	const uint8_t *p = (const uint8_t *)s;
-	uint32_t i = 0;
-	for (int len; i < n; i += (uint32_t)len)
-		if (!(len = p[i] < 0x80 ? 1 : proto_utf8_len(p + i, n - i))) break;
-	if (i == n) {
-		put_raw_str(b, s, n);
-		return;
+	uint64_t any = 0, w;
+	uint32_t a, b;
+	if (n >= 8) {
+		for (uint32_t i = 0; i + 8 <= n; i += 8) {
+			memcpy(&w, p + i, 8);
+			any |= w;
+		}
+		memcpy(&w, p + n - 8, 8);
+		any |= w;
+	} else if (n >= 4) {
+		memcpy(&a, p, 4);
+		memcpy(&b, p + n - 4, 4);
+		any = a | b;
+	} else if (n) {
+		any = p[0] | p[n / 2] | p[n - 1];
 	}
+	return (any & 0x8080808080808080ull) != 0;
+}
+
+/* The rare string with bytes past ASCII: each that is no part of valid
+ * UTF-8 becomes U+FFFD. */
+static __attribute__((noinline)) void put_fixed_str(proto_buf *b, const uint8_t *p, uint32_t n)
+{
 	proto_buf fixed = { 0 };
-	proto_buf_add(&fixed, p, i);
-	while (i < n) {
-		int len = p[i] < 0x80 ? 1 : proto_utf8_len(p + i, n - i);
+	for (uint32_t i = 0; i < n;) {
+		int len = proto_utf8_len(p + i, n - i);
 		if (len) proto_buf_add(&fixed, p + i, (size_t)len);
 		else proto_buf_add(&fixed, "\xef\xbf\xbd", 3);
 		i += len ? (uint32_t)len : 1;
 	}
 	put_raw_str(b, (const char *)fixed.p, (uint32_t)fixed.len);
 	proto_buf_free(&fixed);
+}
+
+/* A MessagePack str holds UTF-8: bytes that are not (a client may send
+ * any, and error messages quote what it sent) become U+FFFD. */
+static inline void put_str(proto_buf *b, const char *s, uint32_t n)
+{
+	if (beyond_ascii((const uint8_t *)s, n)) put_fixed_str(b, (const uint8_t *)s, n);
+	else put_raw_str(b, s, n);
 }
 
 static void put_container(proto_buf *b, uint32_t n, int map)
