@@ -55,7 +55,9 @@ static int nsets;
 static const char *cur_file;
 static int cur_line;
 
-static void die(const char *fmt, ...)
+/* stops the build with the manifest's file and line; never returns, which
+ * also tells the compiler (and static analysers) a checked pointer is set */
+__attribute__((noreturn, format(printf, 1, 2))) static void die(const char *fmt, ...)
 {
 	va_list ap;
 	fprintf(stderr, "%s:%d: ", cur_file ? cur_file : "tilegen", cur_line);

@@ -99,7 +99,7 @@ static struct {
 	int ncodes;
 } st;
 
-static void die(const char *fmt, ...)
+static void __attribute__((format(printf, 1, 2), noreturn)) die(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);

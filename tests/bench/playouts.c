@@ -97,6 +97,10 @@ int main(int argc, char **argv)
 			carc_board_get(g, c, &p);
 			base_set[nbase++] = p.tile;
 		}
+		if (!nbase) {
+			fprintf(stderr, "playouts: the base game placed no tile to deal from\n");
+			return 1;
+		}
 	}
 
 	double *rate = malloc(sizeof *rate * (size_t)rounds), *gen = malloc(sizeof *gen * (size_t)rounds);
