@@ -1072,6 +1072,32 @@ static void place_start(carc_game *g, int type, int x, int y, int rot, carc_sink
 	}
 }
 
+/* The config as a game keeps it, into a zeroed `dst`: every field, but of
+ * the supply, start tiles and bag only the entries counted.  The state,
+ * and so carc_game_hash, then depends on what the config says and not on
+ * what else the caller's struct held (the entries of an earlier, longer
+ * list; its padding). */
+static void keep_config(carc_config *dst, const carc_config *src)
+{
+	dst->nseats = src->nseats;
+	dst->expansions = src->expansions;
+	dst->components = src->components;
+	dst->components_given = src->components_given;
+	memcpy(dst->rules, src->rules, sizeof dst->rules);
+	dst->seed = src->seed;
+	dst->ntiles = src->ntiles;
+	memcpy(dst->tiles, src->tiles, src->ntiles * sizeof src->tiles[0]);
+	dst->nstart = src->nstart;
+	for (int i = 0; i < src->nstart; i++) { /* field by field: a start tile has padding */
+		dst->start[i].tile = src->start[i].tile;
+		dst->start[i].x = src->start[i].x;
+		dst->start[i].y = src->start[i].y;
+		dst->start[i].rot = src->start[i].rot;
+	}
+	dst->nbag = src->nbag;
+	memcpy(dst->bag, src->bag, src->nbag * sizeof src->bag[0]);
+}
+
 carc_rc carc_game_init(carc_game *g, const carc_config *cfg, carc_sink *out)
 {
 	if (!g || !cfg || (out && !sink_ok(out))) return CARC_E_ARG;
@@ -1079,7 +1105,7 @@ carc_rc carc_game_init(carc_game *g, const carc_config *cfg, carc_sink *out)
 	if (rc != CARC_OK) return rc;
 	memset(g, 0, offsetof(carc_game, cells));
 	memset(g->hkey, 0, sizeof g->hkey);
-	g->cfg = *cfg;
+	keep_config(&g->cfg, cfg);
 	g->nseats = cfg->nseats;
 	g->drawn = g->last = CARC_NONE;
 	/* The seed deals the supply (unless the caller gives it) and, on a

@@ -836,6 +836,62 @@ START_TEST(test_clone_self)
 }
 END_TEST
 
+/* A game keeps what its config says, not the bytes around it: a config
+ * struct filled with junk first, whose lists held longer ones before,
+ * gives the very game (byte for byte, hash alike) a clean one does, and
+ * so do the games the same moves lead to. */
+START_TEST(test_config_leftovers)
+{
+	carc_config clean, dirty;
+	carc_rng rng;
+	carc_rng_seed(&rng, 99);
+	good_config(&clean);
+	clean.nbag = 2;
+	clean.bag[0] = 1;
+	clean.bag[1] = CARC_WOLF;
+	/* the standard start tile, given as a list of one */
+	carc_placed_info start;
+	carc_game *g = game_new(&clean);
+	carc_board_get(g, 0, &start);
+	free(g);
+	clean.nstart = 1;
+	clean.start[0] = (carc_start_tile){ start.tile, start.x, start.y, start.rot };
+
+	memset(&dirty, 0xa5, sizeof dirty);
+	for (size_t i = 0; i < sizeof dirty.tiles / sizeof dirty.tiles[0]; i++) dirty.tiles[i] = (uint16_t)(i % 7);
+	dirty.nseats = clean.nseats;
+	dirty.expansions = clean.expansions;
+	dirty.components = clean.components;
+	dirty.components_given = clean.components_given;
+	memcpy(dirty.rules, clean.rules, sizeof dirty.rules);
+	dirty.seed = clean.seed;
+	dirty.ntiles = clean.ntiles;
+	dirty.nstart = clean.nstart;
+	dirty.start[0].tile = clean.start[0].tile;
+	dirty.start[0].x = clean.start[0].x;
+	dirty.start[0].y = clean.start[0].y;
+	dirty.start[0].rot = clean.start[0].rot;
+	dirty.nbag = clean.nbag;
+	dirty.bag[0] = clean.bag[0];
+	dirty.bag[1] = clean.bag[1];
+
+	carc_game *a = game_new(&clean), *b = game_new(&dirty);
+	carc_move list[CARC_MAX_MOVES];
+	for (int step = 0; step < 400 && !carc_game_over(a); step++) {
+		TU_ASSERT_MSG(!memcmp(a, b, carc_game_size()) && carc_game_hash(a) == carc_game_hash(b),
+		              "the games differ after %d moves", step);
+		int n = carc_legal_moves(a, list, CARC_MAX_MOVES);
+		TU_EQ(carc_legal_moves(b, NULL, 0), n);
+		carc_move m = list[carc_rng_below(&rng, (uint32_t)n)];
+		TU_EQ(carc_apply(a, &m, NULL), CARC_OK);
+		TU_EQ(carc_apply(b, &m, NULL), CARC_OK);
+	}
+	TU_EQ(carc_game_hash(a), carc_game_hash(b));
+	free(a);
+	free(b);
+}
+END_TEST
+
 static Suite *api_suite(void)
 {
 	Suite *s = suite_create("api");
@@ -853,6 +909,7 @@ static Suite *api_suite(void)
 	tcase_add_test(tc, test_init_null);
 	tcase_add_test(tc, test_sink_junk);
 	tcase_add_test(tc, test_clone_self);
+	tcase_add_test(tc, test_config_leftovers);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("games");
 	tcase_set_timeout(tc, 300);
