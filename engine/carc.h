@@ -162,7 +162,8 @@ typedef struct carc_start_tile {
 } carc_start_tile;
 
 /* carc_game_init refuses with CARC_E_ARG a config whose fields leave the
- * ranges given here. */
+ * ranges given here.  A game keeps the fields and the counted entries of
+ * the lists, nothing else (game.c keep_config copies them one by one). */
 typedef struct carc_config {
 	uint8_t nseats;                     /* 1..CARC_MAX_SEATS */
 	uint32_t expansions;                /* bit i = carc_expansion(i); at least one, each available */
