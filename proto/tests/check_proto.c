@@ -156,6 +156,84 @@ START_TEST(guard_every_type)
 }
 END_TEST
 
+/* Extension types are refused later, as not part of the protocol, but the
+ * guard must frame them exactly, so that the connection goes on with the
+ * next message. */
+START_TEST(guard_extension_sizes)
+{
+	static const uint8_t exts[][24] = {
+		{ 3, 0xd4, 1, 0 },
+		{ 4, 0xd5, 1, 0, 0 },
+		{ 6, 0xd6, 1, 0, 0, 0, 0 },
+		{ 10, 0xd7, 1, 0, 0, 0, 0, 0, 0, 0, 0 },
+		{ 18, 0xd8, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
+		{ 5, 0xc7, 2, 1, 0, 0 },
+		{ 6, 0xc8, 0, 2, 1, 0, 0 },
+		{ 8, 0xc9, 0, 0, 0, 2, 1, 0, 0 },
+	};
+	for (size_t i = 0; i < sizeof exts / sizeof exts[0]; i++) {
+		/* [ext, nil] followed by a byte of the next message */
+		uint8_t m[32];
+		size_t n = exts[i][0], len;
+		m[0] = 0x92;
+		memcpy(m + 1, exts[i] + 1, n);
+		m[1 + n] = 0xc0;
+		m[2 + n] = 0x94;
+		ck_assert_int_eq(guard(m, n + 3, &len), PROTO_GUARD_DONE);
+		ck_assert_uint_eq(len, n + 2);
+		/* one byte short is only waiting */
+		ck_assert_int_eq(guard(m, n + 1, &len), PROTO_GUARD_MORE);
+	}
+}
+END_TEST
+
+/* Declared lengths are judged against the room left under the limit, at
+ * the exact boundary: what could still fit waits, what cannot is refused
+ * before its bytes arrive. */
+START_TEST(guard_declared_at_the_limit)
+{
+	size_t len;
+	/* array32 header (5 bytes) under a limit of 64: 59 members may fit */
+	static const uint8_t a59[] = { 0xdd, 0, 0, 0, 59 }, a60[] = { 0xdd, 0, 0, 0, 60 };
+	ck_assert_int_eq(proto_guard_check(a59, sizeof a59, 64, &len), PROTO_GUARD_MORE);
+	ck_assert_int_eq(proto_guard_check(a60, sizeof a60, 64, &len), PROTO_GUARD_LIMIT);
+	/* a map's members are its keys and values: 29 pairs fit in 59, 30 do not */
+	static const uint8_t m29[] = { 0xdf, 0, 0, 0, 29 }, m30[] = { 0xdf, 0, 0, 0, 30 };
+	ck_assert_int_eq(proto_guard_check(m29, sizeof m29, 64, &len), PROTO_GUARD_MORE);
+	ck_assert_int_eq(proto_guard_check(m30, sizeof m30, 64, &len), PROTO_GUARD_LIMIT);
+	/* array16 inside an array: room counts from where it stands */
+	static const uint8_t in59[] = { 0x92, 0xc0, 0xdc, 0, 59 }, in60[] = { 0x92, 0xc0, 0xdc, 0, 60 };
+	ck_assert_int_eq(proto_guard_check(in59, sizeof in59, 64, &len), PROTO_GUARD_MORE);
+	ck_assert_int_eq(proto_guard_check(in60, sizeof in60, 64, &len), PROTO_GUARD_LIMIT);
+	/* 59 nils in the array: exactly the limit, and complete */
+	uint8_t full[64];
+	memcpy(full, a59, sizeof a59);
+	memset(full + 5, 0xc0, 59);
+	ck_assert_int_eq(proto_guard_check(full, sizeof full, 64, &len), PROTO_GUARD_DONE);
+	ck_assert_uint_eq(len, 64);
+}
+END_TEST
+
+/* A message that has used up the limit and is still not complete cannot
+ * become a request: refused at once, not after one more byte. */
+START_TEST(guard_full_but_unfinished)
+{
+	uint8_t m[64];
+	size_t len;
+	m[0] = 0x92; /* two members; the first a str8 of 61 bytes fills the limit */
+	m[1] = 0xd9;
+	m[2] = 61;
+	memset(m + 3, 'x', 61);
+	ck_assert_int_eq(proto_guard_check(m, sizeof m, 64, &len), PROTO_GUARD_LIMIT);
+	ck_assert_int_eq(proto_guard_check(m, sizeof m - 1, 64, &len), PROTO_GUARD_MORE);
+	/* resumed: the same answer when the last byte comes on its own */
+	proto_guard g;
+	proto_guard_init(&g, 64);
+	ck_assert_int_eq(proto_guard_feed(&g, m, sizeof m - 1, &len), PROTO_GUARD_MORE);
+	ck_assert_int_eq(proto_guard_feed(&g, m, sizeof m, &len), PROTO_GUARD_LIMIT);
+}
+END_TEST
+
 /* ---- decoding ------------------------------------------------------------------- */
 
 START_TEST(mp_request)
@@ -304,6 +382,54 @@ START_TEST(writers)
 	/* an error response answers the msgid */
 	proto_val *e = proto_error(&a, &rq, PROTO_E_NOT_YOUR_TURN, "wait");
 	ck_assert_str_eq(to_json(&a, e), "[1,4000000000,{\"code\":\"not_your_turn\",\"message\":\"wait\"},null]");
+	proto_arena_free(&a);
+}
+END_TEST
+
+/* Strings in replies are UTF-8 in both encodings: every byte that is no
+ * part of a valid UTF-8 sequence (surrogates, overlong forms, code points
+ * past U+10FFFF, lone bytes) is written as U+FFFD; valid sequences at the
+ * edges of those ranges are kept. */
+START_TEST(writers_utf8)
+{
+	static const struct {
+		const char *in, *json;
+	} cases[] = {
+		{ "\xed\xa0\x80", "\\ufffd\\ufffd\\ufffd" },        /* U+D800, a surrogate */
+		{ "\xed\xbf\xbf", "\\ufffd\\ufffd\\ufffd" },        /* U+DFFF */
+		{ "\xc0\x80", "\\ufffd\\ufffd" },                   /* overlong NUL */
+		{ "\xc1\xbf", "\\ufffd\\ufffd" },                   /* overlong U+007F */
+		{ "\xe0\x9f\xbf", "\\ufffd\\ufffd\\ufffd" },        /* overlong U+07FF */
+		{ "\xf0\x8f\xbf\xbf", "\\ufffd\\ufffd\\ufffd\\ufffd" }, /* overlong U+FFFF */
+		{ "\xf4\x90\x80\x80", "\\ufffd\\ufffd\\ufffd\\ufffd" }, /* U+110000 */
+		{ "\xf5\x80\x80\x80", "\\ufffd\\ufffd\\ufffd\\ufffd" },
+		{ "\xe2\x82", "\\ufffd\\ufffd" },                   /* cut short */
+		{ "\xc2\x80", "\xc2\x80" },                           /* U+0080 */
+		{ "\xe0\xa0\x80", "\xe0\xa0\x80" },                    /* U+0800 */
+		{ "\xed\x9f\xbf", "\xed\x9f\xbf" },                    /* U+D7FF */
+		{ "\xee\x80\x80", "\xee\x80\x80" },                    /* U+E000 */
+		{ "\xf0\x90\x80\x80", "\xf0\x90\x80\x80" },             /* U+10000 */
+		{ "\xf4\x8f\xbf\xbf", "\xf4\x8f\xbf\xbf" },             /* U+10FFFF */
+	};
+	proto_arena a;
+	proto_arena_init(&a);
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const char *in = proto_arena_printf(&a, "<%s>", cases[i].in);
+		ck_assert_str_eq(to_json(&a, pv_str(&a, in)), proto_arena_printf(&a, "\"<%s>\"", cases[i].json));
+		/* MessagePack: the same text, U+FFFD as its UTF-8 bytes */
+		char *want = proto_arena_printf(&a, "<%s>", cases[i].json);
+		char *fffd;
+		while ((fffd = strstr(want, "\\ufffd"))) {
+			memcpy(fffd, "\xef\xbf\xbd", 3);
+			memmove(fffd + 3, fffd + 6, strlen(fffd + 6) + 1);
+		}
+		proto_buf b = { 0 };
+		proto_mp_encode(pv_str(&a, in), &b);
+		ck_assert_uint_eq(b.p[0], 0xa0 | strlen(want));
+		ck_assert_uint_eq(b.len, 1 + strlen(want));
+		ck_assert(!memcmp(b.p + 1, want, strlen(want)));
+		proto_buf_free(&b);
+	}
 	proto_arena_free(&a);
 }
 END_TEST
@@ -650,12 +776,16 @@ static Suite *suite(void)
 	tcase_add_test(t, guard_c1);
 	tcase_add_test(t, guard_oversize);
 	tcase_add_test(t, guard_every_type);
+	tcase_add_test(t, guard_extension_sizes);
+	tcase_add_test(t, guard_declared_at_the_limit);
+	tcase_add_test(t, guard_full_but_unfinished);
 	suite_add_tcase(s, t);
 	t = tcase_create("codec");
 	tcase_add_test(t, mp_request);
 	tcase_add_test(t, json_forms);
 	tcase_add_test(t, json_bad);
 	tcase_add_test(t, writers);
+	tcase_add_test(t, writers_utf8);
 	tcase_add_test(t, mp_writer_sizes);
 	tcase_add_test(t, params);
 	suite_add_tcase(s, t);
