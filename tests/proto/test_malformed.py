@@ -486,6 +486,38 @@ class OtherLimits(unittest.TestCase):
             for game in held + [g["game"]]:
                 self.assertEqual(c.state(game)["seq"], 0)
 
+    def test_max_games_evicts_the_oldest_finished_game_nobody_watches(self):
+        """The game dropped is the oldest of the finished ones that no
+        connection watches: a watched one stays, and so do newer ones."""
+        with harness.Daemon("--max-games", "4") as d, d.client("unix") as c, d.client("unix") as w:
+            done = []
+            for i in range(3):
+                g = c.new_game(["ann"], tiles=["BA/C"], auth=False)
+                harness.play_random_game(lambda lm, m: c.apply_move(g["game"], m),
+                                         lambda: c.legal_moves(g["game"]), harness.new_rng("evict%d" % i))
+                done.append(g["game"])
+            w.subscribe(done[0])
+            running = c.new_game(["ann", "bob"])["game"]
+            c.new_game(["ann", "bob"])         # full: drops done[1], the oldest nobody watches
+            held = [s["game"] for s in c.games()["games"]]
+            self.assertNotIn(done[1], held)
+            self.assertIn(done[0], held)
+            self.assertIn(done[2], held)
+            self.assertIn(running, held)
+            self.assertEqual(c.stats()["games_evicted"], 1)
+            c.new_game(["ann", "bob"])         # then done[2]
+            held = [s["game"] for s in c.games()["games"]]
+            self.assertNotIn(done[2], held)
+            self.assertIn(done[0], held)
+            w.unsubscribe(done[0])
+            c.new_game(["ann", "bob"])         # unwatched now: done[0] goes
+            held = [s["game"] for s in c.games()["games"]]
+            self.assertNotIn(done[0], held)
+            self.assertEqual(len(held), 4)
+            with self.assertRaises(carcd.Error) as cm:
+                c.new_game(["ann", "bob"])
+            self.assertEqual(cm.exception.code, "limit")
+
     def test_idle_timeout(self):
         with harness.Daemon("--idle-timeout", "1") as d:
             with d.raw("unix") as idle, d.client("tcp") as busy:
