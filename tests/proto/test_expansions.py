@@ -489,6 +489,28 @@ class RandomGames(unittest.TestCase):
             self.assertEqual([e["seat"] for e in evs[last_tile + 1:] if e["type"] == "turn"],
                              [lm["seat"] for lm, _, _ in p.record if lm["phase"] == "abbey_final"])
 
+    def test_state_at_the_end(self):
+        # section 4.2: `seat` is null once over, and so is `tile`; a seat's
+        # `tokens` holds king and robber as true, goods as counts
+        held = set()
+        for p in self.each():
+            self.assertEqual((p.state["phase"], p.state["over"]), ("over", True))
+            self.assertIsNone(p.state["seat"])
+            self.assertIsNone(p.state["tile"])
+            for seat in p.state["seats"]:
+                for token, value in seat["tokens"].items():
+                    self.assertIn(token, WANT_TOKENS, seat)
+                    if token in ("king", "robber"):
+                        self.assertIs(value, True, seat)
+                    else:
+                        self.assertIs(type(value), int, seat)
+                        self.assertGreater(value, 0, seat)
+                    held.add(token)
+            # the start tile was placed by nobody
+            first = p.history["events"][0]
+            self.assertEqual((first["type"], first["seat"], first["seq"]), ("tile_placed", None, 0), first)
+        self.assertEqual(held, WANT_TOKENS)
+
     def test_history_holds_the_game_and_replays(self):
         for p in self.each():
             h = p.history
