@@ -165,6 +165,86 @@ class Envelope(Case):
             r.send_line('state')
             self.assertError(r.read_one("json"), "invalid_params", None)
 
+    def test_only_requests_go_to_the_server(self):
+        # section 2: a client sends requests [0, ...]; a response or a
+        # notification sent to the server is no request: bad_request, and
+        # the connection goes on
+        with daemon["d"].raw("unix") as r:
+            for env in ([1, 5, "ping", {}], [2, 5, "ping", {}], [1, 5, None, {}], [2, "event", {}]):
+                r.send_msgpack(env)
+                resp = r.read_one("msgpack")
+                self.assertEqual((resp[0], resp[3], resp[2]["code"]), (1, None, "bad_request"), (env, resp))
+            r.send_msgpack([0, 6, "ping", {}])
+            self.assertEqual(r.read_one("msgpack"), [1, 6, None, {}])
+        with daemon["d"].raw("tcp") as r:
+            for line in ('[1, 5, "ping", {}]', '[2, 5, "ping", {}]'):
+                r.send_line(line)
+                resp = r.read_one("json")
+                self.assertEqual((resp[0], resp[3], resp[2]["code"]), (1, None, "bad_request"), (line, resp))
+            r.send_line("ping")
+            self.assertEqual(r.read_one("json"), [1, None, None, {}])
+
+    def test_bin_is_read_as_a_string(self):
+        # section 2: MessagePack `bin` is accepted wherever a string is: the
+        # method, parameter values, map keys
+        with daemon["d"].raw("unix") as r:
+            r.send_msgpack([0, 1, b"ping", {}])
+            self.assertEqual(r.read_one("msgpack"), [1, 1, None, {}])
+            r.send_msgpack([0, 2, "new_game", {b"players": [b"ann", "bob"], "expansions": [b"base"]}])
+            resp = r.read_one("msgpack")
+            self.assertIsNone(resp[2], resp)
+            self.assertEqual([s["name"] for s in resp[3]["seats"]], ["ann", "bob"])
+            game = resp[3]["game"]
+            r.send_msgpack([0, 3, "close_game", {"game": game, "admin_token": resp[3]["admin_token"].encode()}])
+            self.assertEqual(r.read_one("msgpack"), [1, 3, None, {}])
+
+    def test_stray_bytes_in_replies_become_replacement_characters(self):
+        # section 2: strings in replies are UTF-8; bytes a MessagePack client
+        # put in a string that are not UTF-8 (surrogates, overlong forms,
+        # past U+10FFFF, lone bytes) come back as U+FFFD where a message
+        # quotes them
+        for bad in (b"\xed\xa0\x80", b"\xed\xbf\xbf", b"\xc0\x80", b"\xc1\xbf", b"\xe0\x80\x80",
+                    b"\xf0\x80\x80\x80", b"\xf4\x90\x80\x80", b"\xf5\x80\x80\x80", b"\xff", b"\x80"):
+            with self.subTest(bytes=bad), daemon["d"].raw("unix") as r:
+                # strings packed as MessagePack str holding these very bytes
+                r.send(msgpack.packb([0, 1, b"new_game", {b"players": [b"ann"], b"expansions": [b"x" + bad + b"y"]}],
+                                     use_bin_type=False))
+                resp = r.read_one("msgpack")    # decoding the reply as UTF-8 fails on a stray byte
+                self.assertEqual(resp[2]["code"], "invalid_params", resp)
+                self.assertIn("x\ufffd", resp[2]["message"])
+                self.assertIn("\ufffdy", resp[2]["message"])
+        with daemon["d"].raw("unix") as r:      # valid UTF-8 is kept as it is
+            for good in ("\u00e9", "\u0800", "\ud7ff", "\ue000", "\U00010000", "\U0010ffff"):
+                r.send_msgpack([0, 1, "new_game", {"players": ["ann"], "expansions": ["x" + good + "y"]}])
+                resp = r.read_one("msgpack")
+                self.assertIn("x" + good + "y", resp[2]["message"])
+
+    def test_lines_that_are_no_request(self):
+        # section 2: a line is a JSON array, `method {params}` or a bare
+        # `method` (a name starting with a letter); a line holding any other
+        # JSON value is bad_request, and so is a method name run into its
+        # params; the connection goes on
+        with daemon["d"].raw("tcp") as r:
+            for line in ("null", "true", "false", "42", '"ping"', "{}", "ping{}", "ping[{}]", 'state{"game": 1}'):
+                r.send_line(line)
+                resp = r.read_one("json")
+                self.assertEqual((resp[0], resp[1], resp[3], resp[2]["code"]), (1, None, None, "bad_request"),
+                                 (line, resp))
+            for line in ("nullx", "true_ping"):    # names that begin like a literal are names
+                r.send_line(line)
+                self.assertEqual(r.read_one("json")[2]["code"], "unknown_method", line)
+            r.send_line("ping {}")
+            self.assertEqual(r.read_one("json"), [1, None, None, {}])
+
+    def test_parameters_are_matched_by_their_whole_name(self):
+        # section 2: parameters the method does not know are ignored, and
+        # a longer name is another name: `games` is not `game`
+        g = self.c.new_game(["ann"])
+        for params in ({"games": g["game"]}, {"gamex": g["game"]}, {"game ": g["game"]}):
+            self.assertEqual(code_of(self.c.call, "state", params), "invalid_params", params)
+        self.assertEqual(self.c.call("state", {"games": 987654321, "game": g["game"]})["game"], g["game"])
+        self.assertEqual(code_of(self.c.call, "new_game", {"playersx": ["ann"]}), "invalid_params")
+
     def test_params_as_an_array_holding_one_map(self):
         g = self.c.new_game(["ann"])
         with daemon["d"].raw("unix") as r:
