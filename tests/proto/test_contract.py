@@ -292,10 +292,12 @@ class Envelope(Case):
 class Limits(unittest.TestCase):
     MAX_REQUEST = 1000
     MAX_LINE = 200
+    MAX_GAMES = 50
 
     @classmethod
     def setUpClass(cls):
-        cls.d = harness.Daemon("--max-request", str(cls.MAX_REQUEST), "--max-line", str(cls.MAX_LINE)).start()
+        cls.d = harness.Daemon("--max-request", str(cls.MAX_REQUEST), "--max-line", str(cls.MAX_LINE),
+                               "--max-games", str(cls.MAX_GAMES)).start()
 
     @classmethod
     def tearDownClass(cls):
@@ -326,8 +328,8 @@ class Limits(unittest.TestCase):
     def test_configured_limits_in_hello(self):
         with self.d.client("unix") as c:
             lim = c.hello()["limits"]
-        self.assertEqual((lim["max_request"], lim["max_line"], lim["max_depth"]),
-                         (self.MAX_REQUEST, self.MAX_LINE, 16))
+        self.assertEqual((lim["max_request"], lim["max_line"], lim["max_depth"], lim["max_games"]),
+                         (self.MAX_REQUEST, self.MAX_LINE, 16, self.MAX_GAMES))
 
     def test_request_size_boundary(self):
         for n in (self.MAX_REQUEST - 1, self.MAX_REQUEST):
@@ -400,6 +402,31 @@ class Limits(unittest.TestCase):
             self.assertEqual(got[1], [1, 3, None, {}])
             self.assertEqual(r.read("json", 1, timeout=0.2), [])
         self.assertTrue(self.d.alive())
+
+    def test_a_line_too_long_is_refused_before_its_end(self):
+        # a line over the limit (the limit, then at most \r before \n) is
+        # answered `limit` as soon as that many bytes came, without waiting
+        # for its newline; the rest of it is skipped
+        with self.d.raw("tcp") as r:
+            r.send(b"ping " + b" " * (self.MAX_LINE - 5) + b"\r")    # may still end in \r\n
+            self.assertEqual(r.read("json", 1, timeout=0.3), [], "answered before the line was over the limit")
+            r.send(b" ")
+            resp = r.read_one("json", timeout=3)
+            self.assertIsNotNone(resp, "no answer to a line over the limit")
+            self.assertEqual((resp[0], resp[1], resp[3], resp[2]["code"]), (1, None, None, "limit"), resp)
+            r.send(b"the rest of it\n" + b"ping\n")
+            self.assertEqual(r.read_one("json"), [1, None, None, {}])
+
+    def test_last_line_without_newline_at_the_limit(self):
+        # section 7: a last line without newline is answered as a line, so
+        # it has the line limit too
+        for n, want in ((self.MAX_LINE, None), (self.MAX_LINE + 1, "limit")):
+            with self.d.raw("tcp") as r:
+                r.send(b"ping" + b" " * (n - 4))
+                r.shutdown_write()
+                resp = r.read_one("json", timeout=3)
+                self.assertIsNotNone(resp, n)
+                self.assertEqual(resp[2] and resp[2]["code"], want, (n, resp))
 
 
 class DefaultLimits(Case):
