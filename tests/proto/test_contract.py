@@ -532,6 +532,10 @@ class NewGame(Case):
         self.assertNotIn("large", without["state"]["seats"][0]["supply"])
         base_large = self.c.new_game(["ann"], components={"large": True})
         self.assertEqual(base_large["state"]["seats"][0]["supply"].get("large"), 1)
+        # history's setup holds what the game was made with: the switch
+        self.assertEqual(self.c.history(without["game"])["setup"]["components"], {"large": False})
+        self.assertEqual(self.c.history(ic["game"])["setup"]["components"], {})
+        self.assertEqual(self.c.history(base_large["game"])["setup"]["components"], {"large": True})
         self.assertCode("invalid_params", self.c.new_game, ["ann"], components={"large": "yes"})
 
     def test_unknown_expansion_component_or_rule_option(self):
@@ -562,6 +566,24 @@ class NewGame(Case):
             h = other.history(g["game"])
             self.assertEqual((h["setup"]["bag"], h["setup"]["tiles"], h["tiles"]), (bag, tiles, tiles))
 
+    def test_tile_order_with_a_tile_put_back(self):
+        # section 4 history: `tiles` is the supply in the order it was dealt;
+        # a tile put under the supply (`reshuffled`) and drawn again is one
+        # tile of it, not two, and the order replays the game
+        kw = dict(auth=False, start=[{"tile": "BA/Cccc+", "x": 0, "y": 0, "rot": 0}], seed=3,
+                  rules={"unplaceable_tile": "reshuffle"})
+        tiles = ["BA/L", "BA/Cccc+", "BA/Cccc+"]     # a cloister cannot touch the all-city start tile
+        g = self.c.new_game(["ann"], tiles=tiles, **kw)
+        harness.play_random_game(lambda lm, m: self.c.apply_move(g["game"], m),
+                                 lambda: self.c.legal_moves(g["game"]), self.rng)
+        h = self.c.history(g["game"])
+        self.assertIn({"type": "tile_discarded", "tile": "BA/L", "why": "reshuffled", "seq": 0}, h["events"])
+        self.assertEqual(h["tiles"], tiles)
+        again = self.c.new_game(["ann"], tiles=h["tiles"], **kw)
+        for move in harness.history_moves(h):
+            self.c.apply_move(again["game"], move)
+        self.assertEqual(harness.history_events(self.c.history(again["game"])), harness.history_events(h))
+
     def test_players_one_to_six(self):
         for n in range(1, 7):
             g = self.c.new_game(["p%d" % i for i in range(n)])
@@ -569,6 +591,60 @@ class NewGame(Case):
             self.assertEqual(len({s["token"] for s in g["seats"]} | {g["admin_token"]}), n + 1)
         for players in ([], ["p"] * 7):
             self.assertCode("invalid_params", self.c.new_game, players)
+
+
+    def test_player_names(self):
+        # section 4.1: a name is 1-64 bytes of UTF-8 without control characters
+        for name in ("x" * 64, "\u00e9" * 32, "\u20ac" * 21 + "x", "a b", "\U0001f600" * 16):
+            g = self.c.new_game([name])
+            self.assertEqual(g["seats"][0]["name"], name)
+        for name in ("x" * 65, "\u00e9" * 32 + "x", "", "a\x7fb", "a\x00b", "a\nb", "\x1f", "\t"):
+            self.assertCode("invalid_params", self.c.new_game, [name])
+        self.assertCode("invalid_params", self.c.new_game, ["ann", 5])
+
+    def test_expansions_and_components_not_available_yet(self):
+        # section 4.1: an expansion listed by hello as not available is
+        # invalid_params "not available yet"; so is `true` for a component
+        # none of the available expansions brings
+        h = self.c.hello()
+        later = [e["name"] for e in h["expansions"] if not e["available"]]
+        self.assertTrue(later)
+        for name in later:
+            e = self.assertCode("invalid_params", self.c.new_game, ["ann"], expansions=["base", name])
+            self.assertIn("not available yet", e.message)
+        for comp in (c["name"] for c in h["components"] if not c["available"]):
+            e = self.assertCode("invalid_params", self.c.new_game, ["ann"], components={comp: True})
+            self.assertIn("not available yet", e.message)
+            self.c.new_game(["ann"], components={comp: False})    # switching it off is no request for it
+
+    def test_start_tiles_at_their_limits(self):
+        # section 4.1: at most 16 start tiles, x and y within +-1000
+        def start(*xy):
+            return [{"tile": "BA/RCr", "x": x, "y": y, "rot": 0} for x, y in xy]
+        for xy in ((1000, -1000), (-1000, 1000)):
+            g = self.c.new_game(["ann"], start=start(xy))
+            self.assertEqual([(t["x"], t["y"]) for t in g["state"]["board"]], [xy])
+        for xy in ((1001, 0), (0, -1001), (-1001, 0), (0, 1001)):
+            self.assertCode("invalid_params", self.c.new_game, ["ann"], start=start(xy))
+        sixteen = [(3 * i, 0) for i in range(16)]
+        g = self.c.new_game(["ann"], start=start(*sixteen))
+        self.assertEqual(len(g["state"]["board"]), 16)
+        self.assertCode("invalid_params", self.c.new_game, ["ann"], start=start(*sixteen, (100, 100)))
+
+    def test_bag_limits(self):
+        # section 4.1: `bag` needs hills-sheep, and holds at most as many of
+        # each token as the bag: 4, 5, 5, 2 sheep, 2 wolves
+        hs = ["base", "hills-sheep"]
+        full = [1] * 4 + [2] * 5 + [3] * 5 + [4] * 2 + ["wolf"] * 2
+        self.c.new_game(["ann"], expansions=hs, bag=full)
+        for extra in (1, 2, 3, 4, "wolf"):
+            self.assertCode("invalid_params", self.c.new_game, ["ann"], expansions=hs, bag=full + [extra])
+            one_more = [t for t in full if t == extra] + [extra]
+            self.assertCode("invalid_params", self.c.new_game, ["ann"], expansions=hs, bag=one_more)
+        for bag in ([0], [5], ["sheep"], [None]):
+            self.assertCode("invalid_params", self.c.new_game, ["ann"], expansions=hs, bag=bag)
+        self.assertCode("invalid_params", self.c.new_game, ["ann"], bag=[1])
+        self.assertCode("invalid_params", self.c.new_game, ["ann"], expansions=["base", "king-robber"], bag=["wolf"])
 
 
 class SeedCommitment(Case):
@@ -760,6 +836,28 @@ class ApplyMove(Case):
         self.assertCode("not_your_turn", self.c.apply_move, a["game"], move, token=a["seats"][1]["token"])
         self.assertCode("invalid_params", self.c.apply_move, a["game"], move, token=7)
         self.assertEqual(self.c.state(a["game"])["seq"], 0)
+
+    def test_malformed_moves_change_nothing(self):
+        # section 3 and 5: `rot` is 0, 90, 180 or 270; a coordinate past the
+        # board's range is out of range, never read as another place; a
+        # figure id names a figure exactly.  Each is invalid_params (the move
+        # is malformed) and changes nothing.
+        g = self.c.new_game(["ann", "bob"])
+        token = g["seats"][0]["token"]
+        move = self.c.legal_moves(g["game"])["moves"][0]
+        bad = [dict(move, rot=move["rot"] + 360), dict(move, rot=360), dict(move, rot=-90), dict(move, rot=450)]
+        for k in ("x", "y"):
+            bad += [dict(move, **{k: move[k] + 65536}), dict(move, **{k: move[k] - 65536}),
+                    dict(move, **{k: move[k] + 2 ** 32})]
+        bad += [{"type": "escape", "figure": f} for f in ("0.follower.1x", "0.follower.1 ", "0.follower.01x",
+                                                            "0.follower", "9.follower.1")]
+        for m in bad:
+            self.assertEqual(code_of(self.c.apply_move, g["game"], m, token=token), "invalid_params", m)
+        self.assertEqual(self.c.state(g["game"])["seq"], 0)
+        # a well-formed escape is judged by the rules: not open in a base game
+        self.assertEqual(code_of(self.c.apply_move, g["game"], {"type": "escape", "figure": "0.follower.1"},
+                                 token=token), "illegal_move")
+        self.assertEqual(self.c.apply_move(g["game"], move, token=token)["seq"], 1)
 
 
 # ---- section 4: subscribe / unsubscribe --------------------------------------------------------
