@@ -915,6 +915,23 @@ class Subscriptions(Case):
             summary = {s["game"]: s for s in self.c.games()["games"]}[g["game"]]
             self.assertEqual(summary["watchers"], 0)
 
+    def test_games_counts_the_watchers(self):
+        # section 4 `games`: `watchers` is the number of connections
+        # subscribed to the game
+        g = self.c.new_game(["ann"])
+        watchers = [daemon["d"].client("unix") for _ in range(3)]
+        try:
+            for n, w in enumerate(watchers, 1):
+                w.subscribe(g["game"])
+                summary = {s["game"]: s for s in self.c.games()["games"]}[g["game"]]
+                self.assertEqual(summary["watchers"], n)
+            watchers[0].unsubscribe(g["game"])
+            summary = {s["game"]: s for s in self.c.games()["games"]}[g["game"]]
+            self.assertEqual(summary["watchers"], 2)
+        finally:
+            for w in watchers:
+                w.close()
+
     def test_the_last_move_and_game_over_reach_the_watcher(self):
         g = self.c.new_game(["ann"], auth=False, tiles=["BA/C"])
         with daemon["d"].client("unix") as w:
@@ -1185,6 +1202,25 @@ class BigIntegers(unittest.TestCase):
             self.assertEqual(r.read_one("msgpack")[2]["code"], "invalid_params")
             r.send(packb([0, 8, "ping", {}]))
             self.assertEqual(r.read_one("msgpack"), [1, 8, None, {}])
+
+
+    def test_parameters_without_a_range_of_their_own(self):
+        # a uint64 past int64 is out of range for `seq` and for a move's
+        # coordinates too, which take any other integer: never read as
+        # another number
+        with daemon["d"].client("unix") as c:
+            g = c.new_game(["ann", "bob"])
+            token = g["seats"][0]["token"]
+            move = c.legal_moves(g["game"])["moves"][0]
+            with daemon["d"].raw("unix") as r:
+                for i, params in enumerate(({"seq": 2 ** 64 - 1, "move": move},
+                                            {"move": dict(move, x=2 ** 64 - 1)},
+                                            {"move": dict(move, y=2 ** 64 - 2)},
+                                            {"move": dict(move, rot=2 ** 64 - 1)})):
+                    r.send(packb([0, i, "apply_move", dict(params, game=g["game"], token=token)]))
+                    resp = r.read_one("msgpack")
+                    self.assertEqual(resp[2]["code"], "invalid_params", (params, resp))
+            self.assertEqual(c.state(g["game"])["seq"], 0)
 
 
 if __name__ == "__main__":
