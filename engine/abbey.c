@@ -31,6 +31,15 @@ static int abbey_tile(void)
 /* Set-up: the abbey's tile type, looked up once for the whole game. */
 static void abbey_setup(carc_game *g) { g->abbey_type = (uint16_t)abbey_tile(); }
 
+/* Each seat's abbey goes on the board too, after any number of tiles. */
+static int abbey_board_extra(const carc_game *g, int *nodes)
+{
+	int n = 0;
+	for (int s = 0; s < g->nseats; s++) n += g->abbeys[s];
+	*nodes += n * carc_tiletypes[g->abbey_type].nfeat;
+	return n;
+}
+
 /* A hole the abbey may fill: tiles on all four sides, and no expansion
  * rule against a cloister there (cult places). */
 static int is_hole(const carc_game *g, const carc_front *f)
@@ -414,6 +423,7 @@ const carc_ext carc_ext_abbey = {
 	.name = "abbey-mayor",
 	.components = 1u << CARC_C_ABBEY | 1u << CARC_C_BARN | 1u << CARC_C_WAGON,
 	.setup = abbey_setup,
+	.board_extra = abbey_board_extra,
 	.turn_start = abbey_turn_start,
 	.tile_moves = abbey_tile_moves,
 	.deploy_special = barn_special,

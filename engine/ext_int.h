@@ -19,6 +19,11 @@ typedef struct carc_ext {
 	void (*setup)(carc_game *g);
 	/* Set-up: reorder the shuffled supply (not a given tile order). */
 	void (*order_supply)(carc_game *g);
+	/* Set-up: how many tiles this expansion may put on the board besides
+	 * the supply and the start tiles (the seats' abbeys); their feature
+	 * segments are added to *nodes.  A game the board could not hold is
+	 * refused. */
+	int (*board_extra)(const carc_game *g, int *nodes);
 	/* May this tile go there?  Edge matching has already passed.  With
 	 * placement_tiles set, only asked about the tiles it names. */
 	int (*placement_allowed)(const carc_game *g, int type, int x, int y, int rot);

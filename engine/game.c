@@ -1152,7 +1152,12 @@ carc_rc carc_game_init(carc_game *g, const carc_config *cfg, carc_sink *out)
 	for (int i = 0; i < cfg->nstart; i++) nodes += carc_tiletypes[cfg->start[i].tile].nfeat;
 	for (int i = 0; !cfg->nstart && start_set && i < start_set->nstarts; i++)
 		nodes += carc_tiletypes[start_set->starts[i].type].nfeat;
-	if (g->nsupply + nstart > CARC_MAX_TILES || nodes > CARC_MAX_NODES) return CARC_E_CAPACITY;
+	/* the board must hold every tile the game may place: carc_board_place
+	 * has no room past CARC_MAX_TILES */
+	int extra = 0;
+	for (int i = 0; carc_exts[i]; i++)
+		if (g->exts >> i & 1 && carc_exts[i]->board_extra) extra += carc_exts[i]->board_extra(g, &nodes);
+	if (g->nsupply + nstart + extra > CARC_MAX_TILES || nodes > CARC_MAX_NODES) return CARC_E_CAPACITY;
 	if (!nstart) return CARC_E_ARG;
 
 	if (cfg->nstart)

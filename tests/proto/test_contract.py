@@ -631,6 +631,23 @@ class NewGame(Case):
         self.assertEqual(len(g["state"]["board"]), 16)
         self.assertCode("invalid_params", self.c.new_game, ["ann"], start=start(*sixteen, (100, 100)))
 
+    def test_a_board_of_320_tiles(self):
+        # section 4.1: the board holds 320 tiles, the supply given as
+        # `tiles` with the start tiles and, with the abbey, an abbey a seat
+        supply = ["BA/L", "BA/RRRR"] * 160
+        self.c.new_game(["ann"], tiles=supply[:319])
+        e = self.assertCode("invalid_params", self.c.new_game, ["ann"], tiles=supply)
+        self.assertIn("larger than the engine's limits", e.message)
+        self.assertCode("invalid_params", self.c.new_game, ["ann"], tiles=supply[:319],
+                        start=[{"tile": "BA/RCr", "x": 0, "y": 0, "rot": 0}, {"tile": "BA/RCr", "x": 5, "y": 0, "rot": 0}])
+        am = ["base", "abbey-mayor"]
+        for seats in (1, 2, 6):
+            players = ["p%d" % i for i in range(seats)]
+            self.c.new_game(players, expansions=am, tiles=supply[:319 - seats])
+            self.assertCode("invalid_params", self.c.new_game, players, expansions=am, tiles=supply[:320 - seats])
+            # without abbeys in play the room is the supply's again
+            self.c.new_game(players, expansions=am, components={"abbey": False}, tiles=supply[:319])
+
     def test_bag_limits(self):
         # section 4.1: `bag` needs hills-sheep, and holds at most as many of
         # each token as the bag: 4, 5, 5, 2 sheep, 2 wolves

@@ -168,6 +168,56 @@ START_TEST(test_tile_list_standard_start)
 }
 END_TEST
 
+/* The board holds CARC_MAX_TILES tiles: the supply, the start tiles and
+ * the seats' abbeys together.  A game that could place more is refused
+ * at set-up; one that fits plays to the end, every abbey placed last. */
+START_TEST(test_board_capacity)
+{
+	carc_config cfg;
+	carc_config_init(&cfg);
+	cfg.expansions |= 1u << carc_expansion_find("abbey-mayor");
+	cfg.rules[carc_rule_find("abbey_final_round")] = 1;
+	for (int n = 0; n < CARC_MAX_TILES; n++) cfg.tiles[n] = (uint16_t)tu_tile(n % 2 ? "BA/RRRR" : "BA/L");
+	int abbeys = 0;
+	for (int seats = 1; seats <= CARC_MAX_SEATS; seats++) {
+		cfg.nseats = (uint8_t)seats;
+		int room = CARC_MAX_TILES - 1 - seats; /* the start tile, an abbey a seat */
+		cfg.ntiles = (uint16_t)(room + 1);
+		ck_assert_int_eq(init_rc(&cfg), CARC_E_CAPACITY);
+		cfg.ntiles = (uint16_t)room;
+		carc_game *g = tu_game_new(&cfg, NULL);
+		carc_rng rng;
+		carc_rng_seed(&rng, (uint64_t)seats);
+		static carc_move list[CARC_MAX_MOVES];
+		while (!carc_game_over(g)) {
+			int n = carc_legal_moves(g, list, CARC_MAX_MOVES);
+			int pick = (int)carc_rng_below(&rng, (uint32_t)n);
+			/* abbeys only in the final round, when the supply has filled
+			 * the board but for their room */
+			int final = carc_game_phase(g) == CARC_PH_ABBEY_FINAL;
+			for (int i = 0; i < n; i++)
+				if ((list[i].type == CARC_MV_PLACE_ABBEY) == final) {
+					if (final || list[pick].type == CARC_MV_PLACE_ABBEY) pick = i;
+					break;
+				}
+			tu_apply_ok(g, list[pick], NULL);
+		}
+		int placed = 0;
+		for (int s = 0; s < seats; s++) placed += 1 - carc_abbeys(g, s);
+		abbeys += placed;
+		ck_assert_int_eq(carc_board_count(g), 1 + room + placed); /* no tile was left out */
+		free(g);
+	}
+	ck_assert_int_ge(abbeys, CARC_MAX_SEATS); /* abbeys went on boards about full */
+	/* without the abbey, the supply and the start tile fill the board */
+	cfg.expansions &= ~(1u << carc_expansion_find("abbey-mayor"));
+	cfg.ntiles = CARC_MAX_TILES;
+	ck_assert_int_eq(init_rc(&cfg), CARC_E_CAPACITY);
+	cfg.ntiles = CARC_MAX_TILES - 1;
+	ck_assert_int_eq(init_rc(&cfg), CARC_OK);
+}
+END_TEST
+
 /* ---- the phase machine ------------------------------------------------------------- */
 
 /* Tile then action for the same seat, then the next seat's tile, round the
@@ -678,6 +728,7 @@ static Suite *game_suite(void)
 	tcase_add_test(tc, test_config_defaults);
 	tcase_add_test(tc, test_config_validation);
 	tcase_add_test(tc, test_tile_list_standard_start);
+	tcase_add_test(tc, test_board_capacity);
 	tcase_add_test(tc, test_custom_starts_must_match);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("phases");
