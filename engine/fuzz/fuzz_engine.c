@@ -66,9 +66,17 @@ static void read_config(input *in, carc_config *cfg)
 		cfg->components = (uint32_t)take(in, 4);
 	}
 	cfg->seed = take(in, 8);
-	if (raw & 16) { /* a supply of its own: mostly known tile types */
-		cfg->ntiles = (uint16_t)take(in, 1);
-		for (int i = 0; i < cfg->ntiles; i++) cfg->tiles[i] = (uint16_t)(take(in, 2) % (uint32_t)(carc_tile_count() + 2));
+	if (raw & 16) { /* a supply of its own, up to the board's limit and past it: tiles of
+	                   the chosen sets, or (raw & 128) any numbers */
+		static uint16_t ours[4096];
+		int nours = 0;
+		for (int t = 0; t < carc_tile_count() && nours < 4096; t++)
+			if (cfg->expansions >> carc_tile_expansion(t) & 1) ours[nours++] = (uint16_t)t;
+		cfg->ntiles = (uint16_t)(take(in, 2) % (CARC_MAX_TILES + 2));
+		for (int i = 0; i < cfg->ntiles && i < CARC_MAX_TILES; i++) {
+			uint32_t v = (uint32_t)take(in, 2);
+			cfg->tiles[i] = raw & 128 || !nours ? (uint16_t)(v % (uint32_t)(carc_tile_count() + 2)) : ours[v % (uint32_t)nours];
+		}
 	}
 	if (raw & 32) { /* start tiles of its own, near each other */
 		cfg->nstart = (uint8_t)(1 + take(in, 1) % (CARC_MAX_START + 1));
