@@ -233,16 +233,16 @@ static proto_err m_games(method_call *c, proto_val **result, const char **why)
 
 /* ---- new_game ---------------------------------------------------------------------- */
 
+/* A player name: 1 to PROTO_MAX_NAME bytes of UTF-8 (no surrogates, no
+ * overlong forms) with no control character, C0, DEL or C1 (U+0080 to
+ * U+009F, written c2 80 to c2 9f). */
 static int valid_name(const proto_val *v)
 {
 	if (v->type != PV_STR || v->n == 0 || v->n > PROTO_MAX_NAME) return 0;
 	const uint8_t *p = (const uint8_t *)v->u.s;
 	for (uint32_t i = 0; i < v->n;) {
-		uint8_t b = p[i];
-		int len = b < 0x80 ? 1 : (b & 0xe0) == 0xc0 ? 2 : (b & 0xf0) == 0xe0 ? 3 : (b & 0xf8) == 0xf0 ? 4 : 0;
-		if (!len || i + (uint32_t)len > v->n || b < 0x20 || b == 0x7f || b == 0xc0 || b == 0xc1) return 0;
-		for (int k = 1; k < len; k++)
-			if ((p[i + k] & 0xc0) != 0x80) return 0;
+		int len = proto_utf8_len(p + i, v->n - i);
+		if (!len || p[i] < 0x20 || p[i] == 0x7f || (p[i] == 0xc2 && p[i + 1] < 0xa0)) return 0;
 		i += (uint32_t)len;
 	}
 	return 1;

@@ -598,9 +598,17 @@ class NewGame(Case):
         for name in ("x" * 64, "\u00e9" * 32, "\u20ac" * 21 + "x", "a b", "\U0001f600" * 16):
             g = self.c.new_game([name])
             self.assertEqual(g["seats"][0]["name"], name)
-        for name in ("x" * 65, "\u00e9" * 32 + "x", "", "a\x7fb", "a\x00b", "a\nb", "\x1f", "\t"):
+        for name in ("x" * 65, "\u00e9" * 32 + "x", "", "a\x7fb", "a\x00b", "a\nb", "\x1f", "\t",
+                     "a\u0085b", "\u0080", "\u009f"):   # C1 controls are control characters too
             self.assertCode("invalid_params", self.c.new_game, [name])
+        self.assertEqual(self.c.new_game(["a\u00a0b"])["seats"][0]["name"], "a\u00a0b")   # no control
         self.assertCode("invalid_params", self.c.new_game, ["ann", 5])
+        # and a name that is not UTF-8 at all is refused, not kept as U+FFFD
+        for bad in (b"\xed\xa0\x80", b"\xc0\x80", b"\xe0\x80\x80", b"\xf4\x90\x80\x80", b"\xf5\x80\x80\x80", b"\xff"):
+            with self.subTest(bytes=bad), daemon["d"].raw("unix") as r:
+                r.send(msgpack.packb([0, 1, b"new_game", {b"players": [b"a" + bad]}], use_bin_type=False))
+                resp = r.read_one("msgpack")
+                self.assertEqual(resp[2]["code"], "invalid_params", resp)
 
     def test_expansions_and_components_not_available_yet(self):
         # section 4.1: an expansion listed by hello as not available is
