@@ -610,6 +610,11 @@ class NewGame(Case):
                 resp = r.read_one("msgpack")
                 self.assertEqual(resp[2]["code"], "invalid_params", resp)
 
+    def test_no_expansion_at_all(self):
+        # section 4.1: an empty `expansions` is invalid_params
+        e = self.assertCode("invalid_params", self.c.new_game, ["ann"], expansions=[])
+        self.assertIn("expansions", e.message)
+
     def test_expansions_and_components_not_available_yet(self):
         # section 4.1: an expansion listed by hello as not available is
         # invalid_params "not available yet"; so is `true` for a component
