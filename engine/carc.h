@@ -31,7 +31,11 @@
 #define CARC_MAX_SEATS 6
 #define CARC_MAX_TILES 320   /* tiles on one board; all sets in scope sum to ~290 */
 #define CARC_MAX_NODES 2048  /* feature segments on one board (~4 a tile) */
-#define CARC_MAX_EVENTS 1024 /* a sink larger than this is never needed */
+/* A sink this large is never filled by one call: the most is the final
+ * scoring of a full board, each scored feature, farm and city (first-
+ * edition farms score per city: at most 160 on 320 tiles) paying up to 6
+ * tied seats, and every figure going home; under 2,500 events. */
+#define CARC_MAX_EVENTS 4096
 #define CARC_MAX_MOVES 4096  /* legal moves of one decision, worst case */
 #define CARC_MAX_START 16    /* custom start tiles */
 #define CARC_NONE 0xffff
