@@ -31,15 +31,8 @@ static void feed_oracle(orc *o, const tu_events *ev)
  * not match, and the OK ones are exactly the legal-move list. */
 static void check_every_placement(const carc_game *g, const orc *o, const carc_move *legal, int nlegal)
 {
-	int minx = 0, maxx = 0, miny = 0, maxy = 0, ok = 0;
-	for (int i = 0; i < carc_board_count(g); i++) {
-		carc_placed_info p;
-		carc_board_get(g, i, &p);
-		if (p.x < minx) minx = p.x;
-		if (p.x > maxx) maxx = p.x;
-		if (p.y < miny) miny = p.y;
-		if (p.y > maxy) maxy = p.y;
-	}
+	int minx, maxx, miny, maxy, ok = 0;
+	tu_board_bounds(g, &minx, &maxx, &miny, &maxy);
 	for (int y = miny - 2; y <= maxy + 2; y++)
 		for (int x = minx - 2; x <= maxx + 2; x++)
 			for (int r = 0; r < 4; r++) {

@@ -183,15 +183,8 @@ static void every_placement(const carc_game *g, int n, int game)
 {
 	int tile = carc_game_drawn(g);
 	if (tile < 0) return;
-	int minx = 0, maxx = 0, miny = 0, maxy = 0, listed = 0;
-	for (int i = 0; i < carc_board_count(g); i++) {
-		carc_placed_info p;
-		carc_board_get(g, i, &p);
-		minx = p.x < minx ? p.x : minx;
-		maxx = p.x > maxx ? p.x : maxx;
-		miny = p.y < miny ? p.y : miny;
-		maxy = p.y > maxy ? p.y : maxy;
-	}
+	int minx, maxx, miny, maxy, listed = 0;
+	tu_board_bounds(g, &minx, &maxx, &miny, &maxy);
 	for (int i = 0; i < n; i++) listed += list[i].type == CARC_MV_PLACE_TILE;
 	int accepted = 0;
 	for (int x = minx - 1; x <= maxx + 1; x++)

@@ -474,13 +474,8 @@ static void play_game(int game, int wide)
 		}
 	}
 	check_end(t, g);
-	int minx = 0, maxx = 0;
-	for (int i = 0; i < carc_board_count(g); i++) {
-		carc_placed_info p;
-		carc_board_get(g, i, &p);
-		minx = p.x < minx ? p.x : minx;
-		maxx = p.x > maxx ? p.x : maxx;
-	}
+	int minx, maxx, miny, maxy;
+	tu_board_bounds(g, &minx, &maxx, &miny, &maxy);
 	if (maxx - minx + 1 > cov.widest) cov.widest = maxx - minx + 1;
 	cov.folded += maxx - minx + 1 > 32;
 

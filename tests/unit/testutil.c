@@ -99,6 +99,19 @@ void tu_apply_ok(carc_game *g, carc_move m, carc_sink *out)
 	              m.x, m.y, m.rot, carc_port_name(m.port), carc_strerror(rc));
 }
 
+void tu_board_bounds(const carc_game *g, int *minx, int *maxx, int *miny, int *maxy)
+{
+	*minx = *maxx = *miny = *maxy = 0;
+	for (int i = 0; i < carc_board_count(g); i++) {
+		carc_placed_info p;
+		carc_board_get(g, i, &p);
+		*minx = p.x < *minx ? p.x : *minx;
+		*maxx = p.x > *maxx ? p.x : *maxx;
+		*miny = p.y < *miny ? p.y : *miny;
+		*maxy = p.y > *maxy ? p.y : *maxy;
+	}
+}
+
 int tu_find_move(const carc_move *moves, int n, const carc_move *m)
 {
 	for (int i = 0; i < n; i++) {

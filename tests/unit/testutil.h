@@ -71,6 +71,10 @@ void tu_apply_ok(carc_game *g, carc_move m, carc_sink *out);
  * for deploys, port), or -1. */
 int tu_find_move(const carc_move *moves, int n, const carc_move *m);
 
+/* The smallest box around every tile on the board (the start tile's (0,0)
+ * always inside it). */
+void tu_board_bounds(const carc_game *g, int *minx, int *maxx, int *miny, int *maxy);
+
 /* Followers of `seat` standing on the board, read with carc_figure_get. */
 int tu_on_board(const carc_game *g, int seat);
 
