@@ -153,9 +153,10 @@ static void put_raw_str(proto_buf *b, const char *s, uint32_t n)
 	b->len += h + n;
 }
 
-/* Any byte of p[0..n) past ASCII?  A few loads, overlapping at the ends
- * (no loop over the bytes): nearly every string a reply holds is a short
- * key or name of the protocol. */
+/* Any byte of p[0..n) past ASCII?  Read eight bytes a load (the last
+ * load overlapping the one before), or two overlapping four-byte loads
+ * under eight, not byte by byte: nearly every string a reply holds is a
+ * short key or name of the protocol. */
 static inline int beyond_ascii(const uint8_t *p, uint32_t n)
 {
 	uint64_t any = 0, w;
