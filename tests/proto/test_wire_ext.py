@@ -1,0 +1,659 @@
+"""The expansions' part of the wire contract (shared/design/PROTOCOL.md
+sections 2-6) where test_expansions.py leaves a statement unpinned: the
+components of new_game one by one, two wagons deciding in turn, a wagon with
+nowhere to go, the figures of Inns & Cathedrals, Traders & Builders and the
+mayor in crafted games, the final abbey round with two seats, who a move is
+for in a game without tokens, the move types of expansions a game does not
+have, and bad values in every field of the expansions' moves.  Each crafted
+game is played over both encodings (MessagePack on the Unix socket, JSON
+lines on TCP), and one script is played over both to show the same answers."""
+
+import json
+import re
+import unittest
+
+import harness
+from harness import carcd
+
+daemon, setUpModule, tearDownModule = harness.module_daemon()
+
+AM = ["base", "abbey-mayor"]
+PASS = {"type": "pass"}
+DRAW = {"type": "draw"}
+
+
+def place(tile, x, y, rot):
+    return {"type": "place_tile", "tile": tile, "x": x, "y": y, "rot": rot}
+
+
+def deploy(x, y, at, kind="follower"):
+    return {"type": "deploy", "kind": kind, "x": x, "y": y, "at": at}
+
+
+def wagon(x, y, at):
+    return {"type": "move_wagon", "x": x, "y": y, "at": at}
+
+
+def abbey(x, y):
+    return {"type": "place_abbey", "x": x, "y": y}
+
+
+def escape(figure):
+    return {"type": "escape", "figure": figure}
+
+
+def flock(choice):
+    return {"type": "flock", "choice": choice}
+
+
+# Section 5's move types of the expansions carcd does not play yet, each
+# well formed: in a game without them each is an illegal_move.
+UNBUILT_MOVES = [
+    {"type": "move_dragon", "x": 0, "y": 1},
+    {"type": "tower_piece", "x": 0, "y": 0},
+    {"type": "move_fairy", "x": 0, "y": 0, "figure": "0.follower.1"},
+    {"type": "remove_knight", "figure": "0.follower.1"},
+    {"type": "ransom", "figure": "1.follower.1"},
+    {"type": "capture", "figure": "1.follower.1"},
+    {"type": "exchange", "figure": "1.follower.1"},
+    {"type": "leave_city", "quarter": "castle", "x": 0, "y": 0, "at": "N"},
+    {"type": "enter_city", "quarter": "market"},
+    {"type": "move_count", "quarter": "cathedral"},
+    {"type": "catapult", "token": "target"},
+    {"type": "catapult_result", "token": "target", "landed": None},
+    {"type": "catapult_result", "token": "knockout", "landed": {"x": 0.5, "y": -1.25}, "hit": []},
+]
+
+# tests/scenarios/am-11: three seats; seat 1's tile completes seat 0's
+# wagon road and seat 2's wagon road at once.  The wagons decide clockwise
+# from seat 1, the player on turn: seat 2, then seat 0.
+WAGONS_TILES = ["BA/RRR", "BA/L", "BA/LR", "BA/RFr", "BA/RRR", "BA/RFr"]
+WAGONS_MOVES = [place("BA/RRR", 1, 0, 0), deploy(1, 0, "W", "wagon"), place("BA/L", 0, 1, 0), PASS,
+                place("BA/LR", -1, 1, 180), deploy(-1, 1, "N", "wagon"), place("BA/RFr", 2, 0, 0), PASS,
+                place("BA/RRR", -1, 0, 0), PASS]
+
+# A cloister ringed by seven start tiles: seat 0 puts its wagon on it, and
+# seat 1's tile completes it.  Nothing is connected to an all-field cloister.
+RING = [(-1, -1), (0, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (0, 1)]
+RING_START = [{"tile": "BA/L", "x": x, "y": y, "rot": 0} for x, y in RING]
+
+# tests/scenarios/cathars-06 with a second follower of seat 0 on a road
+# (as test_expansions.py): seat 0's follower may escape at the end of its turn.
+ESCAPE_TILES = ["SI.CA/Cc", "BA/L", "BA/RFr", "BA/RFr"]
+ESCAPE_MOVES = [place("SI.CA/Cc", 0, -1, 180), deploy(0, -1, "E"), place("BA/L", -1, -1, 0),
+                deploy(-1, -1, "cloister"), place("BA/RFr", 1, 0, 0), deploy(1, 0, "E")]
+
+# tests/scenarios/hills-09: seat 0's third tile joins its shepherd's farm.
+FLOCK_START = [{"tile": "BA/RFr", "x": 0, "y": 0, "rot": 0}, {"tile": "BA/RFr", "x": 2, "y": 0, "rot": 0}]
+FLOCK_MOVES = [place("BA/RFr", -1, 0, 0), deploy(-1, 0, "ER", "shepherd"), place("BA/RFr", 3, 0, 0),
+               deploy(3, 0, "ER", "shepherd"), place("BA/RFr", 1, 0, 0), PASS]
+
+# tests/scenarios/audit-06: the hole at (0,-1) opens with the last tile.
+FINAL_TILES = ["BA/LR", "BA/Rr", "BA/Rr", "BA/C", "BA/C", "BA/C"]
+FINAL_MOVES = [place("BA/LR", -1, 0, 270), deploy(-1, 0, "E"), place("BA/Rr", 1, 0, 90), PASS,
+               place("BA/Rr", 1, -1, 0), PASS, place("BA/C", -1, -1, 90), deploy(-1, -1, "E"),
+               place("BA/C", 1, -2, 0), PASS, place("BA/C", 0, -2, 180), PASS]
+
+# tests/scenarios/am-02: (0,-1) is a hole when seat 0's turn begins.
+ABBEY_TILES = FINAL_TILES[:6] + ["BA/RFr", "BA/C"]
+ABBEY_MOVES = [place("BA/LR", -1, 0, 270), deploy(-1, 0, "E"), place("BA/Rr", 1, 0, 90), PASS,
+               place("BA/Rr", 1, -1, 0), PASS, place("BA/C", -1, -1, 90), deploy(-1, -1, "E"),
+               place("BA/C", 1, -2, 0), PASS, place("BA/C", 0, -2, 180), PASS]
+
+
+class Table:
+    """A crafted game: every seat's token, moves checked against legal_moves."""
+
+    def __init__(self, test, client, players, **options):
+        self.t, self.c = test, client
+        self.g = client.new_game(players, **options)
+        self.game = self.g["game"]
+        self.tokens = [s["token"] for s in self.g["seats"]]
+        self.auth = options.get("auth", True)
+
+    def legal(self, seat=None):
+        return self.c.legal_moves(self.game, seat=seat)
+
+    def state(self):
+        return self.c.state(self.game)
+
+    def play(self, *moves):
+        """Play moves (each must be listed); the result of the last."""
+        res = None
+        for move in moves:
+            lm = self.legal()
+            self.t.assertIn(move, lm["moves"], "not listed in phase %s" % lm["phase"])
+            token = self.tokens[lm["seat"]] if self.auth else None
+            res = self.c.apply_move(self.game, move, token=token, seq=lm["seq"])
+            self.t.assertEqual(res["seq"], lm["seq"] + 1)
+        return res
+
+    def events(self, *moves):
+        return self.play(*moves)["events"]
+
+    def send(self, move):
+        """Apply a move legal_moves need not list as it is written (another
+        port of the feature); its events."""
+        lm = self.legal()
+        token = self.tokens[lm["seat"]] if self.auth else None
+        res = self.c.apply_move(self.game, move, token=token, seq=lm["seq"])
+        self.t.assertEqual(res["seq"], lm["seq"] + 1)
+        return res["events"]
+
+    def refuse(self, move, code, token="due"):
+        """move is answered with code and changes nothing (state with its
+        seq, legal_moves); the message."""
+        before, lm = self.state(), self.legal()
+        if token == "due":
+            token = self.tokens[lm["seat"]] if self.auth else None
+        with self.t.assertRaises(carcd.Error, msg="%r was accepted" % (move,)) as cm:
+            self.c.apply_move(self.game, move, token=token)
+        self.t.assertEqual(cm.exception.code, code, "%r: %s" % (move, cm.exception))
+        self.t.assertIsInstance(cm.exception.message, str)
+        self.t.assertTrue(cm.exception.message)
+        after = self.state()
+        self.t.assertEqual(after["seq"], before["seq"], "%r moved the game on" % (move,))
+        self.t.assertEqual(after, before, "%r changed the game" % (move,))
+        self.t.assertEqual(self.legal(), lm)
+        return cm.exception.message
+
+    def supply(self, seat):
+        return self.state()["seats"][seat]["supply"]
+
+    def decision(self):
+        """(phase, seat) of legal_moves, after checking that state says the same."""
+        lm, st = self.legal(), self.state()
+        self.t.assertEqual((st["phase"], st["seat"], st["seq"]), (lm["phase"], lm["seat"], lm["seq"]))
+        return lm["phase"], lm["seat"]
+
+
+def of_type(events, *types):
+    return [e for e in events if e["type"] in types]
+
+
+class OverBoth:
+    """Mixed into a TestCase: self.c speaks ENCODING over TRANSPORT."""
+    TRANSPORT, ENCODING = "unix", "msgpack"
+
+    def setUp(self):
+        self.c = daemon["d"].client(self.TRANSPORT, self.ENCODING)
+
+    def tearDown(self):
+        self.c.close()
+
+    def table(self, players, **options):
+        return Table(self, self.c, players, **options)
+
+
+# ---- section 4.1: components ---------------------------------------------------------------
+
+# What each expansion brings to a seat's supply (components default to the
+# expansions' own) and the figure kinds switched one by one.
+SUPPLY_OF = {
+    "base": {"follower": 7},
+    "inns-cathedrals": {"follower": 7, "large": 1},
+    "traders-builders": {"follower": 7, "builder": 1, "pig": 1},
+    "abbey-mayor": {"follower": 7, "wagon": 1, "mayor": 1, "barn": 1, "abbey": 1},
+    "hills-sheep": {"follower": 7, "shepherd": 1},
+    "king-robber": {"follower": 7},
+    "cathars": {"follower": 7},
+    "cult": {"follower": 7},
+}
+FIGURE_COMPONENTS = ("large", "wagon", "mayor", "builder", "pig", "barn", "shepherd")
+
+
+class Components:
+    def test_each_expansion_brings_its_figures(self):
+        for expansion, supply in SUPPLY_OF.items():
+            with self.subTest(expansion=expansion):
+                g = self.c.new_game(["ann", "bob"], expansions=sorted({"base", expansion}))
+                for seat in g["state"]["seats"]:
+                    self.assertEqual(seat["supply"], supply)
+                    self.assertEqual(seat["tokens"], {})
+                    self.assertEqual(seat["prisoners"], [])
+                self.assertEqual(g["state"]["neutral"], {"dragon": None, "fairy": None, "count": None})
+
+    def test_a_figure_switched_on_in_a_base_game(self):
+        for kind in FIGURE_COMPONENTS:
+            with self.subTest(kind=kind):
+                t = self.table(["ann"], components={kind: True}, tiles=["BA/RFr", "BA/RFr"], seed=5)
+                self.assertEqual(t.supply(0), {"follower": 7, kind: 1})
+                self.assertEqual(self.c.history(t.game)["setup"]["components"], {kind: True})
+                t.play(place("BA/RFr", 1, 0, 0))
+                kinds = {m["kind"] for m in t.legal()["moves"] if m["type"] == "deploy"}
+                # a road and two fields, no city, no corner of four tiles, no
+                # follower of the seat yet: the large one, the wagon and the
+                # shepherd may stand there, the others not
+                self.assertEqual(kinds, {"follower", kind} if kind in ("large", "wagon", "shepherd") else {"follower"})
+
+    def test_the_abbey_switched_on_in_a_base_game(self):
+        t = self.table(["ann", "bob"], components={"abbey": True}, tiles=ABBEY_TILES, seed=5)
+        self.assertEqual([s["supply"] for s in t.state()["seats"]], [{"follower": 7, "abbey": 1}] * 2)
+        t.play(*ABBEY_MOVES)
+        lm = t.legal()
+        self.assertEqual((lm["phase"], lm["seat"]), ("tile", 0))
+        self.assertCountEqual(lm["moves"], [abbey(0, -1), DRAW])
+        self.assertEqual(t.events(abbey(0, -1)),
+                         [{"type": "tile_placed", "seat": 0, "tile": "AM/A", "x": 0, "y": -1, "rot": 0}])
+        self.assertEqual(t.supply(0).get("abbey", 0), 0)
+        self.assertEqual(t.supply(1)["abbey"], 1)
+
+    def test_a_figure_switched_off_in_its_expansion(self):
+        for expansion, kind, tiles, at in (("inns-cathedrals", "large", ["BA/RFr", "BA/RFr"], "W"),
+                                           ("abbey-mayor", "wagon", ["BA/RFr", "BA/RFr"], "W"),
+                                           ("abbey-mayor", "mayor", ["BA/C", "BA/RFr"], "S"),
+                                           ("hills-sheep", "shepherd", ["BA/RFr", "BA/RFr"], "NL")):
+            with self.subTest(kind=kind):
+                t = self.table(["ann"], expansions=["base", expansion], components={kind: False},
+                               tiles=tiles, seed=5)
+                self.assertNotIn(kind, t.supply(0))
+                t.play(t.legal()["moves"][0] if tiles[0] == "BA/C" else place("BA/RFr", 1, 0, 0))
+                lm = t.legal()
+                self.assertNotIn(kind, {m["kind"] for m in lm["moves"] if m["type"] == "deploy"})
+                x, y = lm["moves"][0]["x"], lm["moves"][0]["y"]
+                t.refuse(deploy(x, y, at, kind), "illegal_move")
+
+    def test_builder_and_pig_switched_off(self):
+        t = self.table(["ann"], expansions=["base", "traders-builders"], components={"builder": False, "pig": False},
+                       tiles=["BA/RFr", "BA/RFr", "BA/RFr"], seed=5)
+        self.assertEqual(t.supply(0), {"follower": 7})
+        t.play(place("BA/RFr", 1, 0, 0), deploy(1, 0, "E"), place("BA/RFr", 2, 0, 0))
+        t.refuse(deploy(2, 0, "W", "builder"), "illegal_move")
+        t.refuse(deploy(2, 0, "NL", "pig"), "illegal_move")
+
+    def test_goods_switched_off(self):
+        # tests/scenarios/traders-01: seat 1 completes seat 0's city with wine
+        kw = dict(expansions=["base", "traders-builders"], tiles=["TB/CFc.w", "BA/C", "TB/Cc.g"], seed=5)
+        moves = [place("TB/CFc.w", 0, -1, 90), deploy(0, -1, "N"), place("BA/C", 0, -2, 180), PASS]
+        t = self.table(["ann", "bob"], **kw)
+        self.assertEqual(of_type(t.events(*moves), "token_taken"),
+                         [{"type": "token_taken", "seat": 1, "token": "wine"}])
+        self.assertEqual(t.state()["seats"][1]["tokens"], {"wine": 1})
+        t = self.table(["ann", "bob"], components={"goods": False}, **kw)
+        evs = t.events(*moves)
+        self.assertEqual(of_type(evs, "token_taken"), [])
+        self.assertEqual([e["points"] for e in of_type(evs, "scored")], [6])
+        self.assertEqual([s["tokens"] for s in t.state()["seats"]], [{}, {}])
+        evs = t.events(place("TB/Cc.g", 1, -1, 90), PASS)
+        self.assertFalse([e for e in of_type(evs, "scored") if e["feature"] == "trade"], evs)
+
+    def test_king_switched_off(self):
+        # tests/scenarios/58: only the robber in play
+        t = self.table(["ann", "bob"], expansions=["base", "king-robber"], components={"king": False},
+                       tiles=["BA/C", "BA/RRR", "BA/RRR"], seed=5)
+        evs = t.events(place("BA/C", 0, -1, 180), deploy(0, -1, "S"))
+        self.assertEqual([(e["seat"], e["points"], e["feature"]) for e in of_type(evs, "scored")], [(0, 4, "city")])
+        self.assertEqual(of_type(evs, "token_taken"), [])
+        evs = t.events(place("BA/RRR", -1, 0, 0), PASS, place("BA/RRR", 1, 0, 0), PASS)
+        self.assertEqual(of_type(evs, "token_taken"), [{"type": "token_taken", "seat": 0, "token": "robber"}])
+        self.assertEqual(t.state()["seats"][0]["tokens"], {"robber": True})
+        self.assertEqual(evs[-1], {"type": "game_over", "scores": [5, 0]})
+
+
+# ---- section 5: the wagon phase -----------------------------------------------------------
+
+class Wagons:
+    def wagons(self, **options):
+        t = self.table(["ann", "bob", "cy"], expansions=AM, tiles=WAGONS_TILES, seed=5, **options)
+        res = t.play(*WAGONS_MOVES)
+        self.assertEqual([(e["seat"], e["figure"], e["why"]) for e in of_type(res["events"], "returned")],
+                         [(0, "0.wagon.1", "scored"), (2, "2.wagon.1", "scored")])
+        self.assertFalse(of_type(res["events"], "turn"))
+        self.assertEqual((res["phase"], res["seat"], res["over"]), ("wagon", 2, False))
+        return t
+
+    def test_wagon_owners_decide_clockwise_from_the_player_on_turn(self):
+        t = self.wagons()
+        self.assertEqual(t.decision(), ("wagon", 2))
+        self.assertIsNone(t.state()["tile"])
+        lm = t.legal()
+        self.assertEqual(lm["moves"], [wagon(-1, 0, "W"), wagon(-1, 1, "cloister"), PASS])
+        self.assertEqual(t.legal(seat=2), lm)
+        for seat in (0, 1):
+            self.assertEqual(t.legal(seat=seat), dict(lm, moves=[]))
+        # seat 1 is on turn and seat 0 decides next: neither decides now
+        for seat in (1, 0):
+            t.refuse(wagon(-1, 0, "W"), "not_your_turn", token=t.tokens[seat])
+        t.refuse(wagon(-1, 0, "W"), "forbidden", token=t.g["admin_token"])
+        res = t.play(wagon(-1, 0, "W"))
+        self.assertEqual(res["events"], [{"type": "deployed", "seat": 2, "figure": "2.wagon.1", "kind": "wagon",
+                                          "x": -1, "y": 0, "at": "W", "ports": ["W"], "feature": "road"}])
+        self.assertEqual((res["phase"], res["seat"]), ("wagon", 0))
+        self.assertEqual(t.decision(), ("wagon", 0))
+        self.assertEqual(t.legal()["moves"], [wagon(1, 0, "E"), wagon(1, 0, "S"), PASS])
+        t.refuse(wagon(-1, 0, "W"), "illegal_move")              # seat 2's wagon is there now
+        t.refuse(wagon(1, 0, "E"), "not_your_turn", token=t.tokens[2])
+        evs = t.events(wagon(1, 0, "E"))
+        self.assertEqual(evs, [{"type": "deployed", "seat": 0, "figure": "0.wagon.1", "kind": "wagon",
+                                "x": 1, "y": 0, "at": "E", "ports": ["E"], "feature": "road"},
+                               {"type": "turn", "seat": 2},
+                               {"type": "tile_drawn", "seat": 2, "tile": "BA/RFr"}])
+        self.assertEqual([t.supply(s)["wagon"] for s in range(3)], [0, 1, 0])
+        # history: each move with the seat that decided it
+        h = self.c.history(t.game)
+        self.assertEqual([(m["seat"], m["move"]) for m in h["moves"][-2:]], [(2, wagon(-1, 0, "W")), (0, wagon(1, 0, "E"))])
+
+    def test_without_tokens_the_move_is_the_deciding_seats(self):
+        t = self.wagons(auth=False)
+        res = self.c.apply_move(t.game, wagon(-1, 0, "W"))
+        self.assertEqual([(e["seat"], e["figure"]) for e in res["events"]], [(2, "2.wagon.1")])
+        # any token, even one of another seat, is ignored
+        res = self.c.apply_move(t.game, PASS, token=t.tokens[1])
+        self.assertEqual(res["events"], [{"type": "turn", "seat": 2}, {"type": "tile_drawn", "seat": 2, "tile": "BA/RFr"}])
+        self.assertEqual([t.supply(s)["wagon"] for s in range(3)], [1, 1, 0])
+
+    def test_a_wagon_with_nowhere_to_go_is_not_asked(self):
+        # section 5: a decision whose only legal move would be pass is skipped
+        t = self.table(["ann", "bob"], expansions=AM, start=RING_START, tiles=["BA/L", "BA/L", "BA/L"], seed=5)
+        t.play(DRAW, place("BA/L", 0, 0, 0), deploy(0, 0, "cloister", "wagon"))
+        res = t.play(place("BA/L", 1, 1, 0), PASS)
+        self.assertEqual([e["type"] for e in res["events"]],
+                         ["feature_completed", "scored", "returned", "turn", "tile_drawn"])
+        self.assertEqual(res["events"][2], {"type": "returned", "seat": 0, "figure": "0.wagon.1", "why": "scored"})
+        self.assertEqual((res["phase"], res["seat"]), ("tile", 0))
+        self.assertEqual(t.decision(), ("tile", 0))
+        self.assertEqual(t.supply(0)["wagon"], 1)
+        t.refuse(wagon(0, 0, "cloister"), "illegal_move")
+
+    def test_bad_values_in_a_wagon_move(self):
+        t = self.wagons()
+        good = wagon(-1, 0, "W")
+        for move, code in (
+                (dict(good, x=32768), "invalid_params"),
+                (dict(good, x=-32769), "invalid_params"),
+                (dict(good, y=2 ** 32), "invalid_params"),
+                (dict(good, y=-2 ** 63), "invalid_params"),
+                (dict(good, x=True), "invalid_params"),
+                (dict(good, y=[0]), "invalid_params"),
+                (dict(good, x={"x": -1}), "invalid_params"),
+                (dict(good, at="w"), "invalid_params"),
+                (dict(good, at="W "), "invalid_params"),
+                (dict(good, at="NW"), "invalid_params"),
+                (dict(good, at=""), "invalid_params"),
+                (dict(good, at=True), "invalid_params"),
+                (dict(good, at="WL"), "illegal_move"),                       # a field
+                (dict(good, at="se"), "illegal_move"),                       # a corner
+                (wagon(-1, 1, "N"), "illegal_move"),                         # the road just scored
+                (wagon(-1, 0, "E"), "illegal_move"),                         # complete
+                (wagon(32767, -32768, "N"), "illegal_move"),                 # the board's far corner
+                (deploy(-1, 0, "W", "wagon"), "illegal_move"),
+                (place("BA/RFr", 2, 1, 0), "illegal_move"),
+                (DRAW, "illegal_move"),
+                (abbey(0, 0), "illegal_move"),
+                (escape("2.wagon.1"), "illegal_move"),
+                (flock("expand"), "illegal_move")):
+            with self.subTest(move=move):
+                t.refuse(move, code)
+
+
+# ---- the figures of the expansions, as events and state -----------------------------------
+
+class Figures:
+    def test_large_follower_and_mayor(self):
+        t = self.table(["ann", "bob"], expansions=["base", "abbey-mayor", "inns-cathedrals"], seed=5,
+                       tiles=["BA/Cc+", "BA/CcRr+", "BA/Cc.1", "BA/C"])
+        t.play(place("BA/Cc+", 0, -1, 180))
+        lm = t.legal()
+        # a mayor only in a city; wagon and large where a follower may stand but a field
+        self.assertCountEqual([(m["kind"], m["at"]) for m in lm["moves"] if m["type"] == "deploy"],
+                              [("follower", "E"), ("follower", "NL"), ("large", "E"), ("large", "NL"),
+                               ("wagon", "E"), ("mayor", "E")])
+        t.refuse(deploy(0, -1, "NL", "mayor"), "illegal_move")
+        t.refuse(deploy(0, -1, "NL", "wagon"), "illegal_move")
+        evs = t.send(deploy(0, -1, "S", "large"))            # any port of the city
+        self.assertEqual(evs[0], {"type": "deployed", "seat": 0, "figure": "0.large.1", "kind": "large",
+                                  "x": 0, "y": -1, "at": "E", "ports": ["E", "S"], "feature": "city"})
+        self.assertEqual(t.supply(0), {"follower": 7, "large": 0, "wagon": 1, "mayor": 1, "barn": 1, "abbey": 1})
+        t.play(place("BA/CcRr+", 1, 0, 90))
+        t.refuse(deploy(1, 0, "S", "mayor"), "illegal_move")     # a road
+        t.refuse(deploy(1, 0, "SR", "mayor"), "illegal_move")    # a field
+        evs = t.send(deploy(1, 0, "E", "mayor"))
+        self.assertEqual(evs[0], {"type": "deployed", "seat": 1, "figure": "1.mayor.1", "kind": "mayor",
+                                  "x": 1, "y": 0, "at": "N", "ports": ["N", "E"], "feature": "city"})
+        figs = {(b["x"], b["y"]): b["figures"] for b in t.state()["board"]}
+        self.assertEqual(figs[(0, -1)], [{"id": "0.large.1", "kind": "large", "at": "E", "ports": ["E", "S"],
+                                          "feature": "city"}])
+        self.assertEqual(figs[(1, 0)], [{"id": "1.mayor.1", "kind": "mayor", "at": "N", "ports": ["N", "E"],
+                                         "feature": "city"}])
+        # the city joined and completed: large 2 against a mayor of 2 pennants, a tie
+        evs = t.events(place("BA/Cc.1", 1, -1, 270), PASS, place("BA/C", 2, 0, 270), PASS)
+        scored = sorted((e["seat"], e["points"], e["feature"]) for e in of_type(evs, "scored") if not e["final"])
+        self.assertEqual(scored, [(0, 14, "city"), (1, 14, "city")])
+        self.assertCountEqual([(e["seat"], e["figure"], e["why"]) for e in of_type(evs, "returned")],
+                              [(0, "0.large.1", "scored"), (1, "1.mayor.1", "scored")])
+        self.assertEqual([(t.supply(0)["large"], t.supply(1)["mayor"])], [(1, 1)])
+
+    def test_builder_gives_a_second_turn_and_pig_needs_a_farmer(self):
+        # tests/scenarios/traders-03 and -04
+        t = self.table(["ann", "bob"], expansions=["base", "traders-builders"], seed=5,
+                       tiles=["BA/RFr", "BA/C", "BA/RFr", "BA/RFr", "BA/RFr", "BA/RFr"])
+        t.play(place("BA/RFr", 1, 0, 0))
+        t.refuse(deploy(1, 0, "W", "builder"), "illegal_move")   # no follower of seat 0 on the road yet
+        t.refuse(deploy(1, 0, "NL", "pig"), "illegal_move")      # nor a farmer in the field
+        t.play(deploy(1, 0, "E"), place("BA/C", 1, -1, 0), PASS, place("BA/RFr", 2, 0, 0))
+        lm = t.legal()
+        self.assertEqual([m for m in lm["moves"] if m["type"] == "deploy" and m["kind"] != "follower"],
+                         [deploy(2, 0, "E", "builder")])
+        t.refuse(deploy(2, 0, "NL", "builder"), "illegal_move")  # a builder on a field
+        t.refuse(deploy(2, 0, "W", "pig"), "illegal_move")       # a pig on a road
+        t.refuse(deploy(2, 0, "NL", "pig"), "illegal_move")      # no farmer of seat 0 there
+        evs = t.send(deploy(2, 0, "W", "builder"))
+        self.assertEqual(evs, [{"type": "deployed", "seat": 0, "figure": "0.builder.1", "kind": "builder",
+                                "x": 2, "y": 0, "at": "E", "ports": ["E", "W"], "feature": "road"},
+                               {"type": "turn", "seat": 1}, {"type": "tile_drawn", "seat": 1, "tile": "BA/RFr"}])
+        self.assertEqual(t.supply(0), {"follower": 6, "builder": 0, "pig": 1})
+        t.play(place("BA/RFr", -1, 0, 0), PASS)
+        # seat 0 extends its builder's road: a second turn of the same seat
+        res = t.play(place("BA/RFr", 3, 0, 0), PASS)
+        self.assertEqual(res["events"], [{"type": "turn", "seat": 0}, {"type": "tile_drawn", "seat": 0, "tile": "BA/RFr"}])
+        self.assertEqual((res["phase"], res["seat"]), ("tile", 0))
+        t.play(place("BA/RFr", 4, 0, 0))
+        # a farmer, then the pig beside it in the same field on the next tile
+        self.assertIn(deploy(4, 0, "NL"), t.legal()["moves"])
+
+
+class AbbeyFinalRound:
+    def final_game(self, **options):
+        t = self.table(["ann", "bob"], expansions=AM, tiles=FINAL_TILES, seed=5,
+                       rules={"abbey_final_round": True}, **options)
+        res = t.play(*FINAL_MOVES)
+        self.assertEqual(res["events"], [{"type": "turn", "seat": 0}])
+        self.assertEqual((res["phase"], res["seat"], res["over"]), ("abbey_final", 0, False))
+        return t
+
+    def test_each_seat_in_turn(self):
+        t = self.final_game()
+        self.assertEqual(t.decision(), ("abbey_final", 0))
+        st = t.state()
+        self.assertEqual((st["tile"], st["tiles_left"], st["over"]), (None, 0, False))
+        self.assertEqual(t.legal()["moves"], [abbey(0, -1), PASS])
+        self.assertEqual(t.legal(seat=1)["moves"], [])
+        t.refuse(abbey(0, -1), "not_your_turn", token=t.tokens[1])
+        t.refuse(PASS, "forbidden", token=t.g["admin_token"])
+        for move in (DRAW, place("BA/C", 0, -1, 0), deploy(0, -1, "cloister"), wagon(0, -1, "cloister"),
+                     abbey(0, 1), abbey(0, -2)):
+            with self.subTest(move=move):
+                t.refuse(move, "illegal_move")
+        for move in (abbey(0, "-1"), abbey(0, None), abbey(0.5, -1), abbey(32768, -1), {"type": "place_abbey", "x": 0}):
+            with self.subTest(move=move):
+                t.refuse(move, "invalid_params")
+        res = t.play(PASS)
+        self.assertEqual(res["events"], [{"type": "turn", "seat": 1}])
+        self.assertEqual(t.decision(), ("abbey_final", 1))
+        self.assertEqual(t.legal(seat=0)["moves"], [])
+        t.refuse(abbey(0, -1), "not_your_turn", token=t.tokens[0])
+        evs = t.events(abbey(0, -1))
+        self.assertEqual(evs, [{"type": "tile_placed", "seat": 1, "tile": "AM/A", "x": 0, "y": -1, "rot": 0}])
+        self.assertEqual(t.decision(), ("action", 1))
+        res = t.play(PASS)
+        self.assertTrue(res["over"])
+        self.assertEqual(res["events"][-1], {"type": "game_over", "scores": [4, 2]})
+        self.assertEqual([s["supply"]["abbey"] for s in t.state()["seats"]], [1, 0])
+
+    def test_without_a_hole_there_is_no_final_round(self):
+        t = self.table(["ann", "bob"], expansions=AM, tiles=["BA/RFr", "BA/RFr"], seed=5,
+                       rules={"abbey_final_round": True})
+        res = t.play(place("BA/RFr", 1, 0, 0), PASS, place("BA/RFr", 2, 0, 0), PASS)
+        self.assertEqual((res["phase"], res["seat"], res["over"]), ("over", None, True))
+        self.assertFalse(of_type(res["events"], "turn"))
+
+
+# ---- sections 2 and 5: what a game without an expansion says to its moves --------------------
+
+class UnbuiltMoves:
+    def check_all(self, t):
+        for move in UNBUILT_MOVES:
+            with self.subTest(phase=t.legal()["phase"], move=move["type"]):
+                t.refuse(move, "illegal_move")
+
+    def test_in_each_phase(self):
+        t = self.table(["ann", "bob", "cy"], expansions=AM, tiles=WAGONS_TILES, seed=5)
+        self.check_all(t)                                        # tile
+        t.play(WAGONS_MOVES[0])
+        self.check_all(t)                                        # action
+        t.play(*WAGONS_MOVES[1:])
+        self.assertEqual(t.decision(), ("wagon", 2))
+        self.check_all(t)
+        t = self.table(["ann", "bob"], expansions=["base", "cathars"], tiles=ESCAPE_TILES, seed=5)
+        t.play(*ESCAPE_MOVES)
+        self.assertEqual(t.decision(), ("escape", 0))
+        self.check_all(t)
+        t = self.table(["ann", "bob"], expansions=["base", "hills-sheep"], start=FLOCK_START, bag=[3, 2, 4],
+                       tiles=["BA/RFr"] * 5, seed=5)
+        t.play(*FLOCK_MOVES)
+        self.assertEqual(t.decision(), ("flock", 0))
+        self.check_all(t)
+        t = self.table(["ann", "bob"], expansions=AM, tiles=FINAL_TILES, seed=5, rules={"abbey_final_round": True})
+        t.play(*FINAL_MOVES)
+        self.assertEqual(t.decision(), ("abbey_final", 0))
+        self.check_all(t)
+
+
+class BadFields:
+    def barn_game(self):
+        # tests/scenarios/am-07: (1,1) nw is the one corner for a barn
+        t = self.table(["ann", "bob"], expansions=AM, seed=5,
+                       tiles=["BA/RFr", "BA/CC.2", "BA/C", "BA/C", "BA/L", "BA/RFr"])
+        t.play(place("BA/RFr", 1, 0, 0), PASS, place("BA/CC.2", 0, 1, 270), deploy(0, 1, "NL"), place("BA/C", 0, 2, 0),
+               PASS, place("BA/C", -1, 1, 90), PASS, place("BA/L", 1, 1, 0))
+        self.assertIn(deploy(1, 1, "nw", "barn"), t.legal()["moves"])
+        return t
+
+    def test_barn_deploy(self):
+        t = self.barn_game()
+        for at in ("NW", "Nw", "nw ", " nw", "n", "northwest", "", 0, ["nw"], {"at": "nw"}, None, True):
+            with self.subTest(at=at):
+                t.refuse(deploy(1, 1, at, "barn"), "invalid_params")
+        for kind in ("Barn", "BARN", "barns", "", "fairy", "count", "dragon", 8, None, ["barn"]):
+            with self.subTest(kind=kind):
+                t.refuse(deploy(1, 1, "nw", kind), "invalid_params")
+        for at in ("ne", "se", "sw", "N", "cloister", "tower", "I"):
+            with self.subTest(at=at):
+                t.refuse(deploy(1, 1, at, "barn"), "illegal_move")
+        for x, y in ((0, 0), (1, 0), (32767, 32767)):
+            t.refuse(deploy(x, y, "nw", "barn"), "illegal_move")
+        t.refuse(deploy(32768, 1, "nw", "barn"), "invalid_params")
+        for move in UNBUILT_MOVES[:3]:
+            t.refuse(move, "illegal_move")
+        evs = t.events(deploy(1, 1, "nw", "barn"))
+        self.assertEqual(evs[0]["figure"], "0.barn.1")
+
+    def test_escape_figures(self):
+        t = self.table(["ann", "bob"], expansions=["base", "cathars"], tiles=ESCAPE_TILES, seed=5)
+        t.play(*ESCAPE_MOVES)
+        # figures no seat of this two-seat game has, and ids that are no ids
+        for figure in ("0.follower.0", "0.follower.8", "0.follower.99999999999", "2.follower.1", "6.follower.1",
+                       "-1.follower.1", "0.dragon.1", "0.Follower.1", "0.follower.1 ", "0.follower.1.",
+                       "0.follower.1.0", "0.follower.1e0", "0.follower.0x1", "0.follower.1\n", "", "0", "follower"):
+            with self.subTest(figure=figure):
+                t.refuse(escape(figure), "invalid_params")
+        for figure in (1, 0.5, True, ["0.follower.1"], None):
+            with self.subTest(figure=figure):
+                t.refuse(escape(figure), "invalid_params")
+        # ids of real figures that may not escape
+        for figure in ("0.follower.2", "0.follower.3", "1.follower.1", "1.follower.7"):
+            with self.subTest(figure=figure):
+                t.refuse(escape(figure), "illegal_move")
+        t.refuse(escape("0.follower.1"), "not_your_turn", token=t.tokens[1])
+        t.refuse(escape("0.follower.1"), "forbidden", token=t.g["admin_token"])
+        t.refuse(escape("0.follower.1"), "forbidden", token=None)
+
+
+# ---- the two encodings alike -----------------------------------------------------------------
+
+# Moves tried (and refused) before each move of the script: the move types
+# of the expansions that are not open in most phases, and malformed ones.
+TRIED = [{"type": "move_dragon", "x": 0, "y": 0}, DRAW, abbey(0, -1), wagon(-1, 0, "W"), flock("expand"),
+         escape("0.follower.1"), escape("0.follower.01x"), wagon(0, 0, "XX"), flock("fly"), abbey(0, "0")]
+OPEN_IN = {"wagon": "move_wagon", "flock": "flock", "escape": "escape", "abbey_final": "place_abbey",
+           "tile": "draw"}
+
+
+def script_transcript(client):
+    """Play crafted expansion games through client and write down every
+    answer: results, and errors as (code, message), with game ids, the seed
+    commitment and the salt taken out.  The same script over either
+    encoding must read the same."""
+    out = []
+
+    def note(game, x):
+        text = json.dumps(x, sort_keys=True)
+        text = re.sub(r'"seed_sha256": "[0-9a-f]{64}"', '"seed_sha256": "H"', text)
+        text = re.sub(r'"salt": "[0-9a-f]{32}"', '"salt": "S"', text)
+        out.append(text.replace('"game": %d' % game, '"game": "G"'))
+
+    def run(players, moves, **options):
+        g = client.new_game(players, **options)
+        game = g["game"]
+        tokens = [s["token"] for s in g["seats"]]
+        note(game, g["state"])
+        for move in moves:
+            lm = client.legal_moves(game)
+            note(game, lm)
+            for bad in TRIED:
+                if bad["type"] == OPEN_IN.get(lm["phase"]) or bad == abbey(0, -1):
+                    continue    # might be legal
+                try:
+                    client.apply_move(game, bad, token=tokens[lm["seat"]])
+                    note(game, {"accepted": bad})
+                except carcd.Error as e:
+                    note(game, {"code": e.code, "message": e.message})
+            note(game, client.apply_move(game, move, token=tokens[lm["seat"]], seq=lm["seq"]))
+            note(game, client.state(game))
+        note(game, client.score(game))
+        note(game, client.history(game))
+
+    run(["ann", "bob", "cy"], WAGONS_MOVES + [wagon(-1, 0, "W"), PASS, place("BA/RFr", 3, 0, 0), PASS],
+        expansions=AM, tiles=WAGONS_TILES, seed=5)
+    run(["ann", "bob"], ESCAPE_MOVES + [escape("0.follower.1"), place("BA/RFr", -1, 0, 0), PASS],
+        expansions=["base", "cathars"], tiles=ESCAPE_TILES, seed=5)
+    run(["ann", "bob"], FLOCK_MOVES + [flock("expand"), place("BA/RFr", 4, 0, 0), PASS, flock("gather")],
+        expansions=["base", "hills-sheep"], start=FLOCK_START, bag=[3, 2, 4, "wolf"], tiles=["BA/RFr"] * 6, seed=5)
+    run(["ann", "bob"], FINAL_MOVES + [PASS, abbey(0, -1), deploy(0, -1, "cloister")],
+        expansions=AM, tiles=FINAL_TILES, seed=5, rules={"abbey_final_round": True})
+    return out
+
+
+class BothEncodings(unittest.TestCase):
+    def test_the_same_script_gets_the_same_answers(self):
+        with daemon["d"].client("unix", "msgpack") as m, daemon["d"].client("tcp", "json") as j:
+            a, b = script_transcript(m), script_transcript(j)
+        self.assertGreater(len(a), 200)
+        self.assertEqual(len(a), len(b))
+        for i, (x, y) in enumerate(zip(a, b)):
+            self.assertEqual(x, y, "answer %d" % i)
+
+
+# ---- each group over MessagePack on the Unix socket and JSON lines over TCP --------------------
+
+GROUPS = (Components, Wagons, Figures, AbbeyFinalRound, UnbuiltMoves, BadFields)
+for _group in GROUPS:
+    for _transport, _encoding in (("unix", "msgpack"), ("tcp", "json")):
+        _name = "%s_%s" % (_group.__name__, _encoding.capitalize())
+        globals()[_name] = type(_name, (OverBoth, _group, unittest.TestCase),
+                                {"TRANSPORT": _transport, "ENCODING": _encoding})
+del _group, _transport, _encoding, _name
+
+
+if __name__ == "__main__":
+    unittest.main()
