@@ -579,6 +579,74 @@ class BadFields:
         t.refuse(escape("0.follower.1"), "forbidden", token=None)
 
 
+# ---- where the daemon and the contract disagree -----------------------------------------------
+#
+# Each test below is written as shared/design/PROTOCOL.md reads and marked
+# as an expected failure until the daemon or the document changes; when one
+# starts to pass, unittest reports an unexpected success and the run fails,
+# so the mark must go then.
+
+class Disagreements(OverBoth, unittest.TestCase):
+    @unittest.expectedFailure
+    def test_move_wagon_names_its_feature_by_any_tile_it_covers(self):
+        """Section 3: "A feature on the board is addressed by (x, y, at): any
+        tile it covers and any port it touches there."  Seat 0's wagon may go
+        onto the road (1,0) E - (2,0); named through (2,0) it is refused."""
+        t = self.table(["ann", "bob", "cy"], expansions=AM, tiles=WAGONS_TILES, seed=5)
+        t.play(*WAGONS_MOVES, wagon(-1, 0, "W"))
+        self.assertIn(wagon(1, 0, "E"), t.legal()["moves"])
+        try:
+            evs = t.send(wagon(2, 0, "W"))
+        except carcd.Error as e:
+            self.fail("refused: %s" % e)
+        self.assertEqual(evs[0]["figure"], "0.wagon.1")
+
+    @unittest.expectedFailure
+    def test_a_figure_id_is_written_one_way(self):
+        """Section 3: ids are `<seat>.<kind>.<n>`, "fixed for the whole game";
+        a string that is not such an id names no figure (invalid_params, as
+        "0.follower.01x" is).  The daemon reads the numbers as scanf does,
+        so these escape 0.follower.1."""
+        accepted = []
+        for figure in ("0.follower.01", "00.follower.1", "+0.follower.1", " 0.follower.1", "0.follower.+1",
+                       "0.follower. 1"):
+            t = self.table(["ann", "bob"], expansions=["base", "cathars"], tiles=ESCAPE_TILES, seed=5)
+            t.play(*ESCAPE_MOVES)
+            try:
+                self.c.apply_move(t.game, escape(figure), token=t.tokens[0])
+                accepted.append(figure)
+            except carcd.Error as e:
+                if e.code != "invalid_params":
+                    accepted.append((figure, e.code))
+        self.assertEqual(accepted, [])
+
+    @unittest.expectedFailure
+    def test_the_abbey_in_supply_whatever_brought_it(self):
+        """Section 4.1: a component is in play by its expansion or by
+        `components`, the same either way; the page is silent on how `supply`
+        shows a used abbey, so a client expects one rule (proto/PROTOCOL.md:
+        supply lists what the seat has in this game, with how many are not on
+        the board).  With abbey-mayor a used abbey is `abbey: 0` and a
+        switched-off one is `abbey: 0` too; brought by `components` alone, a
+        used abbey drops out of `supply`."""
+        t = self.table(["ann", "bob"], components={"abbey": True}, tiles=ABBEY_TILES, seed=5)
+        t.play(*ABBEY_MOVES, abbey(0, -1))
+        self.assertEqual(t.supply(0), {"follower": 6, "abbey": 0})
+        t = self.table(["ann"], expansions=AM, components={"abbey": False})
+        self.assertNotIn("abbey", t.supply(0))
+
+    @unittest.expectedFailure
+    def test_a_barn_at_the_wrong_corner_is_told_why(self):
+        """Section 2: illegal_move's "`message` says why, in words a player
+        understands".  A barn sent to a corner where no four tiles meet is
+        answered "no figure may be deployed on this tile", while legal_moves
+        lists a follower, a wagon and a barn for that very tile."""
+        t = BadFields.barn_game(self)
+        message = t.refuse(deploy(1, 1, "ne", "barn"), "illegal_move")
+        self.assertNotIn("no figure may be deployed on this tile", message)
+        self.assertIn("ne", message)
+
+
 # ---- the two encodings alike -----------------------------------------------------------------
 
 # Moves tried (and refused) before each move of the script: the move types
