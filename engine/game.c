@@ -872,23 +872,29 @@ int carc_legal_moves(const carc_game *g, carc_move *out, int cap)
 	}
 }
 
-/* Two moves are the same choice: a feature may be named by any of its ports. */
+/* Two moves are the same choice: a feature may be named by any of its
+ * ports, and the feature a wagon moves to by any tile it covers
+ * (PROTOCOL.md section 3: a feature on the board is addressed by any tile
+ * it covers and any port it touches there). */
 static int same_move(const carc_game *g, const carc_move *a, const carc_move *b)
 {
-	if (a->type != b->type || a->figure != b->figure || a->kind != b->kind || a->tile != b->tile ||
-	    a->rot != b->rot || a->x != b->x || a->y != b->y)
+	if (a->type != b->type || a->figure != b->figure || a->kind != b->kind || a->tile != b->tile || a->rot != b->rot)
 		return 0;
-	if (a->port == b->port) return 1;
-	int cell = carc_board_lookup(g, a->x, a->y);
-	if (cell < 0 || a->port >= CARC_PORT_COUNT || b->port >= CARC_PORT_COUNT) return 0;
-	int fa = carc_board_feature_at(g, cell, a->port), fb = carc_board_feature_at(g, cell, b->port);
-	return fa >= 0 && fa == fb;
+	int anywhere = a->type == CARC_MV_MOVE_WAGON;
+	if (!anywhere && (a->x != b->x || a->y != b->y)) return 0;
+	if (a->x == b->x && a->y == b->y && a->port == b->port) return 1;
+	int ca = carc_board_lookup(g, a->x, a->y), cb = carc_board_lookup(g, b->x, b->y);
+	if (ca < 0 || cb < 0 || a->port >= CARC_PORT_COUNT || b->port >= CARC_PORT_COUNT) return 0;
+	int fa = carc_board_feature_at(g, ca, a->port), fb = carc_board_feature_at(g, cb, b->port);
+	if (fa < 0 || fb < 0) return 0;
+	return anywhere ? carc_feat_root_c(g, fa) == carc_feat_root_c(g, fb) : fa == fb;
 }
 
 /* Finds `m` among the moves one expansion lists now: in its own phase, or
  * among its additions to the tile and action phases.  Returns that
- * expansion, or NULL with the reason in *rc. */
-static const carc_ext *ext_move_owner(const carc_game *g, const carc_move *m, carc_rc *rc)
+ * expansion, with the move as it lists it in *listed (if not NULL), or
+ * NULL with the reason in *rc. */
+static const carc_ext *ext_move_owner(const carc_game *g, const carc_move *m, carc_rc *rc, carc_move *listed)
 {
 	carc_move list[256];
 	int types = 0;
@@ -900,7 +906,10 @@ static const carc_ext *ext_move_owner(const carc_game *g, const carc_move *m, ca
 		else if (g->phase == CARC_PH_TILE && e->tile_moves) n = e->tile_moves(g, list, 0, 256);
 		else if (g->phase == CARC_PH_ACTION && e->action_moves && e->apply_move) n = e->action_moves(g, list, 0, 256);
 		for (int j = 0; j < n && j < 256; j++) {
-			if (same_move(g, &list[j], m)) return e;
+			if (same_move(g, &list[j], m)) {
+				if (listed) *listed = list[j];
+				return e;
+			}
 			types |= list[j].type == m->type;
 		}
 	}
@@ -965,7 +974,7 @@ carc_rc carc_check_move(const carc_game *g, const carc_move *m, int *detail)
 	if (g->phase == CARC_PH_ACTION && m->type == CARC_MV_DEPLOY) return check_deploy(g, m, &node);
 	if (g->phase == CARC_PH_TILE && m->type == CARC_MV_DEPLOY) return CARC_E_PHASE;
 	if (m->type >= CARC_MV_COUNT) return CARC_E_ARG;
-	return ext_move_owner(g, m, &rc) ? CARC_OK : rc;
+	return ext_move_owner(g, m, &rc, NULL) ? CARC_OK : rc;
 }
 
 void carc_place_tile(carc_game *g, int type, int x, int y, int rot, carc_sink *out)
@@ -1040,9 +1049,10 @@ carc_rc carc_apply(carc_game *g, const carc_move *m, carc_sink *out)
 	} else if (g->phase == CARC_PH_ACTION && m->type == CARC_MV_PASS) {
 		finish_turn(g, out);
 	} else {
-		const carc_ext *e = ext_move_owner(g, m, &rc);
-		if (e->phases >> g->phase & 1) e->phase_apply(g, m, out);
-		else e->apply_move(g, m, out);
+		carc_move listed; /* the move as listed: the feature named on the tile the listing names it */
+		const carc_ext *e = ext_move_owner(g, m, &rc, &listed);
+		if (e->phases >> g->phase & 1) e->phase_apply(g, &listed, out);
+		else e->apply_move(g, &listed, out);
 	}
 	return CARC_OK;
 }
