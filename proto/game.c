@@ -108,8 +108,11 @@ static proto_val *seat_state(proto_arena *a, const carc_game *g, int seat, const
 		if (carc_figure_get(g, i, &f) && f.seat == seat) has[f.kind] = 1;
 	for (int k = 0; k < CARC_FIG_COUNT; k++)
 		if (has[k]) pv_set_int(a, supply, carc_figkind_name(k), carc_supply_count(g, seat, k));
-	if (carc_game_config(g)->expansions >> carc_expansion_find("abbey-mayor") & 1 || carc_abbeys(g, seat))
-		pv_set_int(a, supply, "abbey", carc_abbeys(g, seat));
+	/* the abbey, whether its expansion or `components` brought it: shown
+	 * while the game has it, 0 once placed */
+	const carc_config *cfg = carc_game_config(g);
+	uint32_t components = cfg->components_given ? cfg->components : carc_default_components(cfg->expansions);
+	if (components >> CARC_C_ABBEY & 1) pv_set_int(a, supply, "abbey", carc_abbeys(g, seat));
 	pv_set(s, "supply", supply);
 	proto_val *tokens = pv_map(a);
 	for (int t = 0; t < CARC_TOK_COUNT; t++) {
@@ -227,7 +230,8 @@ static proto_err coord(proto_arena *a, const proto_val *v, const char *key, int1
 	int64_t i;
 	const proto_val *m = pv_opt(v, key);
 	if (!m) return bad_move(a, why, "the move needs `%s`", key);
-	if (!pv_to_int(m, &i) || i < -32768 || i > 32767) return bad_move(a, why, "`%s` of the move must be an integer", key);
+	if (!pv_to_int(m, &i) || i < -32768 || i > 32767)
+		return bad_move(a, why, "`%s` of the move must be an integer from -32768 to 32767", key);
 	*out = (int16_t)i;
 	return PROTO_OK;
 }
@@ -239,14 +243,38 @@ static const char *str_member(const proto_val *v, const char *key)
 }
 
 /* A figure id "<seat>.<kind>.<n>" of this game. */
+/* A number of a figure id as the server writes it: decimal digits, no
+ * sign, no space, no leading zero; advances *p past it.  -1 if not one. */
+static int id_number(const char **p)
+{
+	const char *s = *p;
+	int v = 0, len = 0;
+	while (s[len] >= '0' && s[len] <= '9' && len < 6) v = v * 10 + (s[len++] - '0');
+	if (!len || (s[0] == '0' && len > 1) || (s[len] >= '0' && s[len] <= '9')) return -1;
+	*p = s + len;
+	return v;
+}
+
+/* A figure id `<seat>.<kind>.<n>` exactly as ids are written (PROTOCOL.md
+ * section 3): "00.follower.1" or " 0.follower.1" names no figure. */
+static int parse_figure_id(const char *id, int *seat, char kind[16], int *n)
+{
+	const char *p = id;
+	int k = 0;
+	if ((*seat = id_number(&p)) < 0 || *p++ != '.') return 0;
+	while (*p >= 'a' && *p <= 'z' && k < 15) kind[k++] = *p++;
+	kind[k] = 0;
+	if (!k || *p++ != '.') return 0;
+	return (*n = id_number(&p)) >= 0 && !*p;
+}
+
 static proto_err figure_member(proto_arena *a, const carc_game *g, const proto_val *v, uint16_t *fig, const char **why)
 {
 	const char *id = str_member(v, "figure");
 	if (!id) return bad_move(a, why, "%s", "the move needs `figure`, a figure id such as \"0.follower.1\"");
-	int seat, n, used = 0;
+	int seat, n, f = -1;
 	char kind[16];
-	int f = -1;
-	if (g && sscanf(id, "%d.%15[a-z].%d%n", &seat, kind, &n, &used) == 3 && !id[used] && carc_figkind_parse(kind) >= 0)
+	if (g && parse_figure_id(id, &seat, kind, &n) && carc_figkind_parse(kind) >= 0)
 		f = carc_figure_find(g, seat, carc_figkind_parse(kind), n);
 	if (f < 0) return bad_move(a, why, "there is no figure `%s` in this game", id);
 	*fig = (uint16_t)f;
@@ -330,6 +358,27 @@ static int kind_at(const carc_game *g, int x, int y, int port)
 	return -1;
 }
 
+/* Why a deploy onto the tile just placed breaks a rule of its figure. */
+static const char *deploy_rule(proto_arena *a, const carc_game *g, const carc_move *m)
+{
+	if (carc_game_phase(g) != CARC_PH_ACTION) return "no figure may be deployed on this tile";
+	switch (m->kind) {
+	case CARC_FIG_BUILDER:
+	case CARC_FIG_PIG:
+		return proto_arena_printf(a, "a %s joins a feature where you already have a follower", carc_figkind_name(m->kind));
+	case CARC_FIG_BARN:
+		return proto_arena_printf(a, "a barn may not stand at %s of (%d,%d): it goes on a corner of the tile just placed "
+		                             "where four tiles meet in one field%s", carc_port_name(m->port), m->x, m->y,
+		                          carc_game_config(g)->rules[CARC_R_BARN_PLACEMENT] == 0
+		                                  ? ", into a farm that has no barn yet (barn_placement)" : "");
+	case CARC_FIG_SHEPHERD:
+		return "a shepherd goes only into a farm where no shepherd stands";
+	default: /* a follower: into a farm closed by a barn, or onto a tile that takes none */
+		return kind_at(g, m->x, m->y, m->port) == CARC_F_FIELD ? "no more farmers may join a farm that has a barn"
+		                                                       : "no figure may be deployed on this tile";
+	}
+}
+
 static const char *explain_edge(proto_arena *a, const carc_game *g, const carc_move *m, int side)
 {
 	if (side < 0 || side > 3) return carc_strerror(CARC_E_EDGE);
@@ -387,7 +436,8 @@ const char *proto_move_explain(proto_arena *a, const carc_game *g, const carc_mo
 			return proto_arena_printf(a, "first place the tile you drew (%s) with a place_tile move", carc_tile_id(drawn));
 		if (carc_game_phase(g) == CARC_PH_ACTION)
 			return proto_arena_printf(a, "the tile is already placed: deploy a figure on it or pass");
-		return proto_arena_printf(a, "a %s move is not open now: the %s decision takes %s", carc_mtype_name(m->type),
+		return proto_arena_printf(a, "%s %s move is not open now: the %s decision takes %s",
+		                          strchr("aeiou", carc_mtype_name(m->type)[0]) ? "an" : "a", carc_mtype_name(m->type),
 		                          carc_phase_name(carc_game_phase(g)), open_types(a, g));
 	case CARC_E_TILE:
 		return proto_arena_printf(a, "you drew %s, not %s", drawn >= 0 ? carc_tile_id(drawn) : "no tile",
@@ -433,11 +483,7 @@ const char *proto_move_explain(proto_arena *a, const carc_game *g, const carc_mo
 			return proto_arena_printf(a, "that figure may not escape now: escape frees a follower of yours from a "
 			                             "besieged city next to a cloister, abbey or cult place (options escape and "
 			                             "escape_cloister)");
-		if (m->type == CARC_MV_DEPLOY)
-			return carc_game_phase(g) == CARC_PH_ACTION && (m->kind == CARC_FIG_BUILDER || m->kind == CARC_FIG_PIG)
-			               ? proto_arena_printf(a, "a %s joins a feature where you already have a follower",
-			                                    carc_figkind_name(m->kind))
-			               : "no figure may be deployed on this tile";
+		if (m->type == CARC_MV_DEPLOY) return deploy_rule(a, g, m);
 		return proto_arena_printf(a, "that %s move is not one of the moves open now", carc_mtype_name(m->type));
 	case CARC_E_KIND: {
 		int k = kind_at(g, m->x, m->y, m->port);
