@@ -579,19 +579,13 @@ class BadFields:
         t.refuse(escape("0.follower.1"), "forbidden", token=None)
 
 
-# ---- where the daemon and the contract disagree -----------------------------------------------
-#
-# Each test below is written as shared/design/PROTOCOL.md reads and marked
-# as an expected failure until the daemon or the document changes; when one
-# starts to pass, unittest reports an unexpected success and the run fails,
-# so the mark must go then.
+# ---- points where the daemon once read the contract otherwise ----------------------------------
 
-class Disagreements(OverBoth, unittest.TestCase):
-    @unittest.expectedFailure
+class ContractReadings(OverBoth, unittest.TestCase):
     def test_move_wagon_names_its_feature_by_any_tile_it_covers(self):
         """Section 3: "A feature on the board is addressed by (x, y, at): any
         tile it covers and any port it touches there."  Seat 0's wagon may go
-        onto the road (1,0) E - (2,0); named through (2,0) it is refused."""
+        onto the road (1,0) E - (2,0); named through (2,0) it is the same move."""
         t = self.table(["ann", "bob", "cy"], expansions=AM, tiles=WAGONS_TILES, seed=5)
         t.play(*WAGONS_MOVES, wagon(-1, 0, "W"))
         self.assertIn(wagon(1, 0, "E"), t.legal()["moves"])
@@ -600,13 +594,23 @@ class Disagreements(OverBoth, unittest.TestCase):
         except carcd.Error as e:
             self.fail("refused: %s" % e)
         self.assertEqual(evs[0]["figure"], "0.wagon.1")
+        # played as listed: the same events and state as the listed move
+        u = self.table(["ann", "bob", "cy"], expansions=AM, tiles=WAGONS_TILES, seed=5)
+        u.play(*WAGONS_MOVES, wagon(-1, 0, "W"))
+        self.assertEqual(u.send(wagon(1, 0, "E")), evs)
+        mine = lambda st: {k: v for k, v in st.items() if k not in ("game", "seed_sha256")}
+        self.assertEqual(mine(u.state()), mine(t.state()))
+        # a port the feature does not touch on that tile, or a tile it does not cover, is refused
+        v = self.table(["ann", "bob", "cy"], expansions=AM, tiles=WAGONS_TILES, seed=5)
+        v.play(*WAGONS_MOVES, wagon(-1, 0, "W"))
+        for x, y, at in ((2, 0, "N"), (3, 0, "W"), (0, 0, "E")):
+            with self.subTest(x=x, y=y, at=at):
+                v.refuse(wagon(x, y, at), "illegal_move")
 
-    @unittest.expectedFailure
     def test_a_figure_id_is_written_one_way(self):
         """Section 3: ids are `<seat>.<kind>.<n>`, "fixed for the whole game";
         a string that is not such an id names no figure (invalid_params, as
-        "0.follower.01x" is).  The daemon reads the numbers as scanf does,
-        so these escape 0.follower.1."""
+        "0.follower.01x" is)."""
         accepted = []
         for figure in ("0.follower.01", "00.follower.1", "+0.follower.1", " 0.follower.1", "0.follower.+1",
                        "0.follower. 1"):
@@ -620,31 +624,29 @@ class Disagreements(OverBoth, unittest.TestCase):
                     accepted.append((figure, e.code))
         self.assertEqual(accepted, [])
 
-    @unittest.expectedFailure
     def test_the_abbey_in_supply_whatever_brought_it(self):
         """Section 4.1: a component is in play by its expansion or by
         `components`, the same either way; the page is silent on how `supply`
         shows a used abbey, so a client expects one rule (proto/PROTOCOL.md:
         supply lists what the seat has in this game, with how many are not on
-        the board).  With abbey-mayor a used abbey is `abbey: 0` and a
-        switched-off one is `abbey: 0` too; brought by `components` alone, a
-        used abbey drops out of `supply`."""
+        the board).  A used abbey stays `abbey: 0` when `components` alone
+        brought it, and a switched-off one is not shown."""
         t = self.table(["ann", "bob"], components={"abbey": True}, tiles=ABBEY_TILES, seed=5)
         t.play(*ABBEY_MOVES, abbey(0, -1))
         self.assertEqual(t.supply(0), {"follower": 6, "abbey": 0})
         t = self.table(["ann"], expansions=AM, components={"abbey": False})
         self.assertNotIn("abbey", t.supply(0))
 
-    @unittest.expectedFailure
     def test_a_barn_at_the_wrong_corner_is_told_why(self):
         """Section 2: illegal_move's "`message` says why, in words a player
         understands".  A barn sent to a corner where no four tiles meet is
-        answered "no figure may be deployed on this tile", while legal_moves
-        lists a follower, a wagon and a barn for that very tile."""
+        told so, not that no figure may be deployed on a tile legal_moves
+        offers a follower, a wagon and a barn for."""
         t = BadFields.barn_game(self)
         message = t.refuse(deploy(1, 1, "ne", "barn"), "illegal_move")
         self.assertNotIn("no figure may be deployed on this tile", message)
         self.assertIn("ne", message)
+        self.assertIn("four tiles meet", message)
 
 
 # ---- the two encodings alike -----------------------------------------------------------------
