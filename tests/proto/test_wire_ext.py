@@ -647,6 +647,9 @@ class ContractReadings(OverBoth, unittest.TestCase):
         self.assertNotIn("no figure may be deployed on this tile", message)
         self.assertIn("ne", message)
         self.assertIn("four tiles meet", message)
+        # and a farmer sent into the barn's farm is told of the barn
+        t.play(deploy(1, 1, "nw", "barn"), place("BA/RFr", 2, 1, 90))
+        self.assertEqual(t.refuse(deploy(2, 1, "NL"), "illegal_move"), "no more farmers may join a farm that has a barn")
 
 
 # ---- the two encodings alike -----------------------------------------------------------------
