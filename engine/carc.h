@@ -356,6 +356,9 @@ int carc_supply_count(const carc_game *g, int seat, int kind);
 int carc_tokens(const carc_game *g, int seat, int token);
 /* Abbey tiles a seat still holds (Abbey & Mayor); 0 for an unknown seat. */
 int carc_abbeys(const carc_game *g, int seat);
+/* Sheep tokens of `sheep` (1-4) beside a seat's shepherd (Hills & Sheep:
+ * public, they lie by the figure); 0 for an unknown seat or token. */
+int carc_flock_sheep(const carc_game *g, int seat, int sheep);
 
 /* Features of a placed tile, in board orientation (for the wire's `ports`):
  * returns how many it has, 0 when no tile is at (x, y).  Entry i is the

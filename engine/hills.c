@@ -185,6 +185,11 @@ static void expand(carc_game *g, int seat, carc_sink *out)
 		if (m >> s & 1) shepherd_home(g, shepherd_of(g, s), CARC_WHY_WOLF, out);
 }
 
+int carc_flock_sheep(const carc_game *g, int seat, int sheep)
+{
+	return seat >= 0 && seat < g->nseats && sheep >= 1 && sheep < CARC_WOLF ? g->flock[seat][sheep] : 0;
+}
+
 /* Every shepherd owner in the farm scores all the sheep there; all leave. */
 static void gather(carc_game *g, int root, carc_sink *out)
 {

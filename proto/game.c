@@ -173,6 +173,12 @@ proto_val *proto_state(proto_arena *a, const carc_game *g, const proto_game_meta
 			pv_set_str(a, f, "at", carc_port_name(on[j].port));
 			set_ports(a, f, g, p.x, p.y, on[j].port);
 			pv_set_str(a, f, "feature", carc_fkind_name(on[j].fkind));
+			if (on[j].kind == CARC_FIG_SHEPHERD) { /* its flock, as tokens 1-4 in ascending order */
+				proto_val *sheep = pv_array(a);
+				for (int tok = 1; tok < CARC_WOLF; tok++)
+					for (int k = carc_flock_sheep(g, on[j].seat, tok); k > 0; k--) pv_push(sheep, pv_int(a, tok));
+				pv_set(f, "sheep", sheep);
+			}
 			pv_push(figs, f);
 		}
 		pv_set(t, "figures", figs);

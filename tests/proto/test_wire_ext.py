@@ -389,6 +389,21 @@ class Wagons:
 # ---- the figures of the expansions, as events and state -----------------------------------
 
 class Figures:
+    def test_a_shepherds_sheep_are_in_the_state(self):
+        """The sheep beside a shepherd are public: each shepherd on the
+        board lists its tokens (ascending) as `sheep`, as sheep_drawn told."""
+        t = self.table(["ann", "bob"], expansions=["base", "hills-sheep"], start=FLOCK_START,
+                       bag=[3, 2, 4, 1, "wolf"], tiles=["BA/RFr"] * 6, seed=5)
+
+        def flocks():
+            return {f["id"]: f.get("sheep") for tile in t.state()["board"] for f in tile["figures"]}
+
+        t.play(*FLOCK_MOVES)
+        self.assertEqual(flocks(), {"0.shepherd.1": [3], "1.shepherd.1": [2]})
+        evs = t.events(flock("expand"))
+        self.assertEqual([e["token"] for e in of_type(evs, "sheep_drawn")], [4])
+        self.assertEqual(flocks(), {"0.shepherd.1": [3, 4], "1.shepherd.1": [2]})
+
     def test_large_follower_and_mayor(self):
         t = self.table(["ann", "bob"], expansions=["base", "abbey-mayor", "inns-cathedrals"], seed=5,
                        tiles=["BA/Cc+", "BA/CcRr+", "BA/Cc.1", "BA/C"])
