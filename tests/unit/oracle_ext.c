@@ -318,16 +318,21 @@ static unsigned winners(ore *o, const int *roots, int nroots, const int str[CARC
 		if (!in_roots(o, s, roots, nroots)) continue;
 		if (carc_tiletypes[o->cells[o->segs[s].cell].type].symbols & CARC_SYM_HILL) hills[o->fig_seat[f]]++;
 	}
+	unsigned win = tied;
 	if (o->hill_rule == 0) {
 		for (int s = 0; s < o->nseats; s++)
 			if (hills[s]) with |= 1u << s;
-		return with && !(with & (with - 1)) ? with : tied;
+		if (with && !(with & (with - 1))) win = with;
+	} else {
+		for (int s = 0; s < o->nseats; s++)
+			if (hills[s] > best) best = hills[s];
+		for (int s = 0; best && s < o->nseats; s++)
+			if (hills[s] == best) with |= 1u << s;
+		if (best) win = with;
 	}
-	for (int s = 0; s < o->nseats; s++)
-		if (hills[s] > best) best = hills[s];
-	for (int s = 0; best && s < o->nseats; s++)
-		if (hills[s] == best) with |= 1u << s;
-	return best ? with : tied;
+	o->hill_ties++;
+	o->hill_breaks += win != tied;
+	return win;
 }
 
 static void add_pay(ore_pay *pay, int *npay, int seat, int sc, int points, int root)
@@ -567,26 +572,41 @@ void ore_final(ore *o, ore_pay *pay, int *npay)
 				unsigned win = winners(o, touching, nt, str);
 				int herd = 0;
 				for (int k = 0; k < nt; k++) herd |= herd_in(o, touching[k]);
-				/* KNOWN DISAGREEMENT (skipped: the engine's points are
-				 * accepted as `alt`): the engine also adds the pig herd of
-				 * a farm with no farmers that touches the city, when a
-				 * barn, shepherd or pig stands in that farm; row 13 gives
-				 * the herd's +1 only to "every player who scores that
-				 * farm", and a farm without farmers is scored by nobody
-				 * (nor would a figure that is not a follower change that,
-				 * row 1.1). */
-				int herd_other = herd;
-				for (int k = 0; k < nother && !herd_other; k++) {
-					int oc[MAX_FARM_CITIES], no = farm_cities(o, others[k], oc, MAX_FARM_CITIES);
-					for (int j = 0; j < no; j++)
-						if (oc[j] == city && herd_in(o, others[k])) herd_other = 1;
-				}
+				/* KNOWN DISAGREEMENTS (skipped: the engine's points are
+				 * accepted as `alt`; see the report in the commit that
+				 * added them):
+				 * 1. the engine also adds the pig herd of a farm with no
+				 *    farmers that touches the city, when a barn, shepherd
+				 *    or pig stands in that farm; row 13 gives the herd's +1
+				 *    only to "every player who scores that farm", and a
+				 *    farm without farmers is scored by nobody (nor does a
+				 *    figure that is not a follower change that, 1.1);
+				 * 2. the engine takes the largest pig + herd bonus of any
+				 *    one farm touching the city, so a winner's pig in one
+				 *    farm and a herd in another give +1, not +2; row 13
+				 *    says the herd "stacks with a player's own pig", and
+				 *    the city is scored once for all its farms (10c).
+				 * The engine's value: 4 + the best (pig + herd) of the
+				 * farms that touch the city and hold any figure. */
+				int w = city_weight(o, city);
 				for (int s = 0; s < o->nseats; s++) {
 					if (!(win >> s & 1)) continue;
-					int pig = 0, w = city_weight(o, city);
+					int pig = 0, best = 0;
 					for (int k = 0; k < nt; k++) pig |= pig_in(o, s, touching[k]);
 					add_pay(pay, npay, s, CARC_SC_FIELD, (4 + pig + herd) * w, city);
-					if (herd_other != herd) pay[*npay - 1].alt = (4 + pig + herd_other) * w;
+					for (int k = 0; k < nt; k++) {
+						int b = pig_in(o, s, touching[k]) + herd_in(o, touching[k]);
+						if (b > best) best = b;
+					}
+					for (int k = 0; k < nother; k++) {
+						int oc[MAX_FARM_CITIES], no = farm_cities(o, others[k], oc, MAX_FARM_CITIES);
+						for (int j = 0; j < no; j++)
+							if (oc[j] == city) {
+								int b = pig_in(o, s, others[k]) + herd_in(o, others[k]);
+								if (b > best) best = b;
+							}
+					}
+					pay[*npay - 1].alt = (4 + best) * w;
 				}
 			}
 		}

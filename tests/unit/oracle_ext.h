@@ -61,6 +61,7 @@ typedef struct ore {
 	/* King and Robber Baron: the holder (-1 none) and the record size */
 	int king, robber, king_best, robber_best;
 	int tokens[CARC_MAX_SEATS][3];       /* wine, grain, cloth */
+	int hill_ties, hill_breaks;          /* ties seen with hills in play; those the hills decided */
 } ore;
 
 void ore_init(ore *o, const carc_config *cfg);

@@ -2,7 +2,8 @@
  * test_oracle_ext.c - the scoring of games with the expansions, held
  * against the naive model in oracle_ext.c.
  *
- * Seeded random full games: base plus a random mix of the other
+ * 1,200 seeded random full games (12 batches of 100, under a second in
+ * all natively): base plus a random mix of the other
  * expansions the engine offers (every third game all of them), 2 to 6
  * seats, every rule option of RULES.md section 6 drawn at random, each
  * decision a random legal move.  The model follows the game through its
@@ -28,7 +29,18 @@
  * - the figures stand where the model put them, after every move.
  *
  * Not covered: the flock (Hills & Sheep shepherds) is only followed, not
- * scored; builders' extra turns and escapes only move figures.
+ * scored; builders' extra turns and escapes only move figures; a city's
+ * `multi` edges (a side it reaches without joining there) are not read.
+ *
+ * Known disagreements, accepted for now where the model computes them
+ * (KNOWN DISAGREEMENTS in oracle_ext.c): under farm_scoring per-city-4
+ * the engine gives a city's winner the largest pig + pig herd bonus of a
+ * single farm touching the city, farms with only a barn, shepherd or pig
+ * included; the model adds the winner's pig and a herd of the farms with
+ * farmers (RULES.md rows 12, 13, 10c).
+ *
+ * ORACLE_EXT_GAME=n plays game n alone (in the first batch), to
+ * reproduce a failure; CARC_PROPERTY_STATS prints what each batch did.
  */
 #include <check.h>
 #include <stdio.h>
@@ -40,8 +52,8 @@
 #include "testutil.h"
 #include "tiles_int.h"
 
-#define GAMES 120
-#define GAMES_PER_TEST 10
+#define GAMES 1200
+#define GAMES_PER_TEST 100
 #define MAX_GAME_MOVES 8192
 
 typedef struct track {
@@ -63,7 +75,7 @@ typedef struct coverage {
 	int completed, paid, ties, hill_ties, inns, cathedrals, besieged, vineyards, mayors, larges, wagons;
 	int challenges, barn_now, barn_joined, pigs, herds, king, robber, trade, barn_final, final_pays, flocks;
 	int skipped; /* payments of a known disagreement */
-	int tiles, moves;
+	int tiles, moves, hill_breaks;
 } coverage;
 
 static track tr;
@@ -450,7 +462,7 @@ static void play(int game)
 	ore_init(&t->o, &t->cfg);
 	carc_rng pick;
 	carc_rng_seed(&pick, (uint64_t)game * 104729 + 11);
-	int pass_pct = (int)carc_rng_below(&pick, 60);
+	int pass_pct = (int)carc_rng_below(&pick, 25);
 
 	tu_events_reset(&ev);
 	carc_game *g = tu_game_new(&t->cfg, &ev.sink);
@@ -476,6 +488,8 @@ static void play(int game)
 	}
 	TU_EQ(t->game_over_events, 1);
 	cov.tiles += carc_board_count(g);
+	cov.hill_ties += t->o.hill_ties;
+	cov.hill_breaks += t->o.hill_breaks;
 	cov.moves += nplayed;
 	free(g);
 }
@@ -491,14 +505,32 @@ START_TEST(test_oracle_games)
 	for (int game = _i * GAMES_PER_TEST; game < (_i + 1) * GAMES_PER_TEST; game++) play(game);
 	if (getenv("CARC_PROPERTY_STATS"))
 		fprintf(stderr,
-		        "batch %d: tiles %d, moves %d, completed %d (paid %d, tied %d), inns %d, cathedrals %d, besieged %d, vineyards %d,"
+		        "batch %d: tiles %d, moves %d, completed %d (paid %d, tied %d), hill ties %d (decided %d), inns %d, cathedrals %d, besieged %d, vineyards %d,"
 		        " large %d, mayors %d, wagons %d, pigs %d, challenges %d, barn now %d, barn joined %d,"
 		        " final pays %d (barn %d, trade %d, king %d, robber %d), flocks %d, known disagreements %d\n",
-		        _i, cov.tiles, cov.moves, cov.completed, cov.paid, cov.ties, cov.inns, cov.cathedrals, cov.besieged, cov.vineyards,
+		        _i, cov.tiles, cov.moves, cov.completed, cov.paid, cov.ties, cov.hill_ties, cov.hill_breaks, cov.inns, cov.cathedrals, cov.besieged, cov.vineyards,
 		        cov.larges, cov.mayors, cov.wagons, cov.pigs, cov.challenges, cov.barn_now, cov.barn_joined,
 		        cov.final_pays, cov.barn_final, cov.trade, cov.king, cov.robber, cov.flocks, cov.skipped);
-	ck_assert_int_ge(cov.completed, 15 * GAMES_PER_TEST);
-	ck_assert_int_ge(cov.final_pays, 10 * GAMES_PER_TEST);
+	/* a hundred games always go through these (about twice these
+	 * numbers); cathedrals, cult challenges, hills deciding a tie and
+	 * farmers joined to a barn come up a few times in most batches */
+	ck_assert_int_ge(cov.completed, 20 * GAMES_PER_TEST);
+	ck_assert_int_ge(cov.paid, 5 * GAMES_PER_TEST);
+	ck_assert_int_ge(cov.ties, 1);
+	ck_assert_int_ge(cov.hill_ties, 20);
+	ck_assert_int_ge(cov.inns, 10);
+	ck_assert_int_ge(cov.besieged, 5);
+	ck_assert_int_ge(cov.vineyards, 3);
+	ck_assert_int_ge(cov.larges + cov.mayors + cov.wagons, 3 * GAMES_PER_TEST);
+	ck_assert_int_ge(cov.mayors, GAMES_PER_TEST);
+	ck_assert_int_ge(cov.wagons, GAMES_PER_TEST);
+	ck_assert_int_ge(cov.pigs, 20);
+	ck_assert_int_ge(cov.barn_now, 10);
+	ck_assert_int_ge(cov.final_pays, 20 * GAMES_PER_TEST);
+	ck_assert_int_ge(cov.barn_final, 10);
+	ck_assert_int_ge(cov.trade, 40);
+	ck_assert_int_ge(cov.king, 30);
+	ck_assert_int_ge(cov.robber, 30);
 }
 END_TEST
 
