@@ -40,7 +40,8 @@
  * farmers (RULES.md rows 12, 13, 10c).
  *
  * ORACLE_EXT_GAME=n plays game n alone (in the first batch), to
- * reproduce a failure; CARC_PROPERTY_STATS prints what each batch did.
+ * reproduce a failure; ORACLE_EXT_STRICT=1 fails on the known
+ * disagreements too; CARC_PROPERTY_STATS prints what each batch did.
  */
 #include <check.h>
 #include <stdio.h>
@@ -129,7 +130,7 @@ static void same_pays(track *t, const carc_game *g, const char *what, ore_pay *w
 {
 	/* a known disagreement: the engine's points, when they are the
 	 * other value the model accepts */
-	for (int i = 0; i < nwant; i++) {
+	for (int i = 0; i < nwant && !getenv("ORACLE_EXT_STRICT"); i++) {
 		if (want[i].alt == want[i].points) continue;
 		for (int j = 0; j < ngot; j++)
 			if (got[j].seat == want[i].seat && got[j].sc == want[i].sc && got[j].root == want[i].root &&
