@@ -182,13 +182,14 @@ static int city_weight(const carc_game *g, int city)
 	return w;
 }
 
-/* Pigs and pig herds: extra points per city for a seat that wins a farm. */
-static int farm_bonus(const carc_game *g, int root, int seat)
+/* Pigs and pig herds: why a seat that wins a farm scores more per city
+ * (CARC_BONUS_* bits, each worth 1 a city). */
+static unsigned farm_bonus(const carc_game *g, int root, int seat)
 {
-	int b = 0;
+	unsigned why = 0;
 	CARC_EXT_EACH(g, CARC_HOOK_FARM_BONUS, e)
-		if (e->farm_bonus) b += e->farm_bonus(g, root, seat);
-	return b;
+		if (e->farm_bonus) why |= e->farm_bonus(g, root, seat);
+	return why;
 }
 
 /* The completed cities of a gathered farm, each counted as many times as
@@ -224,14 +225,21 @@ static void score_farms(carc_game *g, carc_sink *out)
 			unsigned win = winners(g, farms[k].root, farms[k].str);
 			for (int s = 0; s < g->nseats; s++)
 				if (win >> s & 1)
-					carc_add_score(g, s, CARC_SC_FIELD, (per_farm[rule] + farm_bonus(g, farms[k].root, s)) * worth,
+					carc_add_score(g, s, CARC_SC_FIELD, (per_farm[rule] + __builtin_popcount(farm_bonus(g, farms[k].root, s))) * worth,
 					               where, 1, out);
 		}
 		return;
 	}
 	/* First edition: each completed city once, 4 points to the majority of
 	 * the farmers in all the farms that touch it, summed per player.  Cities
-	 * are taken in the order the farms name them, so events are stable. */
+	 * are taken in the order the farms name them, so events are stable.
+	 * Pigs and herds (rows 10c, 12, 13; RULES.md marks this meeting of
+	 * the rules uncertain): a winner's own pig adds 1 and a pig herd adds
+	 * 1, each once a city, when it lies in a farm touching the city in
+	 * which the winner has a farmer, as row 13's "every player who scores
+	 * that farm" reads when the city, not the farm, is what scores.  A herd
+	 * in a farm without the winner's farmers adds nothing, whatever else
+	 * stands there. */
 	uint16_t done[CARC_MAX_NODES / 4];
 	int ndone = 0;
 	for (int k = 0; k < nfarms; k++)
@@ -240,23 +248,25 @@ static void score_farms(carc_game *g, carc_sink *out)
 			for (m = 0; m < ndone && done[m] != city; m++) {}
 			if (m < ndone) continue;
 			if (ndone < (int)(sizeof done / sizeof done[0])) done[ndone++] = (uint16_t)city;
-			int str[CARC_MAX_SEATS] = { 0 }, bonus[CARC_MAX_SEATS] = { 0 }, nroots = 0;
+			int str[CARC_MAX_SEATS] = { 0 }, nroots = 0;
+			unsigned bonus[CARC_MAX_SEATS] = { 0 };
 			uint16_t roots[MAX_FARMS];
 			for (int q = k; q < nfarms; q++)
 				for (int z = 0; z < farms[q].ncities; z++)
 					if (farms[q].cities[z] == city) {
 						roots[nroots++] = (uint16_t)farms[q].root;
 						for (int s = 0; s < g->nseats; s++) {
-							int b = farm_bonus(g, farms[q].root, s);
 							str[s] += farms[q].str[s];
-							if (b > bonus[s]) bonus[s] = b; /* one pig a city */
+							/* a pig or a herd counts where the seat has farmers, once a city */
+							if (farms[q].str[s]) bonus[s] |= farm_bonus(g, farms[q].root, s);
 						}
 					}
 			unsigned win = winners_of(g, roots, nroots, str);
 			int where = carc_feat_first_node(g, city);
 			for (int s = 0; s < g->nseats; s++)
 				if (win >> s & 1)
-					carc_add_score(g, s, CARC_SC_FIELD, (4 + bonus[s]) * city_weight(g, city), where, 1, out);
+					carc_add_score(g, s, CARC_SC_FIELD, (4 + __builtin_popcount(bonus[s])) * city_weight(g, city),
+					               where, 1, out);
 		}
 }
 
@@ -271,7 +281,7 @@ void carc_score_farm_now(carc_game *g, int root, int per_city, carc_sink *out)
 	unsigned win = winners(g, root, fm.str);
 	int worth = farm_worth(g, &fm), where = carc_feat_first_node(g, root);
 	for (int s = 0; s < g->nseats; s++)
-		if (win >> s & 1) carc_add_score(g, s, CARC_SC_FIELD, (per_city + farm_bonus(g, root, s)) * worth, where, 0, out);
+		if (win >> s & 1) carc_add_score(g, s, CARC_SC_FIELD, (per_city + __builtin_popcount(farm_bonus(g, root, s))) * worth, where, 0, out);
 	CARC_FIGS_IN(g, followers_on, i) {
 		const carc_fig *f = &g->figs[i];
 		if (f->node != CARC_NONE && carc_feat_root(g, f->node) == root) carc_return_figure(g, (int)i, CARC_WHY_BARN, out);

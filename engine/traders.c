@@ -214,13 +214,15 @@ static int farm_has_herd(const carc_game *g, int root)
 	return 0;
 }
 
-static int pig_bonus(const carc_game *g, int root, int seat)
+static unsigned pig_bonus(const carc_game *g, int root, int seat)
 {
-	int pig = 0, slot = g->trade_fig[seat][1];
+	unsigned why = 0;
+	int slot = g->trade_fig[seat][1];
 	root = carc_feat_root_c(g, root);
-	if (!g->in_supply[seat][CARC_FIG_PIG] && slot != FIG_NONE) /* each seat has one pig: at home, it is in no farm */
-		pig = g->figs[slot].node != CARC_NONE && carc_feat_root_c(g, g->figs[slot].node) == root;
-	return pig + farm_has_herd(g, root);
+	if (!g->in_supply[seat][CARC_FIG_PIG] && slot != FIG_NONE && /* each seat has one pig: at home, it is in no farm */
+	    g->figs[slot].node != CARC_NONE && carc_feat_root_c(g, g->figs[slot].node) == root)
+		why |= CARC_BONUS_PIG;
+	return farm_has_herd(g, root) ? why | CARC_BONUS_HERD : why;
 }
 
 /* ---- every placement ----------------------------------------------------------------------- */
