@@ -339,7 +339,7 @@ static void add_pay(ore_pay *pay, int *npay, int seat, int sc, int points, int r
 {
 	if (points <= 0) return; /* nothing is paid, no event */
 	TU_LT(*npay, ORE_MAX_PAY);
-	pay[(*npay)++] = (ore_pay){ seat, sc, points, root, points };
+	pay[(*npay)++] = (ore_pay){ seat, sc, points, root };
 }
 
 static int sc_of(int kind)
@@ -512,18 +512,8 @@ void ore_pay_farm_now(ore *o, int farm, int per_city, ore_pay *pay, int *npay)
 void ore_final(ore *o, ore_pay *pay, int *npay)
 {
 	static int roots[ORE_MAX_FIGS], farms[MAX_FARMS], fcities[MAX_FARMS][MAX_FARM_CITIES], nfc[MAX_FARMS];
-	static int others[ORE_MAX_FIGS];
-	int nroots = 0, nfarms = 0, nother = 0;
+	int nroots = 0, nfarms = 0;
 	*npay = 0;
-	/* farms where only figures that are not followers stand (for the
-	 * known disagreement below) */
-	for (int f = 0; f < ORE_MAX_FIGS; f++) {
-		if (o->fig_seg[f] < 0 || ore_is_follower(o->fig_kind[f]) || o->segs[o->fig_seg[f]].kind != CARC_F_FIELD) continue;
-		int r = ore_root(o, o->fig_seg[f]), k;
-		if (ore_has_followers(o, r)) continue;
-		for (k = 0; k < nother && others[k] != r; k++) {}
-		if (k == nother) others[nother++] = r;
-	}
 	/* every feature that holds a follower, once (2.1 End) */
 	for (int f = 0; f < ORE_MAX_FIGS; f++) {
 		if (o->fig_seg[f] < 0 || !ore_is_follower(o->fig_kind[f])) continue;
@@ -549,8 +539,8 @@ void ore_final(ore *o, ore_pay *pay, int *npay)
 		} else {
 			/* row 10c: each completed city that a farm with farmers
 			 * touches, once, to the majority of the farmers of all those
-			 * farms together; 4 a city (+1 for a winner's pig in one of
-			 * them, +1 for a pig herd in one of them), twice if besieged */
+			 * farms together; 4 a city (+ the pig and herd below), twice
+			 * if besieged */
 			for (int k = 0; k < nfarms; k++) nfc[k] = farm_cities(o, farms[k], fcities[k], MAX_FARM_CITIES);
 			static int cities[MAX_FARMS * 8];
 			int ncities = 0;
@@ -570,43 +560,21 @@ void ore_final(ore *o, ore_pay *pay, int *npay)
 						if (fcities[k][j] == city) touching[nt++] = farms[k];
 				strengths(o, touching, nt, str);
 				unsigned win = winners(o, touching, nt, str);
-				int herd = 0;
-				for (int k = 0; k < nt; k++) herd |= herd_in(o, touching[k]);
-				/* KNOWN DISAGREEMENTS (skipped: the engine's points are
-				 * accepted as `alt`; see the report in the commit that
-				 * added them):
-				 * 1. the engine also adds the pig herd of a farm with no
-				 *    farmers that touches the city, when a barn, shepherd
-				 *    or pig stands in that farm; row 13 gives the herd's +1
-				 *    only to "every player who scores that farm", and a
-				 *    farm without farmers is scored by nobody (nor does a
-				 *    figure that is not a follower change that, 1.1);
-				 * 2. the engine takes the largest pig + herd bonus of any
-				 *    one farm touching the city, so a winner's pig in one
-				 *    farm and a herd in another give +1, not +2; row 13
-				 *    says the herd "stacks with a player's own pig", and
-				 *    the city is scored once for all its farms (10c).
-				 * The engine's value: 4 + the best (pig + herd) of the
-				 * farms that touch the city and hold any figure. */
+				/* rows 12, 13 read for 10c: a winner's own pig and a pig
+				 * herd each add 1, once a city, from a touching farm in
+				 * which the winner has a farmer (the winner "scores that
+				 * farm"); a herd where the winner has none adds nothing */
 				int w = city_weight(o, city);
 				for (int s = 0; s < o->nseats; s++) {
 					if (!(win >> s & 1)) continue;
-					int pig = 0, best = 0;
-					for (int k = 0; k < nt; k++) pig |= pig_in(o, s, touching[k]);
-					add_pay(pay, npay, s, CARC_SC_FIELD, (4 + pig + herd) * w, city);
+					int pig = 0, herd = 0, own[CARC_MAX_SEATS];
 					for (int k = 0; k < nt; k++) {
-						int b = pig_in(o, s, touching[k]) + herd_in(o, touching[k]);
-						if (b > best) best = b;
+						strengths(o, &touching[k], 1, own);
+						if (!own[s]) continue;
+						pig |= pig_in(o, s, touching[k]);
+						herd |= herd_in(o, touching[k]);
 					}
-					for (int k = 0; k < nother; k++) {
-						int oc[MAX_FARM_CITIES], no = farm_cities(o, others[k], oc, MAX_FARM_CITIES);
-						for (int j = 0; j < no; j++)
-							if (oc[j] == city) {
-								int b = pig_in(o, s, others[k]) + herd_in(o, others[k]);
-								if (b > best) best = b;
-							}
-					}
-					pay[*npay - 1].alt = (4 + best) * w;
+					add_pay(pay, npay, s, CARC_SC_FIELD, (4 + pig + herd) * w, city);
 				}
 			}
 		}

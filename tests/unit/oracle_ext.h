@@ -36,11 +36,9 @@ typedef struct ore_seg {
 } ore_seg;
 
 /* One payment: `points` of kind `sc` to `seat` for the feature whose
- * root is `root` (-1: tokens, no place).  `alt`: other points accepted
- * instead, where the engine is known to disagree (the same as `points`
- * everywhere else; see the KNOWN DISAGREEMENT notes in oracle_ext.c). */
+ * root is `root` (-1: tokens, no place). */
 typedef struct ore_pay {
-	int seat, sc, points, root, alt;
+	int seat, sc, points, root;
 } ore_pay;
 
 typedef struct ore {

@@ -32,16 +32,12 @@
  * scored; builders' extra turns and escapes only move figures; a city's
  * `multi` edges (a side it reaches without joining there) are not read.
  *
- * Known disagreements, accepted for now where the model computes them
- * (KNOWN DISAGREEMENTS in oracle_ext.c): under farm_scoring per-city-4
- * the engine gives a city's winner the largest pig + pig herd bonus of a
- * single farm touching the city, farms with only a barn, shepherd or pig
- * included; the model adds the winner's pig and a herd of the farms with
- * farmers (RULES.md rows 12, 13, 10c).
+ * Under farm_scoring per-city-4, a winner's own pig and a pig herd each
+ * add 1 to a city, once, from a touching farm where the winner has a
+ * farmer (RULES.md rows 10c, 12, 13; the engine reads them so too).
  *
  * ORACLE_EXT_GAME=n plays game n alone (in the first batch), to
- * reproduce a failure; ORACLE_EXT_STRICT=1 fails on the known
- * disagreements too; CARC_PROPERTY_STATS prints what each batch did.
+ * reproduce a failure; CARC_PROPERTY_STATS prints what each batch did.
  */
 #include <check.h>
 #include <stdio.h>
@@ -75,7 +71,6 @@ typedef struct track {
 typedef struct coverage {
 	int completed, paid, ties, hill_ties, inns, cathedrals, besieged, vineyards, mayors, larges, wagons;
 	int challenges, barn_now, barn_joined, pigs, herds, king, robber, trade, barn_final, final_pays, flocks;
-	int skipped; /* payments of a known disagreement */
 	int tiles, moves, hill_breaks;
 } coverage;
 
@@ -128,18 +123,6 @@ static int pay_cmp(const void *a, const void *b)
  * has that the other does not. */
 static void same_pays(track *t, const carc_game *g, const char *what, ore_pay *want, int nwant, ore_pay *got, int ngot)
 {
-	/* a known disagreement: the engine's points, when they are the
-	 * other value the model accepts */
-	for (int i = 0; i < nwant && !getenv("ORACLE_EXT_STRICT"); i++) {
-		if (want[i].alt == want[i].points) continue;
-		for (int j = 0; j < ngot; j++)
-			if (got[j].seat == want[i].seat && got[j].sc == want[i].sc && got[j].root == want[i].root &&
-			    got[j].points == want[i].alt) {
-				want[i].points = want[i].alt;
-				cov.skipped++;
-				break;
-			}
-	}
 	qsort(want, (size_t)nwant, sizeof *want, pay_cmp);
 	qsort(got, (size_t)ngot, sizeof *got, pay_cmp);
 	int same = nwant == ngot;
@@ -307,7 +290,7 @@ static void on_scored(track *t, const carc_game *g, const carc_event *e)
 	TU_ASSERT_MSG(e->seat >= 0 && e->seat < t->nseats, "scored for seat %d", e->seat);
 	TU_GT(e->points, 0);
 	int root = e->port < CARC_PORT_COUNT ? ore_root(&t->o, seg_at(t, e->x, e->y, e->port)) : -1;
-	ore_pay p = { e->seat, e->fkind, e->points, root, e->points };
+	ore_pay p = { e->seat, e->fkind, e->points, root };
 	if (e->final) {
 		TU_ASSERT_MSG(t->over, "final points before the end");
 		TU_LT(t->nfgot, ORE_MAX_PAY);
@@ -508,10 +491,10 @@ START_TEST(test_oracle_games)
 		fprintf(stderr,
 		        "batch %d: tiles %d, moves %d, completed %d (paid %d, tied %d), hill ties %d (decided %d), inns %d, cathedrals %d, besieged %d, vineyards %d,"
 		        " large %d, mayors %d, wagons %d, pigs %d, challenges %d, barn now %d, barn joined %d,"
-		        " final pays %d (barn %d, trade %d, king %d, robber %d), flocks %d, known disagreements %d\n",
+		        " final pays %d (barn %d, trade %d, king %d, robber %d), flocks %d\n",
 		        _i, cov.tiles, cov.moves, cov.completed, cov.paid, cov.ties, cov.hill_ties, cov.hill_breaks, cov.inns, cov.cathedrals, cov.besieged, cov.vineyards,
 		        cov.larges, cov.mayors, cov.wagons, cov.pigs, cov.challenges, cov.barn_now, cov.barn_joined,
-		        cov.final_pays, cov.barn_final, cov.trade, cov.king, cov.robber, cov.flocks, cov.skipped);
+		        cov.final_pays, cov.barn_final, cov.trade, cov.king, cov.robber, cov.flocks);
 	/* a hundred games always go through these (about twice these
 	 * numbers); cathedrals, cult challenges, hills deciding a tie and
 	 * farmers joined to a barn come up a few times in most batches */
