@@ -8,6 +8,8 @@ import unittest
 
 import harness
 from harness import carcd
+from crafted import (ABBEY_MOVES, ABBEY_TILES, DRAW, ESCAPE_MOVES, ESCAPE_TILES, FLOCK_MOVES, FLOCK_START, PASS,
+                     WAGON_MOVES, WAGON_TILES, Table, deploy, of_type, place)
 
 daemon, setUpModule, tearDownModule = harness.module_daemon()
 
@@ -115,18 +117,6 @@ GAMES = [
     (6, 4, "unix", "msgpack", True),
     (6, 6, "tcp", "json", False),
 ]
-
-
-def place(tile, x, y, rot):
-    return {"type": "place_tile", "tile": tile, "x": x, "y": y, "rot": rot}
-
-
-def deploy(x, y, at, kind="follower"):
-    return {"type": "deploy", "kind": kind, "x": x, "y": y, "at": at}
-
-
-PASS = {"type": "pass"}
-DRAW = {"type": "draw"}
 
 
 def other_transport(transport, encoding):
@@ -565,49 +555,6 @@ class RandomGames(unittest.TestCase):
         self.assertEqual({p.nseats for p in self.games}, {2, 3, 4, 5, 6})
 
 
-class Table:
-    """A crafted game: every seat's token, moves checked against legal_moves."""
-
-    def __init__(self, test, client, players, **options):
-        self.t, self.c = test, client
-        self.g = client.new_game(players, **options)
-        self.game = self.g["game"]
-        self.tokens = [s["token"] for s in self.g["seats"]]
-
-    def legal(self, seat=None):
-        return self.c.legal_moves(self.game, seat=seat)
-
-    def state(self):
-        return self.c.state(self.game)
-
-    def play(self, *moves):
-        """Play moves (each must be listed); the events of the last."""
-        res = None
-        for move in moves:
-            lm = self.legal()
-            self.t.assertIn(move, lm["moves"], "not listed in phase %s" % lm["phase"])
-            res = self.c.apply_move(self.game, move, token=self.tokens[lm["seat"]], seq=lm["seq"])
-            self.t.assertEqual(res["seq"], lm["seq"] + 1)
-        return res["events"]
-
-    def refuse(self, move, code, token="due"):
-        """move is answered with code and changes nothing; the message."""
-        before, lm = self.state(), self.legal()
-        if token == "due":
-            token = self.tokens[lm["seat"]]
-        with self.t.assertRaises(carcd.Error, msg="%s was accepted" % (move,)) as cm:
-            self.c.apply_move(self.game, move, token=token)
-        self.t.assertEqual(cm.exception.code, code, "%s: %s" % (move, cm.exception))
-        self.t.assertIsInstance(cm.exception.message, str)
-        self.t.assertTrue(cm.exception.message)
-        self.t.assertEqual(self.state(), before, "%s changed the game" % (move,))
-        self.t.assertEqual(self.legal(), lm)
-        return cm.exception.message
-
-    def supply(self, seat):
-        return self.state()["seats"][seat]["supply"]
-
-
 def check_scored(test, events, expected):
     """The scored events are expected, a list of (seat, points, feature,
     final, tiles) in any order; the event may name its feature by any of its
@@ -620,34 +567,6 @@ def check_scored(test, events, expected):
     for e, x in zip(got, expected):
         test.assertIn((e["x"], e["y"]), x[4], e)
         test.assertIn(e["at"], PORTS, e)
-
-
-def of_type(events, *types):
-    return [e for e in events if e["type"] in types]
-
-
-# The abbey board of tests/scenarios/am-02: after these moves (0,-1) is a
-# hole and seat 0's turn begins with nothing drawn.
-ABBEY_TILES = ["BA/LR", "BA/Rr", "BA/Rr", "BA/C", "BA/C", "BA/C", "BA/RFr", "BA/C"]
-ABBEY_MOVES = [place("BA/LR", -1, 0, 270), deploy(-1, 0, "E"), place("BA/Rr", 1, 0, 90), PASS,
-               place("BA/Rr", 1, -1, 0), PASS, place("BA/C", -1, -1, 90), deploy(-1, -1, "E"),
-               place("BA/C", 1, -2, 0), PASS, place("BA/C", 0, -2, 180), PASS]
-
-# tests/scenarios/am-05: seat 0's wagon on a road that seat 1's tile completes.
-WAGON_TILES = ["BA/RRR", "BA/RFr", "BA/LR", "BA/LR", "BA/RFr"]
-WAGON_MOVES = [place("BA/RRR", 1, 0, 0), deploy(1, 0, "W", "wagon"), place("BA/RFr", 2, 0, 0),
-               deploy(2, 0, "E"), place("BA/LR", 1, 1, 180), PASS, place("BA/LR", -1, 0, 270), PASS]
-
-# tests/scenarios/hills-09: two shepherds whose farms seat 0's third tile joins.
-FLOCK_START = [{"tile": "BA/RFr", "x": 0, "y": 0, "rot": 0}, {"tile": "BA/RFr", "x": 2, "y": 0, "rot": 0}]
-FLOCK_MOVES = [place("BA/RFr", -1, 0, 0), deploy(-1, 0, "ER", "shepherd"), place("BA/RFr", 3, 0, 0),
-               deploy(3, 0, "ER", "shepherd"), place("BA/RFr", 1, 0, 0), PASS]
-
-# tests/scenarios/cathars-06, with a second follower of seat 0 on a road:
-# seat 0's follower in the besieged city may escape at the end of its turn.
-ESCAPE_TILES = ["SI.CA/Cc", "BA/L", "BA/RFr", "BA/RFr"]
-ESCAPE_MOVES = [place("SI.CA/Cc", 0, -1, 180), deploy(0, -1, "E"), place("BA/L", -1, -1, 0),
-                deploy(-1, -1, "cloister"), place("BA/RFr", 1, 0, 0), deploy(1, 0, "E")]
 
 
 class TwoClients(unittest.TestCase):
@@ -681,7 +600,7 @@ class Crafted(TwoClients):
         self.assertEqual(st["tiles_left"], 2)
         self.assertEqual([s["supply"]["abbey"] for s in st["seats"]], [1, 1])
         # seat 0 draws instead
-        self.assertEqual(t.play(DRAW), [{"type": "tile_drawn", "seat": 0, "tile": "BA/RFr"}])
+        self.assertEqual(t.events(DRAW), [{"type": "tile_drawn", "seat": 0, "tile": "BA/RFr"}])
         lm = t.legal()
         self.assertEqual((lm["phase"], lm["seat"]), ("tile", 0))
         self.assertTrue(lm["moves"])
@@ -692,12 +611,12 @@ class Crafted(TwoClients):
         lm = t.legal()
         self.assertEqual((lm["phase"], lm["seat"]), ("tile", 1))
         self.assertCountEqual(lm["moves"], [{"type": "place_abbey", "x": 0, "y": -1}, DRAW])
-        evs = t.play({"type": "place_abbey", "x": 0, "y": -1})
+        evs = t.events({"type": "place_abbey", "x": 0, "y": -1})
         self.assertEqual(evs, [{"type": "tile_placed", "seat": 1, "tile": "AM/A", "x": 0, "y": -1, "rot": 0}])
         lm = t.legal()
         self.assertEqual((lm["phase"], lm["seat"]), ("action", 1))
         self.assertCountEqual(lm["moves"], [deploy(0, -1, "cloister"), deploy(0, -1, "cloister", "wagon"), PASS])
-        evs = t.play(deploy(0, -1, "cloister"))
+        evs = t.events(deploy(0, -1, "cloister"))
         self.assertEqual(evs[0], {"type": "deployed", "seat": 1, "figure": "1.follower.2", "kind": "follower",
                                   "x": 0, "y": -1, "at": "cloister", "ports": ["cloister"], "feature": "cloister"})
         # the abbey's walls close the road (4 tiles) and the cities around it
@@ -712,7 +631,7 @@ class Crafted(TwoClients):
         self.assertEqual([s["supply"]["abbey"] for s in st["seats"]], [1, 0])
         self.assertEqual(st["tile"], {"id": "BA/C", "drawn_by": 0})
         self.assertEqual({m["type"] for m in t.legal()["moves"]}, {"place_tile"})
-        evs = t.play(place("BA/C", 2, 0, 0), PASS)
+        evs = t.events(place("BA/C", 2, 0, 0), PASS)
         check_scored(self, evs, [(1, 8, "cloister", True, {(0, -1)})])
         self.assertEqual(evs[-1], {"type": "game_over", "scores": [4, 10]})
 
@@ -725,10 +644,10 @@ class Crafted(TwoClients):
         for tile, where in (("BA/RFr", (-2, 0, 90)), ("BA/C", (2, 0, 0))):
             lm = t.legal()
             self.assertCountEqual(lm["moves"], [{"type": "place_abbey", "x": 0, "y": -1}, DRAW])
-            self.assertEqual(t.play(DRAW), [{"type": "tile_drawn", "seat": 0, "tile": tile}])
-            evs = t.play(place(tile, *where))
+            self.assertEqual(t.events(DRAW), [{"type": "tile_drawn", "seat": 0, "tile": tile}])
+            evs = t.events(place(tile, *where))
             if t.legal()["phase"] == "action":
-                evs = t.play(PASS)
+                evs = t.events(PASS)
         self.assertEqual(evs, [{"type": "turn", "seat": 0}])
         lm = t.legal()
         self.assertEqual((lm["phase"], lm["seat"]), ("abbey_final", 0))
@@ -736,14 +655,14 @@ class Crafted(TwoClients):
         self.assertEqual(t.legal(seat=0)["moves"], lm["moves"])
         t.refuse(DRAW, "illegal_move")
         t.refuse({"type": "place_abbey", "x": 3, "y": 0}, "illegal_move")
-        evs = t.play({"type": "place_abbey", "x": 0, "y": -1})
+        evs = t.events({"type": "place_abbey", "x": 0, "y": -1})
         self.assertEqual(evs, [{"type": "tile_placed", "seat": 0, "tile": "AM/A", "x": 0, "y": -1, "rot": 0}])
         self.assertEqual(t.supply(0)["abbey"], 0)
         # a figure may go onto it, then the walls close the road and the game ends
         lm = t.legal()
         self.assertEqual((lm["phase"], lm["seat"]), ("action", 0))
         self.assertCountEqual(lm["moves"], [deploy(0, -1, "cloister"), deploy(0, -1, "cloister", "wagon"), PASS])
-        evs = t.play(deploy(0, -1, "cloister"))
+        evs = t.events(deploy(0, -1, "cloister"))
         self.assertEqual(evs[0]["figure"], "0.follower.2")
         check_scored(self, evs, [(0, 4, "road", False, {(-1, 0), (0, 0), (1, 0), (1, -1)}),
                                  (0, 8, "cloister", True, {(0, -1)})])
@@ -754,10 +673,10 @@ class Crafted(TwoClients):
 
     def test_wagon_moves_after_its_road_scored(self):
         t = Table(self, self.c, ["ann", "bob"], expansions=["base", "abbey-mayor"], tiles=WAGON_TILES, seed=5)
-        evs = t.play(*WAGON_MOVES[:2])
+        evs = t.events(*WAGON_MOVES[:2])
         self.assertEqual(evs[0]["figure"], "0.wagon.1")
         self.assertEqual(t.supply(0)["wagon"], 0)
-        evs = t.play(*WAGON_MOVES[2:])
+        evs = t.events(*WAGON_MOVES[2:])
         check_scored(self, evs, [(0, 3, "road", False, {(-1, 0), (0, 0), (1, 0)})])
         self.assertEqual(of_type(evs, "returned"),
                          [{"type": "returned", "seat": 0, "figure": "0.wagon.1", "why": "scored"}])
@@ -769,7 +688,7 @@ class Crafted(TwoClients):
         self.assertEqual(lm["moves"], [{"type": "move_wagon", "x": -1, "y": 0, "at": "cloister"}, PASS])
         self.assertEqual(t.legal(seat=1)["moves"], [])
         self.assertEqual(t.supply(0)["wagon"], 1)
-        evs = t.play({"type": "move_wagon", "x": -1, "y": 0, "at": "cloister"})
+        evs = t.events({"type": "move_wagon", "x": -1, "y": 0, "at": "cloister"})
         self.assertEqual(evs, [{"type": "deployed", "seat": 0, "figure": "0.wagon.1", "kind": "wagon",
                                 "x": -1, "y": 0, "at": "cloister", "ports": ["cloister"], "feature": "cloister"},
                                {"type": "turn", "seat": 0},
@@ -778,7 +697,7 @@ class Crafted(TwoClients):
         figs = {(b["x"], b["y"]): b["figures"] for b in t.state()["board"]}
         self.assertEqual(figs[(-1, 0)], [{"id": "0.wagon.1", "kind": "wagon", "at": "cloister", "ports": ["cloister"],
                                           "feature": "cloister"}])
-        evs = t.play(place("BA/RFr", 3, 0, 0), PASS)
+        evs = t.events(place("BA/RFr", 3, 0, 0), PASS)
         check_scored(self, evs, [(0, 2, "cloister", True, {(-1, 0)}),
                                  (1, 3, "road", True, {(1, 0), (2, 0), (3, 0)})])
         self.assertEqual(evs[-1], {"type": "game_over", "scores": [5, 3]})
@@ -786,20 +705,20 @@ class Crafted(TwoClients):
     def test_wagon_pass_stays_home(self):
         t = Table(self, self.j, ["ann", "bob"], expansions=["base", "abbey-mayor"], tiles=WAGON_TILES, seed=5)
         t.play(*WAGON_MOVES)
-        evs = t.play(PASS)
+        evs = t.events(PASS)
         self.assertEqual(evs, [{"type": "turn", "seat": 0}, {"type": "tile_drawn", "seat": 0, "tile": "BA/RFr"}])
         self.assertEqual(t.supply(0)["wagon"], 1)
 
     def flock_game(self, client):
         t = Table(self, client, ["ann", "bob"], expansions=["base", "hills-sheep"], start=FLOCK_START,
                   bag=[3, 2, 4, "wolf"], tiles=["BA/RFr"] * 6, seed=5)
-        evs = t.play(*FLOCK_MOVES[:2])
+        evs = t.events(*FLOCK_MOVES[:2])
         self.assertEqual(evs[:2], [{"type": "deployed", "seat": 0, "figure": "0.shepherd.1", "kind": "shepherd",
                                     "x": -1, "y": 0, "at": "ER", "ports": ["ER", "SL", "SR", "WL"], "feature": "field"},
                                    {"type": "sheep_drawn", "seat": 0, "x": -1, "y": 0, "token": 3}])
-        evs = t.play(*FLOCK_MOVES[2:4])
+        evs = t.events(*FLOCK_MOVES[2:4])
         self.assertEqual(evs[1], {"type": "sheep_drawn", "seat": 1, "x": 3, "y": 0, "token": 2})
-        evs = t.play(*FLOCK_MOVES[4:])
+        evs = t.events(*FLOCK_MOVES[4:])
         self.assertEqual(evs, [])
         return t
 
@@ -809,15 +728,15 @@ class Crafted(TwoClients):
         self.assertEqual((lm["phase"], lm["seat"]), ("flock", 0))
         self.assertEqual(lm["moves"], [{"type": "flock", "choice": "expand"}, {"type": "flock", "choice": "gather"}])
         self.assertEqual(t.legal(seat=1)["moves"], [])
-        evs = t.play({"type": "flock", "choice": "expand"})
+        evs = t.events({"type": "flock", "choice": "expand"})
         self.assertEqual(evs, [{"type": "sheep_drawn", "seat": 0, "x": -1, "y": 0, "token": 4},
                                {"type": "turn", "seat": 1}, {"type": "tile_drawn", "seat": 1, "tile": "BA/RFr"}])
-        evs = t.play(place("BA/RFr", 4, 0, 0), PASS)
+        evs = t.events(place("BA/RFr", 4, 0, 0), PASS)
         self.assertEqual(evs, [])
         lm = t.legal()
         self.assertEqual((lm["phase"], lm["seat"]), ("flock", 1))
         self.assertEqual(lm["moves"], [{"type": "flock", "choice": "expand"}, {"type": "flock", "choice": "gather"}])
-        evs = t.play({"type": "flock", "choice": "gather"})
+        evs = t.events({"type": "flock", "choice": "gather"})
         # 3 + 4 + 2 sheep in the farm: every shepherd owner there scores 9
         farm = {(x, 0) for x in range(-1, 5)}
         check_scored(self, evs, [(0, 9, "flock", False, farm), (1, 9, "flock", False, farm)])
@@ -831,7 +750,7 @@ class Crafted(TwoClients):
     def test_flock_expand_draws_the_wolf(self):
         t = self.flock_game(self.j)
         t.play({"type": "flock", "choice": "expand"}, place("BA/RFr", 4, 0, 0), PASS)
-        evs = t.play({"type": "flock", "choice": "expand"})
+        evs = t.events({"type": "flock", "choice": "expand"})
         self.assertEqual(evs[:3], [{"type": "sheep_drawn", "seat": 1, "x": 3, "y": 0, "token": "wolf"},
                                    {"type": "returned", "seat": 0, "figure": "0.shepherd.1", "why": "wolf"},
                                    {"type": "returned", "seat": 1, "figure": "1.shepherd.1", "why": "wolf"}])
@@ -840,10 +759,10 @@ class Crafted(TwoClients):
 
     def escape_game(self, client):
         t = Table(self, client, ["ann", "bob"], expansions=["base", "cathars"], tiles=ESCAPE_TILES, seed=5)
-        self.assertEqual(t.play(*ESCAPE_MOVES[:2])[0]["figure"], "0.follower.1")
+        self.assertEqual(t.events(*ESCAPE_MOVES[:2])[0]["figure"], "0.follower.1")
         # no cloister next to the siege tile yet: no escape decision
         self.assertEqual((t.legal()["phase"], t.legal()["seat"]), ("tile", 1))
-        evs = t.play(*ESCAPE_MOVES[2:])
+        evs = t.events(*ESCAPE_MOVES[2:])
         self.assertEqual(evs, [{"type": "deployed", "seat": 0, "figure": "0.follower.2", "kind": "follower",
                                 "x": 1, "y": 0, "at": "E", "ports": ["E", "W"], "feature": "road"}])
         return t
@@ -855,25 +774,25 @@ class Crafted(TwoClients):
         self.assertEqual(lm["moves"], [{"type": "escape", "figure": "0.follower.1"}, PASS])
         self.assertEqual(t.legal(seat=1)["moves"], [])
         self.assertEqual(t.supply(0)["follower"], 5)
-        evs = t.play({"type": "escape", "figure": "0.follower.1"})
+        evs = t.events({"type": "escape", "figure": "0.follower.1"})
         self.assertEqual(evs, [{"type": "returned", "seat": 0, "figure": "0.follower.1", "why": "escape"},
                                {"type": "turn", "seat": 1}, {"type": "tile_drawn", "seat": 1, "tile": "BA/RFr"}])
         self.assertEqual(t.supply(0)["follower"], 6)
         figs = {(b["x"], b["y"]): b["figures"] for b in t.state()["board"]}
         self.assertEqual(figs[(0, -1)], [])
-        evs = t.play(place("BA/RFr", -1, 0, 0), PASS)
+        evs = t.events(place("BA/RFr", -1, 0, 0), PASS)
         check_scored(self, evs, [(0, 3, "road", True, {(-1, 0), (0, 0), (1, 0)}),
                                  (1, 4, "cloister", True, {(-1, -1)})])
 
     def test_escape_pass_keeps_the_follower(self):
         t = self.escape_game(self.j)
-        evs = t.play(PASS)
+        evs = t.events(PASS)
         self.assertEqual(evs, [{"type": "turn", "seat": 1}, {"type": "tile_drawn", "seat": 1, "tile": "BA/RFr"}])
         figs = {(b["x"], b["y"]): b["figures"] for b in t.state()["board"]}
         self.assertEqual(figs[(0, -1)], [{"id": "0.follower.1", "kind": "follower", "at": "E", "ports": ["E", "S"],
                                          "feature": "city"}])
         # only the player on turn may free followers: none at the end of seat 1's turn
-        evs = t.play(place("BA/RFr", -1, 0, 0), PASS)
+        evs = t.events(place("BA/RFr", -1, 0, 0), PASS)
         self.assertFalse(of_type(evs, "returned"))
         # the besieged city is incomplete: seat 0's follower there scores nothing
         check_scored(self, evs, [(0, 3, "road", True, {(-1, 0), (0, 0), (1, 0)}),
@@ -974,7 +893,7 @@ class BadInput(TwoClients):
                 t.refuse(move, code)
         t.refuse({"type": "flock", "choice": "gather"}, "not_your_turn", token=t.tokens[1])
         t.refuse({"type": "flock", "choice": "gather"}, "forbidden", token="f" * 32)
-        self.assertEqual(t.play({"type": "flock", "choice": "gather"})[0]["feature"], "flock")
+        self.assertEqual(t.events({"type": "flock", "choice": "gather"})[0]["feature"], "flock")
 
     def test_escape_phase(self):
         t = Table(self, self.c, ["ann", "bob"], expansions=["base", "cathars"], tiles=ESCAPE_TILES, seed=5)
@@ -1105,13 +1024,13 @@ class BadInput(TwoClients):
         lm = t.legal()
         self.assertEqual([m for m in lm["moves"] if m.get("kind") == "barn"], [deploy(1, 1, "nw", "barn")])
         t.refuse(deploy(1, 1, "ne", "barn"), "illegal_move")
-        evs = t.play(deploy(1, 1, "nw", "barn"))
+        evs = t.events(deploy(1, 1, "nw", "barn"))
         self.assertEqual(evs[0], {"type": "deployed", "seat": 0, "figure": "0.barn.1", "kind": "barn",
                                   "x": 1, "y": 1, "at": "nw", "ports": ["nw"], "feature": "field"})
         check_scored(self, evs, [(1, 6, "field", False, {(0, 0), (1, 0), (0, 1), (1, 1)})])
         self.assertEqual(of_type(evs, "returned"),
                          [{"type": "returned", "seat": 1, "figure": "1.follower.1", "why": "barn"}])
-        evs = t.play(place("BA/RFr", 2, 0, 0), PASS)
+        evs = t.events(place("BA/RFr", 2, 0, 0), PASS)
         check_scored(self, evs, [(0, 8, "barn", True, {(0, 0), (1, 0), (0, 1), (1, 1), (2, 0)})])
         self.assertEqual(evs[-1], {"type": "game_over", "scores": [8, 6]})
 

@@ -14,38 +14,13 @@ import unittest
 
 import harness
 from harness import carcd
+from crafted import (ABBEY_MOVES, ABBEY_TILES, DRAW, ESCAPE_MOVES, ESCAPE_TILES, FINAL_MOVES, FINAL_TILES,
+                     FLOCK_MOVES, FLOCK_START, PASS, RING_START, WAGONS_MOVES, WAGONS_TILES, Table, abbey,
+                     deploy, escape, flock, of_type, place, wagon)
 
 daemon, setUpModule, tearDownModule = harness.module_daemon()
 
 AM = ["base", "abbey-mayor"]
-PASS = {"type": "pass"}
-DRAW = {"type": "draw"}
-
-
-def place(tile, x, y, rot):
-    return {"type": "place_tile", "tile": tile, "x": x, "y": y, "rot": rot}
-
-
-def deploy(x, y, at, kind="follower"):
-    return {"type": "deploy", "kind": kind, "x": x, "y": y, "at": at}
-
-
-def wagon(x, y, at):
-    return {"type": "move_wagon", "x": x, "y": y, "at": at}
-
-
-def abbey(x, y):
-    return {"type": "place_abbey", "x": x, "y": y}
-
-
-def escape(figure):
-    return {"type": "escape", "figure": figure}
-
-
-def flock(choice):
-    return {"type": "flock", "choice": choice}
-
-
 # Section 5's move types of the expansions carcd does not play yet, each
 # well formed: in a game without them each is an illegal_move.
 UNBUILT_MOVES = [
@@ -63,113 +38,6 @@ UNBUILT_MOVES = [
     {"type": "catapult_result", "token": "target", "landed": None},
     {"type": "catapult_result", "token": "knockout", "landed": {"x": 0.5, "y": -1.25}, "hit": []},
 ]
-
-# tests/scenarios/am-11: three seats; seat 1's tile completes seat 0's
-# wagon road and seat 2's wagon road at once.  The wagons decide clockwise
-# from seat 1, the player on turn: seat 2, then seat 0.
-WAGONS_TILES = ["BA/RRR", "BA/L", "BA/LR", "BA/RFr", "BA/RRR", "BA/RFr"]
-WAGONS_MOVES = [place("BA/RRR", 1, 0, 0), deploy(1, 0, "W", "wagon"), place("BA/L", 0, 1, 0), PASS,
-                place("BA/LR", -1, 1, 180), deploy(-1, 1, "N", "wagon"), place("BA/RFr", 2, 0, 0), PASS,
-                place("BA/RRR", -1, 0, 0), PASS]
-
-# A cloister ringed by seven start tiles: seat 0 puts its wagon on it, and
-# seat 1's tile completes it.  Nothing is connected to an all-field cloister.
-RING = [(-1, -1), (0, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (0, 1)]
-RING_START = [{"tile": "BA/L", "x": x, "y": y, "rot": 0} for x, y in RING]
-
-# tests/scenarios/cathars-06 with a second follower of seat 0 on a road
-# (as test_expansions.py): seat 0's follower may escape at the end of its turn.
-ESCAPE_TILES = ["SI.CA/Cc", "BA/L", "BA/RFr", "BA/RFr"]
-ESCAPE_MOVES = [place("SI.CA/Cc", 0, -1, 180), deploy(0, -1, "E"), place("BA/L", -1, -1, 0),
-                deploy(-1, -1, "cloister"), place("BA/RFr", 1, 0, 0), deploy(1, 0, "E")]
-
-# tests/scenarios/hills-09: seat 0's third tile joins its shepherd's farm.
-FLOCK_START = [{"tile": "BA/RFr", "x": 0, "y": 0, "rot": 0}, {"tile": "BA/RFr", "x": 2, "y": 0, "rot": 0}]
-FLOCK_MOVES = [place("BA/RFr", -1, 0, 0), deploy(-1, 0, "ER", "shepherd"), place("BA/RFr", 3, 0, 0),
-               deploy(3, 0, "ER", "shepherd"), place("BA/RFr", 1, 0, 0), PASS]
-
-# tests/scenarios/audit-06: the hole at (0,-1) opens with the last tile.
-FINAL_TILES = ["BA/LR", "BA/Rr", "BA/Rr", "BA/C", "BA/C", "BA/C"]
-FINAL_MOVES = [place("BA/LR", -1, 0, 270), deploy(-1, 0, "E"), place("BA/Rr", 1, 0, 90), PASS,
-               place("BA/Rr", 1, -1, 0), PASS, place("BA/C", -1, -1, 90), deploy(-1, -1, "E"),
-               place("BA/C", 1, -2, 0), PASS, place("BA/C", 0, -2, 180), PASS]
-
-# tests/scenarios/am-02: (0,-1) is a hole when seat 0's turn begins.
-ABBEY_TILES = FINAL_TILES[:6] + ["BA/RFr", "BA/C"]
-ABBEY_MOVES = [place("BA/LR", -1, 0, 270), deploy(-1, 0, "E"), place("BA/Rr", 1, 0, 90), PASS,
-               place("BA/Rr", 1, -1, 0), PASS, place("BA/C", -1, -1, 90), deploy(-1, -1, "E"),
-               place("BA/C", 1, -2, 0), PASS, place("BA/C", 0, -2, 180), PASS]
-
-
-class Table:
-    """A crafted game: every seat's token, moves checked against legal_moves."""
-
-    def __init__(self, test, client, players, **options):
-        self.t, self.c = test, client
-        self.g = client.new_game(players, **options)
-        self.game = self.g["game"]
-        self.tokens = [s["token"] for s in self.g["seats"]]
-        self.auth = options.get("auth", True)
-
-    def legal(self, seat=None):
-        return self.c.legal_moves(self.game, seat=seat)
-
-    def state(self):
-        return self.c.state(self.game)
-
-    def play(self, *moves):
-        """Play moves (each must be listed); the result of the last."""
-        res = None
-        for move in moves:
-            lm = self.legal()
-            self.t.assertIn(move, lm["moves"], "not listed in phase %s" % lm["phase"])
-            token = self.tokens[lm["seat"]] if self.auth else None
-            res = self.c.apply_move(self.game, move, token=token, seq=lm["seq"])
-            self.t.assertEqual(res["seq"], lm["seq"] + 1)
-        return res
-
-    def events(self, *moves):
-        return self.play(*moves)["events"]
-
-    def send(self, move):
-        """Apply a move legal_moves need not list as it is written (another
-        port of the feature); its events."""
-        lm = self.legal()
-        token = self.tokens[lm["seat"]] if self.auth else None
-        res = self.c.apply_move(self.game, move, token=token, seq=lm["seq"])
-        self.t.assertEqual(res["seq"], lm["seq"] + 1)
-        return res["events"]
-
-    def refuse(self, move, code, token="due"):
-        """move is answered with code and changes nothing (state with its
-        seq, legal_moves); the message."""
-        before, lm = self.state(), self.legal()
-        if token == "due":
-            token = self.tokens[lm["seat"]] if self.auth else None
-        with self.t.assertRaises(carcd.Error, msg="%r was accepted" % (move,)) as cm:
-            self.c.apply_move(self.game, move, token=token)
-        self.t.assertEqual(cm.exception.code, code, "%r: %s" % (move, cm.exception))
-        self.t.assertIsInstance(cm.exception.message, str)
-        self.t.assertTrue(cm.exception.message)
-        after = self.state()
-        self.t.assertEqual(after["seq"], before["seq"], "%r moved the game on" % (move,))
-        self.t.assertEqual(after, before, "%r changed the game" % (move,))
-        self.t.assertEqual(self.legal(), lm)
-        return cm.exception.message
-
-    def supply(self, seat):
-        return self.state()["seats"][seat]["supply"]
-
-    def decision(self):
-        """(phase, seat) of legal_moves, after checking that state says the same."""
-        lm, st = self.legal(), self.state()
-        self.t.assertEqual((st["phase"], st["seat"], st["seq"]), (lm["phase"], lm["seat"], lm["seq"]))
-        return lm["phase"], lm["seat"]
-
-
-def of_type(events, *types):
-    return [e for e in events if e["type"] in types]
-
 
 class OverBoth:
     """Mixed into a TestCase: self.c speaks ENCODING over TRANSPORT."""
