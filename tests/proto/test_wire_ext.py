@@ -490,6 +490,24 @@ class ContractReadings(OverBoth, unittest.TestCase):
             with self.subTest(x=x, y=y, at=at):
                 v.refuse(wagon(x, y, at), "illegal_move")
 
+    def test_a_listed_wagon_move_plays_on_its_own_tile(self):
+        """Section 5: each listed move is "ready to be sent back unchanged".
+        Under wagon_move adjacent-tiles the road (1,0) E - (2,0) is listed
+        on both of its tiles, and where the wagon stands matters (the reach
+        of its next move, a hill in a tie): the move listed on (2,0) puts
+        the wagon on (2,0), not on the tile listed first."""
+        t = self.table(["ann", "bob", "cy"], expansions=AM, tiles=WAGONS_TILES, seed=5,
+                       rules={"wagon_move": "adjacent-tiles"})
+        t.play(*WAGONS_MOVES, wagon(-1, 0, "W"))
+        moves = t.legal()["moves"]
+        self.assertIn(wagon(1, 0, "E"), moves)
+        self.assertIn(wagon(2, 0, "E"), moves)
+        evs = t.events(wagon(2, 0, "E"))
+        self.assertEqual(evs[0], {"type": "deployed", "seat": 0, "figure": "0.wagon.1", "kind": "wagon",
+                                  "x": 2, "y": 0, "at": "E", "ports": ["E", "W"], "feature": "road"})
+        on = {(b["x"], b["y"]): [f["id"] for f in b["figures"]] for b in t.state()["board"]}
+        self.assertEqual((on[(1, 0)], on[(2, 0)]), ([], ["0.wagon.1"]))
+
     def test_a_figure_id_is_written_one_way(self):
         """Section 3: ids are `<seat>.<kind>.<n>`, "fixed for the whole game";
         a string that is not such an id names no figure (invalid_params, as
