@@ -312,7 +312,8 @@ int carc_legal_moves(const carc_game *g, carc_move *out, int cap);
  * not the one drawn (known or not).  A legal move is one listed, but for
  * how it names a feature: by any of its ports on the tile listed, and for
  * move_wagon by any port of any tile the feature covers; carc_apply then
- * plays it as listed.  `m` is never NULL. */
+ * plays it as listed (a move_wagon as listed on the tile it names, when
+ * the feature is listed there, else as listed first).  `m` is never NULL. */
 carc_rc carc_check_move(const carc_game *g, const carc_move *m, int *detail);
 /* Plays `m` for the seat that must decide; returns what carc_check_move
  * does, or CARC_E_ARG for a refused sink.  On an error nothing changes and

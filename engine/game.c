@@ -905,12 +905,23 @@ static const carc_ext *ext_move_owner(const carc_game *g, const carc_move *m, ca
 		if (e->phases >> g->phase & 1) n = e->phase_moves(g, list, 256);
 		else if (g->phase == CARC_PH_TILE && e->tile_moves) n = e->tile_moves(g, list, 0, 256);
 		else if (g->phase == CARC_PH_ACTION && e->action_moves && e->apply_move) n = e->action_moves(g, list, 0, 256);
+		/* a move_wagon target is listed once for each tile it may be named
+		 * at, and the wagon stands on the tile of the move played: the
+		 * listed move on the tile the client names, when there is one */
+		int found = -1;
 		for (int j = 0; j < n && j < 256; j++) {
 			if (same_move(g, &list[j], m)) {
-				if (listed) *listed = list[j];
-				return e;
+				if (list[j].x == m->x && list[j].y == m->y) {
+					found = j;
+					break;
+				}
+				if (found < 0) found = j;
 			}
 			types |= list[j].type == m->type;
+		}
+		if (found >= 0) {
+			if (listed) *listed = list[found];
+			return e;
 		}
 	}
 	*rc = types ? CARC_E_RULE : CARC_E_PHASE;
