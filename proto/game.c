@@ -248,7 +248,6 @@ static const char *str_member(const proto_val *v, const char *key)
 	return m && m->type == PV_STR ? m->u.s : NULL;
 }
 
-/* A figure id "<seat>.<kind>.<n>" of this game. */
 /* A number of a figure id as the server writes it: decimal digits, no
  * sign, no space, no leading zero; advances *p past it.  -1 if not one. */
 static int id_number(const char **p)
@@ -274,6 +273,7 @@ static int parse_figure_id(const char *id, int *seat, char kind[16], int *n)
 	return (*n = id_number(&p)) >= 0 && !*p;
 }
 
+/* A figure id "<seat>.<kind>.<n>" of this game. */
 static proto_err figure_member(proto_arena *a, const carc_game *g, const proto_val *v, uint16_t *fig, const char **why)
 {
 	const char *id = str_member(v, "figure");
