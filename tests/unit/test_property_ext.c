@@ -7,7 +7,8 @@
  * after every move:
  *
  * - the move played was listed by carc_legal_moves and passes
- *   carc_check_move;
+ *   carc_check_move; a listed move_wagon puts the wagon on the tile and
+ *   port it names;
  * - figures are conserved: for every seat and figure kind, the figures on
  *   the board (carc_figure_get) plus those in supply (carc_supply_count)
  *   are the count the seat started with; a figure on the board stands on
@@ -296,6 +297,14 @@ static void play(const carc_config *cfg, uint64_t pick_seed)
 		hashes[nplayed++] = carc_game_hash(g);
 		process(r, g, &ev, 0);
 		check_state(r, g, prev);
+		if (m.type == CARC_MV_MOVE_WAGON) {
+			/* the wagon stands where the listed move puts it, even when its
+			 * feature is listed on more than one tile */
+			const carc_event *d = tu_events_nth(&ev, CARC_EV_DEPLOYED, 0);
+			TU_ASSERT_MSG(d && d->x == m.x && d->y == m.y && d->port == m.port,
+			              "move_wagon (%d,%d) %s deployed at (%d,%d) %s", m.x, m.y, carc_port_name(m.port),
+			              d ? d->x : 0, d ? d->y : 0, d ? carc_port_name(d->port) : "-");
+		}
 		int turn_end_phase = carc_game_phase(g) == CARC_PH_ESCAPE || carc_game_phase(g) == CARC_PH_WAGON ||
 		                     carc_game_phase(g) == CARC_PH_FLOCK;
 		if (lake && !carc_game_over(g) && !turn_end_phase) {
