@@ -1,0 +1,476 @@
+/*
+ * test_placement_ext.c - where a tile may go with the expansions, held
+ * against a second model (oracle_place.c, written from RULES.md and the
+ * manifest's primary tile data, never from the engine's frontier, judged
+ * masks or river state).
+ *
+ * Seeded random games (random legal moves) with random mixes of sets
+ * that bring placement rules: the River, River II and the mini
+ * expansion's river tiles (RULES.md 2.2-2.4), cult places (2.10), Abbey &
+ * Mayor (2.9), Hills & Sheep (2.13: a hill hides the next tile), and
+ * every available set together; 2 to 6 seats; every section-6 rule drawn
+ * at random (unplaceable_tile among them).  At every decision:
+ *
+ * - a tile to place: the engine's place_tile moves (carc_legal_moves)
+ *   are exactly the model's (place, rotation) pairs;
+ * - a choice of abbey (instead of drawing, and in the final round): the
+ *   engine's place_abbey moves are exactly the model's holes; a turn
+ *   that starts with a draw while the seat holds an abbey has no hole in
+ *   the model;
+ * - a tile the engine discards (or puts back) as unplaceable fits nowhere
+ *   in the model, on the board as it was when it was drawn; a tile put
+ *   back comes back once at most before it is discarded;
+ * - the river tiles are drawn before all others, River II's fork first
+ *   and the lake last of them (2.2, 2.3), and every river tile the model
+ *   counts from the manifest is drawn.
+ *
+ * A disagreement fails with the game's sets, seats, rules, seed, the turn,
+ * the tile and the places only one side allows.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "carc.h"
+#include "oracle_place.h"
+#include "testutil.h"
+
+#define GAMES_PER_TEST 8
+#define NTESTS 12
+#define MAX_GAME_MOVES 8192
+#define MAX_PLACES 4096
+
+typedef struct stats {
+	long decisions, places, river_decisions, river_places, river_refused_room, river_refused_boxed, river_refused_uturn,
+	    river_refused_ends, river_refused_meet, cult_refused, cult_decisions, abbey_choices, holes,
+	    abbey_draw_checked, discards, reshuffles, lakes, forks, games;
+} stats;
+
+static stats st;
+static tu_events ev;
+static opl_board board;
+static carc_move moves[CARC_MAX_MOVES];
+static opl_place model[MAX_PLACES];
+static opl_place engine[MAX_PLACES];
+
+/* ---- the game being played ------------------------------------------------------- */
+
+typedef struct run {
+	int game;
+	carc_config cfg;
+	int river_total;                 /* river tiles the game draws (the model's count) */
+	int river_drawn, river_back, river_hidden; /* drawn events, put back, hidden under hills */
+	int left[1024];                  /* per tile type: river tiles still to draw */
+	int draws, land_drawn, river_before_land, lake_drawn, last_river;
+	int back[1024], gone[1024];      /* per tile type: copies put back, and discarded for good */
+	int final_asked[CARC_MAX_SEATS]; /* offered the abbey in the final round */
+	int final_abbeys;                /* abbeys placed in the final round */
+	int turn_started;                /* the last call began a turn (a `turn` event) */
+} run;
+
+static run R;
+static int t_fork;
+
+static void describe(const run *r, char *buf, size_t cap)
+{
+	size_t k = 0;
+	k += (size_t)snprintf(buf + k, cap - k, "game %d: sets", r->game);
+	for (int e = 0; e < carc_expansion_count() && k < cap; e++)
+		if (r->cfg.expansions >> e & 1) k += (size_t)snprintf(buf + k, cap - k, " %s", carc_expansion(e)->name);
+	if (k < cap)
+		k += (size_t)snprintf(buf + k, cap - k, "; %d seats; seed %#llx; rules", r->cfg.nseats,
+		                      (unsigned long long)r->cfg.seed);
+	for (int i = 0; i < CARC_R_COUNT && k < cap; i++) {
+		const carc_rule_desc *d = carc_rule(i);
+		if (r->cfg.rules[i] == d->def) continue;
+		if (d->type == 0) k += (size_t)snprintf(buf + k, cap - k, " %s=%s", d->key, d->values[r->cfg.rules[i]]);
+		else k += (size_t)snprintf(buf + k, cap - k, " %s=%d", d->key, (int)r->cfg.rules[i]);
+	}
+}
+
+/* River tiles still to draw once the tile drawn last is placed. */
+static int river_left(const run *r) { return r->river_total - r->river_drawn + r->river_back - r->river_hidden; }
+
+/* One more (+1) or one less (-1) river tile of `type` still to draw. */
+static void river_count(run *r, int type, int by)
+{
+	if (!opl_is_river(type)) return;
+	r->left[type] += by;
+	TU_ASSERT_MSG(r->left[type] >= 0, "game %d: more %s drawn than the model counts in the supply", r->game,
+	              carc_tile_id(type));
+}
+
+static int cmp_place(const void *a, const void *b)
+{
+	const opl_place *p = a, *q = b;
+	if (p->y != q->y) return p->y - q->y;
+	if (p->x != q->x) return p->x - q->x;
+	return p->rot - q->rot;
+}
+
+static int has_place(const opl_place *list, int n, opl_place p)
+{
+	return bsearch(&p, list, (size_t)n, sizeof p, cmp_place) != NULL;
+}
+
+/* Known disagreements between the model and the engine, each reported
+ * with its reproduction; none is skipped today. */
+static int known_disagreement(const run *r, int type, const opl_place *only_engine, int ne, const opl_place *only_model,
+                              int nm)
+{
+	(void)r;
+	(void)type;
+	(void)only_engine;
+	(void)ne;
+	(void)only_model;
+	(void)nm;
+	return 0;
+}
+
+/* The engine's placements of the drawn tile against the model's. */
+static void compare_placements(const run *r, const carc_game *g, int n)
+{
+	int type = carc_game_drawn(g), left = river_left(r);
+	const int *by_type = r->left;
+	int ne = 0;
+	for (int i = 0; i < n && i < CARC_MAX_MOVES; i++) {
+		TU_ASSERT_MSG(moves[i].type == CARC_MV_PLACE_TILE, "a %s move beside the drawn tile's placements",
+		              carc_mtype_name(moves[i].type));
+		TU_EQ(moves[i].tile, type);
+		TU_LT(ne, MAX_PLACES);
+		engine[ne++] = (opl_place){ moves[i].x, moves[i].y, moves[i].rot };
+	}
+	qsort(engine, (size_t)ne, sizeof engine[0], cmp_place);
+	for (int i = 1; i < ne; i++) TU_ASSERT_MSG(cmp_place(&engine[i - 1], &engine[i]), "a placement listed twice");
+	int nm = opl_places(&board, type, by_type, model, MAX_PLACES);
+	TU_LE(nm, MAX_PLACES);
+	st.decisions++;
+	st.places += nm;
+	int river = opl_is_river(type), building = opl_building(type);
+	if (river) {
+		st.river_decisions++;
+		st.river_places += nm;
+	}
+	if (building) st.cult_decisions++;
+	/* what the rules beyond edge matching refused, for the counts */
+	if (river || building)
+		for (int y = board.miny - 1; y <= board.maxy + 1; y++)
+			for (int x = board.minx - 1; x <= board.maxx + 1; x++)
+				for (int rot = 0; rot < 4; rot++) {
+					unsigned why = opl_why_not(&board, type, x, y, rot, by_type);
+					if (why & (OPL_W_OCCUPIED | OPL_W_ALONE | OPL_W_EDGE)) continue;
+					st.river_refused_room += !!(why & OPL_W_ROOM_OWN);
+					st.river_refused_boxed += !!(why & OPL_W_BOXED);
+					st.river_refused_uturn += !!(why & OPL_W_U_TURN);
+					st.river_refused_ends += !!(why & OPL_W_RIVER_ENDS);
+					st.river_refused_meet += !!(why & OPL_W_BRANCHES_MEET);
+					st.cult_refused += !!(why & OPL_W_CULT);
+				}
+	if (ne == nm && !memcmp(engine, model, (size_t)ne * sizeof engine[0])) return;
+
+	static opl_place only_e[MAX_PLACES], only_m[MAX_PLACES];
+	int oe = 0, om = 0;
+	for (int i = 0; i < ne; i++)
+		if (!has_place(model, nm, engine[i])) only_e[oe++] = engine[i];
+	for (int i = 0; i < nm; i++)
+		if (!has_place(engine, ne, model[i])) only_m[om++] = model[i];
+	if (known_disagreement(r, type, only_e, oe, only_m, om)) return;
+	char head[1024], body[8192];
+	describe(r, head, sizeof head);
+	size_t k = 0;
+	for (int i = 0; i < oe && i < 6 && k < sizeof body; i++)
+		k += (size_t)snprintf(body + k, sizeof body - k, " engine-only (%d,%d) rot %d: model says %#x;", only_e[i].x,
+		                      only_e[i].y, only_e[i].rot,
+		                      opl_why_not(&board, type, only_e[i].x, only_e[i].y, only_e[i].rot, by_type));
+	for (int i = 0; i < om && i < 6 && k < sizeof body; i++) {
+		carc_move m = { .type = CARC_MV_PLACE_TILE, .x = only_m[i].x, .y = only_m[i].y, .rot = only_m[i].rot,
+			        .tile = (uint16_t)type, .figure = CARC_NONE };
+		k += (size_t)snprintf(body + k, sizeof body - k, " model-only (%d,%d) rot %d: engine says %s;", only_m[i].x,
+		                      only_m[i].y, only_m[i].rot, carc_strerror(carc_check_move(g, &m, NULL)));
+	}
+	for (int i = 0; i < board.ncells && k < sizeof body; i++)
+		k += (size_t)snprintf(body + k, sizeof body - k, "%s %s (%d,%d) rot %d", i ? "," : " board:",
+		                      carc_tile_id(board.type[i]), board.x[i], board.y[i], board.rot[i]);
+	ck_abort_msg("%s; turn %u, seat %d, tile %s (river tiles left after it %d): engine %d placements, model %d:%s", head,
+	             carc_game_turn(g), carc_game_seat(g), carc_tile_id(type), left, ne, nm, body);
+}
+
+/* The engine's abbey holes (place_abbey moves) against the model's. */
+static void compare_holes(const run *r, const carc_game *g, int n)
+{
+	int ne = 0, other = 0;
+	for (int i = 0; i < n && i < CARC_MAX_MOVES; i++) {
+		if (moves[i].type == CARC_MV_PLACE_ABBEY) {
+			TU_LT(ne, MAX_PLACES);
+			engine[ne++] = (opl_place){ moves[i].x, moves[i].y, 0 };
+		} else {
+			other++;
+			/* instead of drawing: or draw; in the final round: or pass */
+			TU_EQ(moves[i].type, carc_game_phase(g) == CARC_PH_TILE ? CARC_MV_DRAW : CARC_MV_PASS);
+		}
+	}
+	TU_EQ(other, 1);
+	qsort(engine, (size_t)ne, sizeof engine[0], cmp_place);
+	int nm = opl_holes(&board, model, MAX_PLACES);
+	st.abbey_choices++;
+	st.holes += nm;
+	TU_ASSERT_MSG(carc_abbeys(g, carc_game_seat(g)) > 0, "seat %d is offered an abbey it does not hold",
+	              carc_game_seat(g));
+	if (ne == nm && !memcmp(engine, model, (size_t)ne * sizeof engine[0])) return;
+	char head[1024], body[1024];
+	describe(r, head, sizeof head);
+	size_t k = 0;
+	for (int i = 0; i < ne && k < sizeof body; i++)
+		if (!has_place(model, nm, engine[i]))
+			k += (size_t)snprintf(body + k, sizeof body - k, " engine-only (%d,%d): model says %#x;", engine[i].x,
+			                      engine[i].y, opl_abbey_why_not(&board, engine[i].x, engine[i].y));
+	for (int i = 0; i < nm && k < sizeof body; i++)
+		if (!has_place(engine, ne, model[i]))
+			k += (size_t)snprintf(body + k, sizeof body - k, " model-only (%d,%d);", model[i].x, model[i].y);
+	ck_abort_msg("%s; turn %u, seat %d, phase %s: engine %d abbey holes, model %d:%s", head, carc_game_turn(g),
+	             carc_game_seat(g), carc_phase_name(carc_game_phase(g)), ne, nm, body);
+}
+
+/* Takes in the events of one call, in order; the board is the one the
+ * call left (no call changes the board after it draws). */
+static void process(run *r, const carc_game *g)
+{
+	r->turn_started = 0;
+	for (int i = 0; i < ev.sink.n && i < ev.sink.cap; i++) {
+		const carc_event *x = &ev.ev[i];
+		switch (x->type) {
+		case CARC_EV_TURN:
+			r->turn_started = 1;
+			break;
+		case CARC_EV_TILE_DRAWN: {
+			int river = opl_is_river(x->tile);
+			r->draws++;
+			r->river_drawn += river;
+			river_count(r, x->tile, -1);
+			/* 2.2: river tiles before all others, the lake last; 2.3: the
+			 * fork first.  A tile put back goes under every other, so
+			 * before the first land tile each river tile comes once. */
+			if (!river) r->land_drawn++;
+			if (river && !r->land_drawn) {
+				r->river_before_land++;
+				r->last_river = x->tile;
+				r->lake_drawn += opl_is_lake(x->tile);
+			}
+			if (x->tile == t_fork) {
+				TU_ASSERT_MSG(r->draws == 1, "River II's fork drawn as tile %d", r->draws);
+				st.forks++;
+			}
+			break;
+		}
+		case CARC_EV_TILE_DISCARDED: {
+			/* it fits nowhere in the model either, on this board */
+			int left = river_left(r);
+			int nm = opl_places(&board, x->tile, r->left, model, MAX_PLACES);
+			if (nm) {
+				char head[1024];
+				describe(r, head, sizeof head);
+				ck_abort_msg("%s; turn %u: the engine finds no place for %s (river tiles left after it %d), the "
+				             "model %d, e.g. (%d,%d) rot %d",
+				             head, carc_game_turn(g), carc_tile_id(x->tile), left, nm, model[0].x, model[0].y,
+				             model[0].rot);
+			}
+			if (r->cfg.rules[CARC_R_UNPLACEABLE_TILE] == CARC_UNPLACEABLE_DISCARD) TU_EQ(x->why, CARC_WHY_UNPLACEABLE);
+			if (x->why == CARC_WHY_RESHUFFLED) {
+				TU_EQ(r->cfg.rules[CARC_R_UNPLACEABLE_TILE], CARC_UNPLACEABLE_RESHUFFLE);
+				r->back[x->tile]++;
+				r->river_back += opl_is_river(x->tile);
+				river_count(r, x->tile, +1);
+				st.reshuffles++;
+			} else {
+				TU_EQ(x->why, CARC_WHY_UNPLACEABLE);
+				/* with reshuffle, only a tile put back once already */
+				if (r->cfg.rules[CARC_R_UNPLACEABLE_TILE] == CARC_UNPLACEABLE_RESHUFFLE)
+					TU_ASSERT_MSG(r->gone[x->tile]++ < r->back[x->tile], "%s discarded before it was put back",
+					              carc_tile_id(x->tile));
+				st.discards++;
+			}
+			break;
+		}
+		case CARC_EV_TILE_HIDDEN:
+			r->river_hidden += opl_is_river(x->tile);
+			river_count(r, x->tile, -1);
+			break;
+		case CARC_EV_TILE_PLACED:
+			if (opl_is_lake(x->tile)) st.lakes++;
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+/* The board may have changed: read it again for the model. */
+static void refresh(const carc_game *g) { opl_board_read(&board, g); }
+
+/* The board as it was when the last call's events happened: the call
+ * placed its tiles before any draw, so the board it left.  Events are
+ * taken in after reading it. */
+static void take_events(run *r, const carc_game *g)
+{
+	refresh(g);
+	process(r, g);
+}
+
+static void play(const carc_config *cfg, int game, uint64_t pick_seed)
+{
+	run *r = &R;
+	long forks = st.forks;
+	memset(r, 0, sizeof *r);
+	r->game = game;
+	r->cfg = *cfg;
+	TU_ASSERT(carc_tile_count() <= 1024);
+	r->river_total = opl_river_supply(cfg->expansions, r->left);
+	carc_rng pick;
+	carc_rng_seed(&pick, pick_seed);
+	int pass_pct = (int)carc_rng_below(&pick, 80);
+	memset(&board, 0, sizeof board);
+
+	tu_events_reset(&ev);
+	carc_game *g = tu_game_new(cfg, &ev.sink);
+	take_events(r, g);
+	int nplayed = 0;
+	while (!carc_game_over(g)) {
+		TU_ASSERT_MSG(nplayed < MAX_GAME_MOVES, "no end after %d moves", nplayed);
+		int n = carc_legal_moves(g, moves, CARC_MAX_MOVES);
+		TU_GT(n, 0);
+		TU_LE(n, CARC_MAX_MOVES);
+		int phase = carc_game_phase(g), seat = carc_game_seat(g);
+		if (phase == CARC_PH_TILE && carc_game_drawn(g) >= 0) {
+			/* a turn that began with a draw: no abbey choice was due */
+			if (r->turn_started && carc_abbeys(g, seat) > 0) {
+				st.abbey_draw_checked++;
+				int nm = opl_holes(&board, model, MAX_PLACES);
+				if (nm) {
+					char head[1024];
+					describe(r, head, sizeof head);
+					ck_abort_msg("%s; turn %u: seat %d holds an abbey and drew, the model sees %d holes, e.g. (%d,%d)",
+					             head, carc_game_turn(g), seat, nm, model[0].x, model[0].y);
+				}
+			}
+			compare_placements(r, g, n);
+		} else if (phase == CARC_PH_TILE || phase == CARC_PH_ABBEY_FINAL) {
+			compare_holes(r, g, n);
+			if (phase == CARC_PH_ABBEY_FINAL) r->final_asked[seat] = 1;
+		}
+		carc_move m = moves[carc_rng_below(&pick, (uint32_t)n)];
+		if (phase == CARC_PH_ACTION && (int)carc_rng_below(&pick, 100) < pass_pct) {
+			carc_move pass = tu_pass();
+			int p = tu_find_move(moves, n, &pass);
+			if (p >= 0) m = moves[p];
+		}
+		if (m.type == CARC_MV_PLACE_ABBEY && phase == CARC_PH_ABBEY_FINAL) r->final_abbeys++;
+		tu_events_reset(&ev);
+		tu_apply_ok(g, m, &ev.sink);
+		nplayed++;
+		take_events(r, g);
+	}
+	/* the final round (abbey_final_round): a seat left holding an abbey
+	 * was offered it, or the board had no hole for it */
+	if (r->cfg.rules[CARC_R_ABBEY_FINAL_ROUND] && !r->final_abbeys)
+		for (int s = 0; s < r->cfg.nseats; s++)
+			if (carc_abbeys(g, s) > 0 && !r->final_asked[s]) {
+				int nm = opl_holes(&board, model, MAX_PLACES);
+				TU_ASSERT_MSG(!nm, "game %d: seat %d kept its abbey through the final round, the model sees %d holes",
+				              game, s, nm);
+			}
+	/* 2.2-2.4: every river tile came, before the land; the lake last */
+	TU_ASSERT_MSG(r->river_drawn - r->river_back == r->river_total, "game %d: %d river tiles drawn (%d put back), the model counts %d",
+	              game, r->river_drawn, r->river_back, r->river_total);
+	TU_EQ(r->river_before_land, r->river_total);
+	if (r->river_total) {
+		TU_EQ(r->lake_drawn, 1);
+		TU_ASSERT_MSG(opl_is_lake(r->last_river), "game %d: the last river tile is %s", game, carc_tile_id(r->last_river));
+		if (r->cfg.expansions >> carc_expansion_find("river2") & 1) TU_EQ(st.forks, forks + 1);
+	}
+	st.games++;
+	free(g);
+}
+
+/* ---- the games ------------------------------------------------------------------- */
+
+static const char *const mixes[][8] = {
+	{ "base", "river", NULL },
+	{ "base", "river2", NULL },
+	{ "base", "river", "river2", NULL },
+	{ "base", "river", "mini", NULL },
+	{ "base", "river2", "mini", NULL },
+	{ "base", "river", "river2", "mini", NULL },
+	{ "base", "cult", NULL },
+	{ "base", "abbey-mayor", NULL },
+	{ "base", "cult", "abbey-mayor", NULL },
+	{ "base", "hills-sheep", "cult", NULL },
+	{ "base", "river", "cult", "abbey-mayor", "hills-sheep", NULL },
+	{ "base", "river2", "mini", "cult", "abbey-mayor", NULL },
+	{ "*" }, /* every available set */
+	{ "?" }, /* a random subset of them */
+};
+#define NMIXES ((int)(sizeof mixes / sizeof mixes[0]))
+
+static void game_config(carc_config *cfg, int game)
+{
+	carc_rng rng;
+	carc_rng_seed(&rng, 0x9ace5eedu + (uint64_t)game * 0x9e3779b97f4a7c15ull);
+	carc_config_init(cfg);
+	const char *const *mix = mixes[game % NMIXES];
+	if (!strcmp(mix[0], "*")) {
+		cfg->expansions = tu_all_available();
+	} else if (!strcmp(mix[0], "?")) {
+		uint32_t all = tu_all_available();
+		do cfg->expansions = all & (uint32_t)carc_rng_next(&rng);
+		while (!cfg->expansions);
+		cfg->expansions |= 1u << carc_expansion_find("base");
+	} else {
+		cfg->expansions = 0;
+		for (int i = 0; mix[i]; i++) {
+			int e = carc_expansion_find(mix[i]);
+			TU_ASSERT_MSG(e >= 0 && carc_expansion(e)->available, "no expansion %s", mix[i]);
+			cfg->expansions |= 1u << e;
+		}
+	}
+	cfg->nseats = (uint8_t)(2 + carc_rng_below(&rng, 5));
+	cfg->seed = carc_rng_next(&rng);
+	tu_random_rules(cfg, &rng);
+}
+
+START_TEST(test_placements)
+{
+	t_fork = tu_tile("RI.2/III");
+	memset(&st, 0, sizeof st);
+	for (int game = _i * GAMES_PER_TEST; game < (_i + 1) * GAMES_PER_TEST; game++) {
+		carc_config cfg;
+		game_config(&cfg, game);
+		play(&cfg, game, (uint64_t)game * 6151 + 29);
+	}
+	if (getenv("CARC_PLACEMENT_STATS"))
+		fprintf(stderr,
+		        "batch %d: %ld games, %ld tile decisions (%ld places), river %ld decisions (%ld places; refused: room %ld, boxed %ld,"
+		        " u-turn %ld, river ends %ld, branches meet %ld), lakes %ld, forks %ld, building tiles %ld (cult refused %ld),"
+		        " abbey choices %ld (%ld holes), draws with an abbey held %ld, discards %ld, put back %ld\n",
+		        _i, st.games, st.decisions, st.places, st.river_decisions, st.river_places, st.river_refused_room, st.river_refused_boxed,
+		        st.river_refused_uturn, st.river_refused_ends, st.river_refused_meet, st.lakes, st.forks, st.cult_decisions,
+		        st.cult_refused, st.abbey_choices, st.holes, st.abbey_draw_checked, st.discards, st.reshuffles);
+	ck_assert_int_eq(st.games, GAMES_PER_TEST);
+	ck_assert_int_ge(st.decisions, 50 * GAMES_PER_TEST);
+}
+END_TEST
+
+static Suite *placement_suite(void)
+{
+	Suite *s = suite_create("placement_ext");
+	TCase *tc = tcase_create("placements");
+	tcase_set_timeout(tc, 20);
+	tcase_add_loop_test(tc, test_placements, 0, NTESTS);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return tu_run(placement_suite());
+}
