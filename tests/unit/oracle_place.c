@@ -311,6 +311,7 @@ unsigned opl_why_not(const opl_board *b, int type, int x, int y, int rot, const 
 		if (mine != theirs || mine == OPL_INNER) why |= OPL_W_EDGE;
 	}
 	if (!near) why |= OPL_W_ALONE;
+	if (why) return why; /* the expansions' rules are asked of places where the tile fits */
 	if (opl_is_river(type)) why |= river_why(b, type, x, y, rot, river_left);
 	why |= cult_why(b, opl_building(type), x, y);
 	return why;

@@ -75,8 +75,9 @@ int opl_river_supply(uint32_t expansions, int *count);
 void opl_board_read(opl_board *b, const carc_game *g);
 int opl_at(const opl_board *b, int x, int y); /* cell index, -1 when empty */
 
-/* 0 when `type` turned rot may go at (x, y), else OPL_W_* bits (all the
- * reasons found); river_left[t]: river tiles of type t still to draw
+/* 0 when `type` turned rot may go at (x, y), else OPL_W_* bits: those of
+ * edge matching (occupied, alone, edge), else every expansion rule that
+ * refuses the place; river_left[t]: river tiles of type t still to draw
  * after this one (the caller counts them from the events). */
 unsigned opl_why_not(const opl_board *b, int type, int x, int y, int rot, const int *river_left);
 /* Every legal placement, in the order y, x, rot ascending; returns the count. */
