@@ -145,6 +145,17 @@ uint32_t tu_all_available(void)
 	return m;
 }
 
+uint32_t tu_expansions(const char *const *names, int n)
+{
+	uint32_t m = 0;
+	for (int i = 0; i < n && names[i]; i++) {
+		int e = carc_expansion_find(names[i]);
+		TU_ASSERT_MSG(e >= 0 && carc_expansion(e)->available, "no expansion %s", names[i]);
+		m |= 1u << e;
+	}
+	return m;
+}
+
 void tu_random_rules(carc_config *cfg, carc_rng *rng)
 {
 	for (int i = 0; i < CARC_R_COUNT; i++) {

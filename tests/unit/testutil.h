@@ -80,6 +80,9 @@ int tu_on_board(const carc_game *g, int seat);
 
 /* Every expansion the engine can play now, as a carc_config.expansions mask. */
 uint32_t tu_all_available(void);
+/* The expansions named (a NULL-terminated list, or `n` names when the list
+ * has no NULL), as such a mask; asserts each is available. */
+uint32_t tu_expansions(const char *const *names, int n);
 
 /* A random value for every rule option (integers keep their default). */
 void tu_random_rules(carc_config *cfg, carc_rng *rng);
