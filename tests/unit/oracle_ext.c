@@ -36,6 +36,11 @@ void ore_init(ore *o, const carc_config *cfg)
 	if (IN_PLAY("cult")) o->flags_on |= CARC_TF_SHRINE;
 	o->vineyards_on = o->hills_on = IN_PLAY("hills-sheep");
 #undef IN_PLAY
+	o->wagon_rule = cfg->rules[CARC_R_WAGON_MOVE];          /* 0 connected, 1 adjacent-tiles */
+	o->escape_rule = cfg->rules[CARC_R_ESCAPE];             /* 0 each-city, 1 one-per-turn */
+	o->escape_any_tile = cfg->rules[CARC_R_ESCAPE_CLOISTER] == 1;
+	o->barn_rule = cfg->rules[CARC_R_BARN_PLACEMENT];       /* 0 no-second-barn, 1 second-barn-ok */
+	o->barns_on = comp >> CARC_C_BARN & 1;
 	o->king = o->robber = -1;
 	for (int i = 0; i < ORE_MAX_FIGS; i++) o->fig_seg[i] = -1;
 }
@@ -502,6 +507,199 @@ static void pay_farm(ore *o, int farm, int per, int sc, ore_pay *pay, int *npay)
 void ore_pay_farm_now(ore *o, int farm, int per_city, ore_pay *pay, int *npay)
 {
 	pay_farm(o, farm, per_city, CARC_SC_FIELD, pay, npay);
+}
+
+/* ---- Hills & Sheep: flocks ------------------------------------------------------------ */
+
+int ore_shepherd(const ore *o, int seat)
+{
+	for (int f = 0; f < ORE_MAX_FIGS; f++)
+		if (o->fig_seg[f] >= 0 && o->fig_kind[f] == CARC_FIG_SHEPHERD && o->fig_seat[f] == seat) return f;
+	return -1;
+}
+
+/* RULES.md row 22: a closed farm is "one that can no longer be extended":
+ * every half-edge of every field segment in it faces a placed tile (or
+ * an abbey, whose walls bound fields). */
+int ore_farm_closed(ore *o, int farm)
+{
+	int s = farm, walls = 0;
+	do {
+		const ore_cell *c = &o->cells[o->segs[s].cell];
+		unsigned halves = feat_of(o, s)->halves;
+		for (int h = 0; h < 8; h++) {
+			if (!(halves >> h & 1)) continue;
+			int d = (h / 2 + c->rot) & 3; /* the board side of unturned half-edge h */
+			int n = ore_cell_at(o, c->x + ddx[d], c->y + ddy[d]);
+			if (n < 0) return 0;
+			walls |= (carc_tiletypes[o->cells[n].type].symbols & CARC_SYM_ABBEY) != 0;
+		}
+		s = o->segs[s].next;
+	} while (s != farm);
+	return walls ? 2 : 1;
+}
+
+int ore_flock_sheep(ore *o, int farm)
+{
+	int n = 0;
+	for (int f = 0; f < ORE_MAX_FIGS; f++)
+		if (o->fig_seg[f] >= 0 && o->fig_kind[f] == CARC_FIG_SHEPHERD && ore_root(o, o->fig_seg[f]) == farm)
+			for (int v = 1; v < CARC_WOLF; v++) n += v * o->sheep[f][v];
+	return n;
+}
+
+/* Row 22: "the shepherd's owner scores 1 per sheep on all sheep tokens of
+ * all shepherds in that farm.  Every shepherd owner in the farm scores
+ * that total." */
+void ore_pay_flock(ore *o, int farm, ore_pay *pay, int *npay)
+{
+	int total = ore_flock_sheep(o, farm);
+	for (int s = 0; s < o->nseats; s++) {
+		int f = ore_shepherd(o, s);
+		if (f >= 0 && ore_root(o, o->fig_seg[f]) == farm) add_pay(pay, npay, s, CARC_SC_FLOCK, total, farm);
+	}
+}
+
+/* ---- decisions: wagons, escapes, barns ------------------------------------------------ */
+
+static int wagon_can_stand(ore *o, int seg)
+{
+	int k = o->segs[seg].kind, r = ore_root(o, seg);
+	return (k == CARC_F_ROAD || k == CARC_F_CITY || k == CARC_F_CLOISTER) && !o->done[r] && !ore_has_followers(o, r);
+}
+
+static void add_root(int *roots, int *n, int cap, int r)
+{
+	for (int i = 0; i < *n; i++)
+		if (roots[i] == r) return;
+	TU_LT(*n, cap);
+	roots[(*n)++] = r;
+}
+
+int ore_wagon_targets(ore *o, int seg, int *roots, int cap)
+{
+	int n = 0;
+	if (o->wagon_rule == 0) {
+		/* C1 "connected": on each tile of the scored feature, the
+		 * features the tile's wagon-move groups join to it (a road on
+		 * through a junction, a road ending at a city gate or cloister) */
+		int root = ore_root(o, seg), s = root;
+		do {
+			const ore_cell *c = &o->cells[o->segs[s].cell];
+			const carc_tiletype *t = &carc_tiletypes[c->type];
+			unsigned groups = feat_of(o, s)->wagon;
+			for (int j = 0; groups && j < t->nfeat; j++)
+				if (j != o->segs[s].feat && (t->f[j].wagon & groups) && wagon_can_stand(o, c->seg0 + j))
+					add_root(roots, &n, cap, ore_root(o, c->seg0 + j));
+			s = o->segs[s].next;
+		} while (s != root);
+	} else {
+		/* C2 "adjacent": any feature on the wagon's tile or the eight around */
+		const ore_cell *w = &o->cells[o->segs[seg].cell];
+		for (int dy = -1; dy <= 1; dy++)
+			for (int dx = -1; dx <= 1; dx++) {
+				int cell = ore_cell_at(o, w->x + dx, w->y + dy);
+				for (int j = 0; cell >= 0 && j < o->cells[cell].nfeat; j++)
+					if (wagon_can_stand(o, o->cells[cell].seg0 + j))
+						add_root(roots, &n, cap, ore_root(o, o->cells[cell].seg0 + j));
+			}
+	}
+	return n;
+}
+
+/* A cloister, abbey or cult place among the eight tiles around a cell. */
+static int building_near(const ore *o, int cell)
+{
+	for (int dy = -1; dy <= 1; dy++)
+		for (int dx = -1; dx <= 1; dx++) {
+			int n = ore_cell_at(o, o->cells[cell].x + dx, o->cells[cell].y + dy);
+			if ((dx || dy) && n >= 0 && ore_port_seg(o, n, CARC_P_CLOISTER) >= 0) return 1;
+		}
+	return 0;
+}
+
+/* RULES.md 2.11: a follower (knight, mayor, wagon) may leave an incomplete
+ * besieged city when a cloister-type building is next to (diagonals
+ * too) a siege tile of it (escape_cloister siege-tile) or any tile of it
+ * (any-tile). */
+static int escapable_city(ore *o, int root)
+{
+	unsigned flags;
+	ore_tiles(o, root, NULL, &flags);
+	if (o->done[root] || !(flags & CARC_TF_BESIEGED)) return 0;
+	int s = root;
+	do {
+		if ((o->escape_any_tile || (feat_of(o, s)->flags & CARC_TF_BESIEGED)) && building_near(o, o->segs[s].cell))
+			return 1;
+		s = o->segs[s].next;
+	} while (s != root);
+	return 0;
+}
+
+int ore_escapable(ore *o, int seat, const int *skip, int nskip, int *figs, int cap)
+{
+	int n = 0;
+	for (int f = 0; f < ORE_MAX_FIGS; f++) {
+		int s = o->fig_seg[f];
+		if (s < 0 || o->fig_seat[f] != seat || !ore_is_follower(o->fig_kind[f]) || o->segs[s].kind != CARC_F_CITY)
+			continue;
+		int r = ore_root(o, s), k;
+		for (k = 0; k < nskip && ore_root(o, skip[k]) != r; k++) {}
+		if (k < nskip || !escapable_city(o, r)) continue;
+		TU_LT(n, cap);
+		figs[n++] = f;
+	}
+	return n;
+}
+
+/* The field that fills a tile's corner (board corner k: NW NE SE SW):
+ * both half-edges that meet there must belong to it; else -1, or -2
+ * when they are two different fields (AM/C!+, IC/C!: fields split at the
+ * corner). */
+static int corner_field(const ore *o, int cell, int k)
+{
+	static const int halves[4][2] = { { CARC_NL, CARC_WR }, { CARC_NR, CARC_EL }, { CARC_ER, CARC_SL }, { CARC_SR, CARC_WL } };
+	int a = ore_port_seg(o, cell, halves[k][0]), b = ore_port_seg(o, cell, halves[k][1]);
+	if (a < 0 || b < 0 || o->segs[a].kind != CARC_F_FIELD || o->segs[b].kind != CARC_F_FIELD) return -1;
+	return a == b ? a : -2;
+}
+
+unsigned ore_barn_corners(ore *o, int cell, int seat, unsigned *split)
+{
+	*split = 0;
+	/* one barn a seat (2.14), and a barn never leaves the board; a game
+	 * without farmers ("play without fields", section 6) has no farm for it */
+	if (!o->barns_on || !o->farmers) return 0;
+	for (int f = 0; f < ORE_MAX_FIGS; f++)
+		if (o->fig_seg[f] >= 0 && o->fig_kind[f] == CARC_FIG_BARN && o->fig_seat[f] == seat) return 0;
+	static const int cx[4] = { -1, 1, 1, -1 }, cy[4] = { -1, -1, 1, 1 };
+	unsigned ok = 0;
+	const ore_cell *c = &o->cells[cell];
+	for (int k = 0; k < 4; k++) {
+		/* the four tiles that meet at the corner, each with field in its
+		 * own corner there (2.9: "where 4 tiles meet and all four
+		 * corners are field") */
+		int all = 1, halved = 0;
+		for (int ay = 0; ay < 2 && all; ay++)
+			for (int ax = 0; ax < 2 && all; ax++) {
+				int n = ore_cell_at(o, c->x + ax * cx[k], c->y + ay * cy[k]);
+				int ox = ax ? -cx[k] : cx[k], oy = ay ? -cy[k] : cy[k], kk;
+				for (kk = 0; cx[kk] != ox || cy[kk] != oy; kk++) {}
+				int fld = n >= 0 ? corner_field(o, n, kk) : -1;
+				all = fld != -1;
+				halved |= fld == -2;
+			}
+		if (!all) continue;
+		if (halved) { /* every quarter is field, but two fields meet in one */
+			*split |= 1u << k;
+			continue;
+		}
+		/* "Not allowed in a farm that already has a barn" (barn_placement
+		 * no-second-barn; second-barn-ok allows it) */
+		if (o->barn_rule == 0 && ore_farm_has_barn(o, ore_root(o, corner_field(o, cell, k)))) continue;
+		ok |= 1u << k;
+	}
+	return ok;
 }
 
 /* ---- final scoring ----------------------------------------------------------------- */

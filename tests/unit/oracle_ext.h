@@ -14,7 +14,9 @@
  * incomplete at the end, with inns, cathedrals, besieged cities, vineyards,
  * large followers, mayors, wagons and the hill tie-break; King and Robber
  * Baron; trade goods; farms under every farm_scoring rule with pigs, pig
- * herds and besieged cities; barns in play and at the end.
+ * herds and besieged cities; barns in play and at the end; flocks (closed
+ * farms, what a gather pays).  And the choices the rules give: where a
+ * wagon may move, who may escape a besieged city, where a barn may stand.
  */
 #ifndef CARC_ORACLE_EXT_H
 #define CARC_ORACLE_EXT_H
@@ -60,6 +62,9 @@ typedef struct ore {
 	int king, robber, king_best, robber_best;
 	int tokens[CARC_MAX_SEATS][3];       /* wine, grain, cloth */
 	int hill_ties, hill_breaks;          /* ties seen with hills in play; those the hills decided */
+	/* section 6 options of the decisions the model lists */
+	int wagon_rule, escape_rule, escape_any_tile, barn_rule, barns_on;
+	int sheep[ORE_MAX_FIGS][CARC_WOLF];  /* a shepherd's sheep tokens by value (1-4) */
 } ore;
 
 void ore_init(ore *o, const carc_config *cfg);
@@ -99,6 +104,30 @@ int ore_has_followers(ore *o, int root);
 /* The king, the robber and trade goods when a feature is completed by
  * `seat` (the placer). */
 void ore_completed_tokens(ore *o, int root, int seat);
+
+/* ---- Hills & Sheep (RULES.md 2.13, row 22) ---- */
+/* The shepherd of `seat` on the board (figure id), or -1. */
+int ore_shepherd(const ore *o, int seat);
+/* A farm is closed when no field half-edge of it faces an empty place:
+ * 0 open, 1 closed, 2 closed with an abbey's wall among its bounds. */
+int ore_farm_closed(ore *o, int farm);
+/* The sheep beside every shepherd in the farm, added up. */
+int ore_flock_sheep(ore *o, int farm);
+/* Gathering a farm: every shepherd owner in it scores all its sheep. */
+void ore_pay_flock(ore *o, int farm, ore_pay *pay, int *npay);
+
+/* ---- decisions ---- */
+/* Where a wagon that stood on `seg` when its feature scored may go
+ * (RULES.md 2.9, rows 31, 4.8): the roots of the unoccupied, incomplete
+ * features the game's wagon_move allows; returns how many. */
+int ore_wagon_targets(ore *o, int seg, int *roots, int cap);
+/* The followers of `seat` that may escape a besieged city now (RULES.md
+ * 2.11): figure ids; cities in skip[] (escaped from this turn) left out. */
+int ore_escapable(ore *o, int seat, const int *skip, int nskip, int *figs, int cap);
+/* The corners (bit k: port CARC_P_NW + k) of `cell` where `seat` may put
+ * its barn (RULES.md 2.9, 4.9).  *split: corners left out only because on
+ * one of the four tiles two different fields meet in the corner. */
+unsigned ore_barn_corners(ore *o, int cell, int seat, unsigned *split);
 
 /* Everything final scoring pays. */
 void ore_final(ore *o, ore_pay *pay, int *npay);
