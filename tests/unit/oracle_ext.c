@@ -43,6 +43,7 @@ void ore_init(ore *o, const carc_config *cfg)
 	o->barns_on = comp >> CARC_C_BARN & 1;
 	o->king = o->robber = -1;
 	for (int i = 0; i < ORE_MAX_FIGS; i++) o->fig_seg[i] = -1;
+	for (int s = 0; s < CARC_MAX_SEATS; s++) o->shepherd[s] = -1;
 }
 
 int ore_cell_at(const ore *o, int x, int y)
@@ -260,6 +261,9 @@ void ore_deploy(ore *o, int fig, int seat, int kind, int seg)
 	o->fig_seg[fig] = seg;
 	o->fig_seat[fig] = seat;
 	o->fig_kind[fig] = kind;
+	if (fig >= o->nfigs) o->nfigs = fig + 1;
+	if (kind == CARC_FIG_SHEPHERD) o->shepherd[seat] = fig;
+	o->nbarns += kind == CARC_FIG_BARN;
 }
 
 void ore_return(ore *o, int fig)
@@ -268,6 +272,8 @@ void ore_return(ore *o, int fig)
 	TU_LT(fig, ORE_MAX_FIGS);
 	TU_ASSERT_MSG(o->fig_seg[fig] >= 0, "oracle: figure %d returned but not on the board", fig);
 	o->fig_seg[fig] = -1;
+	if (o->fig_kind[fig] == CARC_FIG_SHEPHERD) o->shepherd[o->fig_seat[fig]] = -1;
+	o->nbarns -= o->fig_kind[fig] == CARC_FIG_BARN;
 }
 
 static int in_roots(ore *o, int seg, const int *roots, int nroots)
@@ -280,7 +286,7 @@ static int in_roots(ore *o, int seg, const int *roots, int nroots)
 
 int ore_has_followers(ore *o, int root)
 {
-	for (int f = 0; f < ORE_MAX_FIGS; f++)
+	for (int f = 0; f < o->nfigs; f++)
 		if (o->fig_seg[f] >= 0 && ore_is_follower(o->fig_kind[f]) && ore_root(o, o->fig_seg[f]) == root) return 1;
 	return 0;
 }
@@ -291,7 +297,7 @@ int ore_has_followers(ore *o, int root)
 static void strengths(ore *o, const int *roots, int nroots, int str[CARC_MAX_SEATS])
 {
 	memset(str, 0, sizeof(int) * CARC_MAX_SEATS);
-	for (int f = 0; f < ORE_MAX_FIGS; f++) {
+	for (int f = 0; f < o->nfigs; f++) {
 		if (o->fig_seg[f] < 0 || !ore_is_follower(o->fig_kind[f]) || !in_roots(o, o->fig_seg[f], roots, nroots))
 			continue;
 		int k = o->fig_kind[f], pennants = 0;
@@ -317,7 +323,7 @@ static unsigned winners(ore *o, const int *roots, int nroots, const int str[CARC
 	if (!(tied & (tied - 1)) || !o->hills_on) return tied;
 	int hills[CARC_MAX_SEATS] = { 0 }, best = 0;
 	unsigned with = 0;
-	for (int f = 0; f < ORE_MAX_FIGS; f++) {
+	for (int f = 0; f < o->nfigs; f++) {
 		int s = o->fig_seg[f];
 		if (s < 0 || !ore_is_follower(o->fig_kind[f]) || !(tied >> o->fig_seat[f] & 1)) continue;
 		if (!in_roots(o, s, roots, nroots)) continue;
@@ -463,7 +469,7 @@ static int farm_worth(ore *o, int farm)
 /* Row 12: the seat's pig stands in the farm. */
 static int pig_in(ore *o, int seat, int farm)
 {
-	for (int f = 0; f < ORE_MAX_FIGS; f++)
+	for (int f = 0; f < o->nfigs; f++)
 		if (o->fig_seg[f] >= 0 && o->fig_kind[f] == CARC_FIG_PIG && o->fig_seat[f] == seat &&
 		    ore_root(o, o->fig_seg[f]) == farm)
 			return 1;
@@ -486,7 +492,8 @@ static int herd_in(ore *o, int farm)
 
 int ore_farm_has_barn(ore *o, int farm)
 {
-	for (int f = 0; f < ORE_MAX_FIGS; f++)
+	if (!o->nbarns) return 0;
+	for (int f = 0; f < o->nfigs; f++)
 		if (o->fig_seg[f] >= 0 && o->fig_kind[f] == CARC_FIG_BARN && ore_root(o, o->fig_seg[f]) == farm) return 1;
 	return 0;
 }
@@ -511,12 +518,7 @@ void ore_pay_farm_now(ore *o, int farm, int per_city, ore_pay *pay, int *npay)
 
 /* ---- Hills & Sheep: flocks ------------------------------------------------------------ */
 
-int ore_shepherd(const ore *o, int seat)
-{
-	for (int f = 0; f < ORE_MAX_FIGS; f++)
-		if (o->fig_seg[f] >= 0 && o->fig_kind[f] == CARC_FIG_SHEPHERD && o->fig_seat[f] == seat) return f;
-	return -1;
-}
+int ore_shepherd(const ore *o, int seat) { return o->shepherd[seat]; }
 
 /* RULES.md row 22: a closed farm is "one that can no longer be extended":
  * every half-edge of every field segment in it faces a placed tile (or
@@ -542,7 +544,7 @@ int ore_farm_closed(ore *o, int farm)
 int ore_flock_sheep(ore *o, int farm)
 {
 	int n = 0;
-	for (int f = 0; f < ORE_MAX_FIGS; f++)
+	for (int f = 0; f < o->nfigs; f++)
 		if (o->fig_seg[f] >= 0 && o->fig_kind[f] == CARC_FIG_SHEPHERD && ore_root(o, o->fig_seg[f]) == farm)
 			for (int v = 1; v < CARC_WOLF; v++) n += v * o->sheep[f][v];
 	return n;
@@ -639,7 +641,8 @@ static int escapable_city(ore *o, int root)
 int ore_escapable(ore *o, int seat, const int *skip, int nskip, int *figs, int cap)
 {
 	int n = 0;
-	for (int f = 0; f < ORE_MAX_FIGS; f++) {
+	if (!(o->flags_on & CARC_TF_BESIEGED)) return 0; /* no siege tiles count */
+	for (int f = 0; f < o->nfigs; f++) {
 		int s = o->fig_seg[f];
 		if (s < 0 || o->fig_seat[f] != seat || !ore_is_follower(o->fig_kind[f]) || o->segs[s].kind != CARC_F_CITY)
 			continue;
@@ -670,7 +673,7 @@ unsigned ore_barn_corners(ore *o, int cell, int seat, unsigned *split)
 	/* one barn a seat (2.14), and a barn never leaves the board; a game
 	 * without farmers ("play without fields", section 6) has no farm for it */
 	if (!o->barns_on || !o->farmers) return 0;
-	for (int f = 0; f < ORE_MAX_FIGS; f++)
+	for (int f = 0; f < o->nfigs; f++)
 		if (o->fig_seg[f] >= 0 && o->fig_kind[f] == CARC_FIG_BARN && o->fig_seat[f] == seat) return 0;
 	static const int cx[4] = { -1, 1, 1, -1 }, cy[4] = { -1, -1, 1, 1 };
 	unsigned ok = 0;
@@ -713,7 +716,7 @@ void ore_final(ore *o, ore_pay *pay, int *npay)
 	int nroots = 0, nfarms = 0;
 	*npay = 0;
 	/* every feature that holds a follower, once (2.1 End) */
-	for (int f = 0; f < ORE_MAX_FIGS; f++) {
+	for (int f = 0; f < o->nfigs; f++) {
 		if (o->fig_seg[f] < 0 || !ore_is_follower(o->fig_kind[f])) continue;
 		int r = ore_root(o, o->fig_seg[f]), k;
 		for (k = 0; k < nroots && roots[k] != r; k++) {}
@@ -779,14 +782,14 @@ void ore_final(ore *o, ore_pay *pay, int *npay)
 	}
 	/* row 15: every barn owner in a farm scores 4 a completed city (no pig) */
 	int barn_farms[ORE_MAX_FIGS], nbf = 0;
-	for (int f = 0; f < ORE_MAX_FIGS; f++) {
+	for (int f = 0; f < o->nfigs; f++) {
 		if (o->fig_seg[f] < 0 || o->fig_kind[f] != CARC_FIG_BARN) continue;
 		int r = ore_root(o, o->fig_seg[f]), k;
 		for (k = 0; k < nbf && barn_farms[k] != r; k++) {}
 		if (k < nbf) continue;
 		barn_farms[nbf++] = r;
 		int owner[CARC_MAX_SEATS] = { 0 };
-		for (int b = 0; b < ORE_MAX_FIGS; b++)
+		for (int b = 0; b < o->nfigs; b++)
 			if (o->fig_seg[b] >= 0 && o->fig_kind[b] == CARC_FIG_BARN && ore_root(o, o->fig_seg[b]) == r)
 				owner[o->fig_seat[b]] = 1;
 		int worth = farm_worth(o, r);

@@ -58,6 +58,9 @@ typedef struct ore {
 	int16_t grid[ORE_SPAN][ORE_SPAN];    /* cell index + 1, 0 when empty */
 	int fig_seg[ORE_MAX_FIGS];           /* segment a figure stands on, -1 in supply */
 	int fig_seat[ORE_MAX_FIGS], fig_kind[ORE_MAX_FIGS];
+	int nfigs;                           /* figure ids seen so far: 0..nfigs-1 */
+	int shepherd[CARC_MAX_SEATS];        /* a seat's shepherd on the board, -1 */
+	int nbarns;                          /* barns on the board */
 	/* King and Robber Baron: the holder (-1 none) and the record size */
 	int king, robber, king_best, robber_best;
 	int tokens[CARC_MAX_SEATS][3];       /* wine, grain, cloth */

@@ -239,7 +239,7 @@ static void close_block(track *t, const carc_game *g)
 	const char *what = whats[t->block];
 	same_pays(t, g, what, t->want, t->nwant, t->got, t->ngot);
 	for (int i = 0; i < t->nroots; i++)
-		for (int f = 0; f < ORE_MAX_FIGS; f++) {
+		for (int f = 0; f < t->o.nfigs; f++) {
 			int s = t->o.fig_seg[f];
 			if (s < 0 || ore_root(&t->o, s) != t->block_roots[i]) continue;
 			/* a completion sends every figure home; a barn the
@@ -253,7 +253,7 @@ static void close_block(track *t, const carc_game *g)
 	 * other kind next to the one scored are gone */
 	if (t->challenge_cell >= 0) {
 		const ore_cell *c = &t->o.cells[t->challenge_cell];
-		for (int f = 0; f < ORE_MAX_FIGS; f++) {
+		for (int f = 0; f < t->o.nfigs; f++) {
 			int s = t->o.fig_seg[f];
 			if (s < 0 || t->o.segs[s].kind != CARC_F_CLOISTER) continue;
 			const ore_cell *d = &t->o.cells[t->o.segs[s].cell];
@@ -288,7 +288,7 @@ static void open_block(track *t, int kind)
 static void placed_triggers(track *t, int seat, const int *done, int ndone)
 {
 	const ore_cell *c = &t->o.cells[t->last_cell];
-	for (int f = 0; f < ORE_MAX_FIGS; f++) {
+	for (int f = 0; f < t->o.nfigs; f++) {
 		int s = t->o.fig_seg[f];
 		if (s < 0 || t->o.fig_seat[f] != seat || t->o.fig_kind[f] != CARC_FIG_BUILDER) continue;
 		int r = ore_root(&t->o, s), hit = 0, by_completion = 0;
@@ -366,7 +366,7 @@ static void on_deployed(track *t, const carc_game *g, const carc_event *e)
 	/* RULES.md 2.13: "place it in a field of the tile just placed that
 	 * has no shepherd ... Then draw a token" */
 	if (e->kind == CARC_FIG_SHEPHERD) {
-		for (int f = 0; f < ORE_MAX_FIGS; f++)
+		for (int f = 0; f < t->o.nfigs; f++)
 			TU_ASSERT_MSG(f == e->figure || t->o.fig_seg[f] < 0 || t->o.fig_kind[f] != CARC_FIG_SHEPHERD ||
 			                  ore_root(&t->o, t->o.fig_seg[f]) != ore_root(&t->o, s),
 			              "a shepherd deployed into a farm with the shepherd of seat %d: %s", t->o.fig_seat[f],
@@ -461,7 +461,7 @@ static void on_sheep(track *t, const carc_game *g, const carc_event *e)
 		t->o.sheep[f][e->kind]++;
 		/* no more of a kind is out than the bag holds */
 		int out = 0;
-		for (int g2 = 0; g2 < ORE_MAX_FIGS; g2++) out += t->o.fig_seg[g2] >= 0 ? t->o.sheep[g2][e->kind] : 0;
+		for (int g2 = 0; g2 < t->o.nfigs; g2++) out += t->o.fig_seg[g2] >= 0 ? t->o.sheep[g2][e->kind] : 0;
 		TU_ASSERT_MSG(out <= carc_bag_holds(e->kind), "%d tokens of %d sheep are out: %s", out, e->kind,
 		              describe(t, g));
 		cov.sheep++;
