@@ -655,21 +655,21 @@ int ore_escapable(ore *o, int seat, const int *skip, int nskip, int *figs, int c
 	return n;
 }
 
-/* The field that fills a tile's corner (board corner k: NW NE SE SW):
- * both half-edges that meet there must belong to it; else -1, or -2
- * when they are two different fields (AM/C!+, IC/C!: fields split at the
- * corner). */
-static int corner_field(const ore *o, int cell, int k)
+/* Is a tile's corner (board corner k: NW NE SE SW) field, that is are
+ * both half-edges that meet there field?  Their segments to a[0..1]. */
+static int corner_is_field(const ore *o, int cell, int k, int *a)
 {
 	static const int halves[4][2] = { { CARC_NL, CARC_WR }, { CARC_NR, CARC_EL }, { CARC_ER, CARC_SL }, { CARC_SR, CARC_WL } };
-	int a = ore_port_seg(o, cell, halves[k][0]), b = ore_port_seg(o, cell, halves[k][1]);
-	if (a < 0 || b < 0 || o->segs[a].kind != CARC_F_FIELD || o->segs[b].kind != CARC_F_FIELD) return -1;
-	return a == b ? a : -2;
+	for (int i = 0; i < 2; i++) {
+		a[i] = ore_port_seg(o, cell, halves[k][i]);
+		if (a[i] < 0 || o->segs[a[i]].kind != CARC_F_FIELD) return 0;
+	}
+	return 1;
 }
 
-unsigned ore_barn_corners(ore *o, int cell, int seat, unsigned *split)
+unsigned ore_barn_corners(ore *o, int cell, int seat, unsigned *split, unsigned *shared)
 {
-	*split = 0;
+	*split = *shared = 0;
 	/* one barn a seat (2.14), and a barn never leaves the board; a game
 	 * without farmers ("play without fields", section 6) has no farm for it */
 	if (!o->barns_on || !o->farmers) return 0;
@@ -681,26 +681,33 @@ unsigned ore_barn_corners(ore *o, int cell, int seat, unsigned *split)
 	for (int k = 0; k < 4; k++) {
 		/* the four tiles that meet at the corner, each with field in its
 		 * own corner there (2.9: "where 4 tiles meet and all four
-		 * corners are field") */
-		int all = 1, halved = 0;
+		 * corners are field"); a tile whose corner two fields share
+		 * (AM/C!+, IC/C!) is field there too, and the other three join
+		 * those two round the corner, so the barn is in one farm */
+		int all = 1, farm = -1, farms = 0, two = 0;
 		for (int ay = 0; ay < 2 && all; ay++)
 			for (int ax = 0; ax < 2 && all; ax++) {
-				int n = ore_cell_at(o, c->x + ax * cx[k], c->y + ay * cy[k]);
+				int n = ore_cell_at(o, c->x + ax * cx[k], c->y + ay * cy[k]), seg[2];
 				int ox = ax ? -cx[k] : cx[k], oy = ay ? -cy[k] : cy[k], kk;
 				for (kk = 0; cx[kk] != ox || cy[kk] != oy; kk++) {}
-				int fld = n >= 0 ? corner_field(o, n, kk) : -1;
-				all = fld != -1;
-				halved |= fld == -2;
+				all = n >= 0 && corner_is_field(o, n, kk, seg);
+				two |= all && seg[0] != seg[1];
+				for (int i = 0; all && i < 2; i++) {
+					int r = ore_root(o, seg[i]);
+					farms += farm >= 0 && r != farm;
+					if (farm < 0) farm = r;
+				}
 			}
 		if (!all) continue;
-		if (halved) { /* every quarter is field, but two fields meet in one */
+		if (farms) { /* two farms meet at the corner (two such tiles there): which is the barn's? */
 			*split |= 1u << k;
 			continue;
 		}
 		/* "Not allowed in a farm that already has a barn" (barn_placement
 		 * no-second-barn; second-barn-ok allows it) */
-		if (o->barn_rule == 0 && ore_farm_has_barn(o, ore_root(o, corner_field(o, cell, k)))) continue;
+		if (o->barn_rule == 0 && ore_farm_has_barn(o, farm)) continue;
 		ok |= 1u << k;
+		*shared |= (unsigned)two << k;
 	}
 	return ok;
 }

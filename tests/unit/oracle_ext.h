@@ -128,9 +128,10 @@ int ore_wagon_targets(ore *o, int seg, int *roots, int cap);
  * 2.11): figure ids; cities in skip[] (escaped from this turn) left out. */
 int ore_escapable(ore *o, int seat, const int *skip, int nskip, int *figs, int cap);
 /* The corners (bit k: port CARC_P_NW + k) of `cell` where `seat` may put
- * its barn (RULES.md 2.9, 4.9).  *split: corners left out only because on
- * one of the four tiles two different fields meet in the corner. */
-unsigned ore_barn_corners(ore *o, int cell, int seat, unsigned *split);
+ * its barn (RULES.md 2.9, 4.9).  *split: corners left out only because
+ * two farms meet there (two of the four tiles have two fields meeting in
+ * their corner); *shared: corners allowed where one tile has. */
+unsigned ore_barn_corners(ore *o, int cell, int seat, unsigned *split, unsigned *shared);
 
 /* Everything final scoring pays. */
 void ore_final(ore *o, ore_pay *pay, int *npay);
