@@ -286,7 +286,12 @@ int carc_board_place(carc_game *g, int type, int x, int y, int rot)
 		unsigned a1 = t->half_feat[2 * ud + 1], b1 = nt->half_feat[2 * uo];
 		int r = -1;
 		if ((a0 | b0) != CARC_NOF) r = connect_root(g, node0 + (int)a0, n->node0 + (int)b0);
-		if ((a1 | b1) == CARC_NOF) continue;
+		else if (__builtin_expect(a0 != b0, 0)) /* an abbey wall bounds the field: one open end less a half */
+			walled(g, a0 != CARC_NOF ? node0 + (int)a0 : n->node0 + (int)b0);
+		if ((a1 | b1) == CARC_NOF) {
+			if (__builtin_expect(a1 != b1, 0)) walled(g, a1 != CARC_NOF ? node0 + (int)a1 : n->node0 + (int)b1);
+			continue;
+		}
 		if (a1 == a0 && b1 == b0) g->nodes[r].open = (int16_t)(g->nodes[r].open - 2);
 		else connect(g, node0 + (int)a1, n->node0 + (int)b1);
 	}

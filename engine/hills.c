@@ -264,14 +264,19 @@ static __attribute__((noinline)) void hide_tile(carc_game *g, int cell, carc_sin
 
 /* After a placement, for each shepherd on the board: did the tile extend
  * the farm of the placer's (flock_due), and can that farm no longer grow
- * (flock_check)?  A farm grows, and loses open edges, only when a field of
- * the tile just placed joins it: a farm of the same size as when last seen
+ * (flock_check)?  A farm grows, and loses open edges, when a field of the
+ * tile just placed joins it: a farm of the same size as when last seen
  * (at the previous placement or the shepherd's deploy) is untouched, and
  * open, for every closed farm with a shepherd was gathered at the end of
- * the turn that closed it.  The usual case is a few loads a seat. */
+ * the turn that closed it.  The one other way to lose open edges is an
+ * abbey: it fits any edges, and its walls bound the fields around it
+ * (RULES.md 2.9) without joining them, so after an abbey every shepherd's
+ * farm is looked at.  The usual case is a few loads a seat. */
 static void hill_placed(carc_game *g, int cell, carc_sink *out)
 {
+	unsigned sym = carc_cell_type(g, cell)->symbols;
 	if ((carc_tile_traits[g->cells[cell].type].flags & CARC_TT_HILL) && g->next < g->nsupply) hide_tile(g, cell, out);
+	if ((sym & CARC_SYM_ABBEY) && g->shep_one) g->flock_check = 1;
 	unsigned look = 0; /* seats whose shepherd's farm may have grown */
 	for (unsigned m = g->shep_one; m; m &= m - 1) {
 		int s = __builtin_ctz(m);
