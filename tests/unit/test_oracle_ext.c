@@ -61,18 +61,10 @@
  * Not covered: a city's `multi` edges (a side it reaches without joining
  * there) are not read.
  *
- * Known disagreements, skipped (ORACLE_EXT_STRICT=1 fails on them):
- * - an abbey's walls do not close a farm for the engine: shepherds in a
- *   farm whose last open side an abbey filled are neither gathered at once
- *   nor spared the decision (RULES.md 2.9: abbey walls "bound fields";
- *   row 22: "A closed farm (one that can no longer be extended) with
- *   shepherds is scored automatically");
- * - an abbey that completes the road or city holding the placer's
- *   builder gives no extra turn (2.6 and 4.7: "placing a tile that
- *   extends or completes the builder's feature");
- * - a barn is offered at a corner where two farms meet (two of the four
- *   tiles there have two fields meeting in their corner); RULES.md 2.9
- *   ("all four corners are field") does not say which farm it is in.
+ * An open question, skipped (ORACLE_EXT_STRICT=1 fails on it): a barn is
+ * offered at a corner where two farms meet (two of the four tiles there
+ * have two fields meeting in their corner); RULES.md 2.9 ("all four
+ * corners are field") does not say which farm it is in.
  *
  * Under farm_scoring per-city-4, a winner's own pig and a pig herd each
  * add 1 to a city, once, from a touching farm where the winner has a
@@ -121,7 +113,6 @@ typedef struct track {
 	/* escapes this turn (2.11): a segment of each city left; passed */
 	int escaped[32], nescaped, escape_passed;
 	int move_type; /* of the move being played */
-	uint8_t abbey_seen[ORE_MAX_FIGS]; /* a shepherd seen in a farm an abbey closed */
 } track;
 
 typedef struct coverage {
@@ -130,7 +121,6 @@ typedef struct coverage {
 	int tiles, moves, hill_breaks;
 	/* flocks: shepherds deployed, sheep drawn, wolves (on deploy, on
 	 * expand), decisions, expands, gathered by choice, closed farms */
-	int abbey_closed; /* shepherds left in a farm an abbey closed (known disagreement) */
 	int shepherds, sheep, wolves_deploy, wolves_expand, flock_asked, expands, gathered, closed_gathered;
 	int extra_turns, extra_by_completion, extra_abbey, extra_lake, turns_checked;
 	int wagon_asked, wagon_targets, wagon_moved, wagon_none;
@@ -297,15 +287,9 @@ static void placed_triggers(track *t, int seat, const int *done, int ndone)
 		for (int i = 0; i < c->nfeat; i++) hit |= ore_root(&t->o, c->seg0 + i) == r;
 		for (int i = 0; i < ndone; i++) by_completion |= done[i] == r;
 		if ((hit || by_completion) && !t->in_extra && !t->final_round) {
-			/* A known disagreement (ORACLE_EXT_STRICT=1 fails on it): an
-			 * abbey that completes the builder's road or city without
-			 * being part of it (its walls close it) earns nothing from
-			 * the engine; the model reads "extends or completes"
-			 * literally. */
-			if (!hit && !strict) {
-				cov.extra_abbey++;
-				continue;
-			}
+			/* an abbey completes a road or city with its walls without
+			 * being part of it: "extends or completes" (2.6) */
+			cov.extra_abbey += !hit;
 			t->extra_due = 1;
 			cov.extra_turns++;
 			cov.extra_by_completion += by_completion;
@@ -545,7 +529,6 @@ static void on_returned(track *t, const carc_game *g, const carc_event *e)
 		t->wait_seg[t->nwait++] = s;
 	}
 	memset(t->o.sheep[e->figure], 0, sizeof t->o.sheep[e->figure]);
-	t->abbey_seen[e->figure] = 0;
 	ore_return(&t->o, e->figure);
 }
 
@@ -601,11 +584,6 @@ static void end_of_turn(track *t, const carc_game *g)
 	for (int s = 0; s < t->nseats; s++) {
 		int f = ore_shepherd(&t->o, s);
 		int closed = f < 0 ? 0 : ore_farm_closed(&t->o, ore_root(&t->o, t->o.fig_seg[f]));
-		if (closed == 2 && !strict) { /* known: an abbey's wall does not close a farm for the engine */
-			cov.abbey_closed += !t->abbey_seen[f];
-			t->abbey_seen[f] = 1;
-			continue;
-		}
 		TU_ASSERT_MSG(!closed,
 		              "seat %d's shepherd stands in the closed %s at the end of a turn: %s", s,
 		              where(t, ore_root(&t->o, t->o.fig_seg[f])), describe(t, g));
@@ -770,7 +748,7 @@ static void check_decision(track *t, const carc_game *g, const carc_move *mv, in
 		              "seat %d is asked to expand or gather, the model owes it to seat %d: %s", seat, t->flock_due,
 		              describe(t, g));
 		int closed = ore_farm_closed(&t->o, ore_root(&t->o, t->o.fig_seg[f]));
-		TU_ASSERT_MSG(!closed || (closed == 2 && !strict), /* known, as in end_of_turn */
+		TU_ASSERT_MSG(!closed,
 		              "seat %d is asked to expand or gather in a closed farm: %s", seat, describe(t, g));
 		TU_EQ(n, 2);
 		TU_ASSERT(mv[0].type == CARC_MV_FLOCK && mv[1].type == CARC_MV_FLOCK && mv[0].kind != mv[1].kind);
@@ -964,12 +942,12 @@ START_TEST(test_oracle_games)
 		        "batch %d: tiles %d, moves %d, completed %d (paid %d, tied %d), hill ties %d (decided %d), inns %d, cathedrals %d, besieged %d, vineyards %d,"
 		        " large %d, mayors %d, wagons %d, pigs %d, challenges %d, barn now %d, barn joined %d,"
 		        " final pays %d (barn %d, trade %d, king %d, robber %d), flocks %d\n"
-		        "  shepherds %d (in abbey-closed farms %d), sheep %d, wolves %d+%d, flock asked %d (expand %d), gathered %d + closed %d;"
-		        " turns %d, extra %d (by completion %d, lake %d, abbey completions the engine does not reward %d); wagons asked %d (targets %d, moved %d, none %d);"
+		        "  shepherds %d, sheep %d, wolves %d+%d, flock asked %d (expand %d), gathered %d + closed %d;"
+		        " turns %d, extra %d (by completion %d, lake %d, by an abbey's walls %d); wagons asked %d (targets %d, moved %d, none %d);"
 		        " escapes asked %d (offered %d, escaped %d, again %d); barn lists %d (corners %d, with a tile of two fields there %d; where two farms meet, offered by the engine %d)\n",
 		        _i, cov.tiles, cov.moves, cov.completed, cov.paid, cov.ties, cov.hill_ties, cov.hill_breaks, cov.inns, cov.cathedrals, cov.besieged, cov.vineyards,
 		        cov.larges, cov.mayors, cov.wagons, cov.pigs, cov.challenges, cov.barn_now, cov.barn_joined,
-		        cov.final_pays, cov.barn_final, cov.trade, cov.king, cov.robber, cov.flocks, cov.shepherds, cov.abbey_closed,
+		        cov.final_pays, cov.barn_final, cov.trade, cov.king, cov.robber, cov.flocks, cov.shepherds,
 		        cov.sheep, cov.wolves_deploy, cov.wolves_expand, cov.flock_asked, cov.expands, cov.gathered,
 		        cov.closed_gathered, cov.turns_checked, cov.extra_turns, cov.extra_by_completion, cov.extra_lake, cov.extra_abbey, cov.wagon_asked,
 		        cov.wagon_targets, cov.wagon_moved, cov.wagon_none, cov.escape_asked, cov.escape_offered, cov.escapes,
