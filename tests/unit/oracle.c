@@ -52,9 +52,11 @@ static int feat_at(int type, int q)
 	return -1;
 }
 
+int orc_tile_feature(int type, int rot, int port) { return feat_at(type, unturn(port, rot)); }
+
 int orc_edge_kind(int type, int rot, int side)
 {
-	int f = feat_at(type, unturn(side, rot));
+	int f = orc_tile_feature(type, rot, side);
 	return f < 0 ? CARC_F_FIELD : carc_tiletypes[type].f[f].kind;
 }
 
@@ -122,7 +124,7 @@ static void join(orc *o, int a, int b)
 int orc_port_seg(const orc *o, int cell, int port)
 {
 	const orc_cell *c = &o->cells[cell];
-	int f = feat_at(c->type, unturn(port, c->rot));
+	int f = orc_tile_feature(c->type, c->rot, port);
 	return f < 0 ? -1 : c->seg0 + f;
 }
 
@@ -157,7 +159,7 @@ static int closed(const orc *o, int root)
 		if (orc_root(o, s) != root) continue;
 		const orc_cell *c = &o->cells[o->segs[s].cell];
 		for (int d = 0; d < 4; d++) {
-			int f = feat_at(c->type, unturn(d, c->rot));
+			int f = orc_tile_feature(c->type, c->rot, d);
 			if (f == o->segs[s].feat && orc_cell_at(o, c->x + ddx[d], c->y + ddy[d]) < 0) return 0;
 		}
 	}

@@ -57,6 +57,10 @@ int orc_count_placements(const orc *o, int type);
  * writes those features' roots to completed[] (*ncompleted of them). */
 int orc_place(orc *o, int type, int x, int y, int rot, int *completed, int *ncompleted);
 
+/* The feature (index in the manifest's list) of a tile of `type` turned
+ * `rot` quarter turns clockwise at board port `port`, or -1: read from the
+ * manifest's edges, half-edges and centre, as every naive model does. */
+int orc_tile_feature(int type, int rot, int port);
 int orc_port_seg(const orc *o, int cell, int port);          /* board port -> segment, -1 */
 int orc_root(const orc *o, int seg);
 int orc_tiles(const orc *o, int root, int *pennants);        /* distinct tiles of a feature */

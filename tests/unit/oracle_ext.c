@@ -6,6 +6,7 @@
 #include <check.h>
 #include <string.h>
 
+#include "oracle.h"
 #include "oracle_ext.h"
 #include "testutil.h"
 #include "tiles_int.h"
@@ -54,30 +55,6 @@ int ore_cell_at(const ore *o, int x, int y)
 	return o->grid[y][x] - 1;
 }
 
-/* Unturned port of board port p on a tile turned r quarter turns clockwise:
- * an edge moves one place a quarter turn, a half-edge two places. */
-static int unturn(int p, int r)
-{
-	if (p < 4) return (p - r + 4) & 3;
-	if (p < 12) return 4 + ((p - 4 - 2 * r + 8) & 7);
-	return p;
-}
-
-/* Feature of an unturned tile at unturned port q, or -1. */
-static int feat_at(int type, int q)
-{
-	const carc_tiletype *t = &carc_tiletypes[type];
-	for (int i = 0; i < t->nfeat; i++) {
-		const carc_tfeat *f = &t->f[i];
-		if (q < 4 && (f->edges >> q & 1)) return i;
-		if (q >= 4 && q < 12 && (f->halves >> (q - 4) & 1)) return i;
-		if (q == CARC_P_CLOISTER && f->kind == CARC_F_CLOISTER) return i;
-		if (q == CARC_P_TOWER && f->kind == CARC_F_TOWER) return i;
-		if ((q == CARC_P_I || q == CARC_P_II) && (f->other >> (q - CARC_P_I) & 1)) return i;
-	}
-	return -1;
-}
-
 int ore_port_seg(const ore *o, int cell, int port)
 {
 	/* a barn's corner: the field at the first half-edge that meets there
@@ -85,7 +62,7 @@ int ore_port_seg(const ore *o, int cell, int port)
 	static const int corner_half[4] = { CARC_NL, CARC_NR, CARC_ER, CARC_SR };
 	if (port >= CARC_P_NW && port <= CARC_P_SW) port = corner_half[port - CARC_P_NW];
 	const ore_cell *c = &o->cells[cell];
-	int f = feat_at(c->type, unturn(port, c->rot));
+	int f = orc_tile_feature(c->type, c->rot, port);
 	return f < 0 ? -1 : c->seg0 + f;
 }
 
