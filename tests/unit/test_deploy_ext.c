@@ -45,7 +45,7 @@
 #include "testutil.h"
 #include "tiles_int.h"
 
-#define GAMES 480
+#define GAMES 720
 #define GAMES_PER_TEST 60
 #define MAX_GAME_MOVES 8192
 #define MAX_DEPLOYS (CARC_TILE_MAXF * CARC_FIG_COUNT)
@@ -57,6 +57,9 @@ typedef struct coverage {
 	long beside_special;                  /* a follower allowed into a feature where a special figure stands */
 	long no_followers;                    /* decisions of a seat with no follower left */
 	long shepherd_no_fields;              /* the open question: shepherds offered with farmers false */
+	long lakes, abbeys, final_abbeys;     /* volcano lakes and abbeys placed; abbeys in the final round */
+	long shepherd_barn;                   /* a shepherd allowed into a farm with a barn */
+	long builder_special;                 /* a builder allowed beside the seat's mayor or wagon only */
 } coverage;
 
 static coverage cov;
@@ -148,23 +151,40 @@ static void same_deploys(const carc_game *g, int seat, const char *when, ord_dep
 	ck_abort_msg("%s", msg);
 }
 
-/* The model's verdicts on every kind and feature of the tile, counted. */
+/* Figures in a feature: bit k for a figure of kind k, of `seat` if it is
+ * not -1. */
+static unsigned kinds_in(int root, int seat)
+{
+	ord *d = &model;
+	unsigned kinds = 0;
+	for (int f = 0; f < d->o.nfigs; f++)
+		if (d->o.fig_seg[f] >= 0 && (seat < 0 || d->o.fig_seat[f] == seat) && ore_root(&d->o, d->o.fig_seg[f]) == root)
+			kinds |= 1u << d->o.fig_kind[f];
+	return kinds;
+}
+
+/* The model's verdicts on every kind and feature of a tile just placed,
+ * counted, with the cases that show a rule at work. */
 static void count_reasons(int seat)
 {
 	ord *d = &model;
 	const ore_cell *c = &d->o.cells[d->last_cell];
+	unsigned sym = carc_tiletypes[c->type].symbols;
+	cov.lakes += (sym & CARC_SYM_VOLCANO) != 0;
+	cov.abbeys += (sym & CARC_SYM_ABBEY) != 0;
 	for (int i = 0; i < c->nfeat; i++)
 		for (int k = 0; k < CARC_FIG_COUNT; k++) {
 			int r = ord_judge(d, seat, k, c->seg0 + i);
 			cov.reasons[r]++;
-			if (r != ORD_OK || (k != CARC_FIG_FOLLOWER && k != CARC_FIG_LARGE)) continue;
+			if (r != ORD_OK) continue;
 			int root = ore_root(&d->o, c->seg0 + i);
-			for (int f = 0; f < d->o.nfigs; f++)
-				if (d->o.fig_seg[f] >= 0 && !ore_is_follower(d->o.fig_kind[f]) &&
-				    ore_root(&d->o, d->o.fig_seg[f]) == root) {
-					cov.beside_special++;
-					break;
-				}
+			unsigned all = kinds_in(root, -1), own = kinds_in(root, seat);
+			if (k == CARC_FIG_FOLLOWER || k == CARC_FIG_LARGE)
+				cov.beside_special += (all & (1u << CARC_FIG_BUILDER | 1u << CARC_FIG_PIG | 1u << CARC_FIG_SHEPHERD |
+				                               1u << CARC_FIG_BARN)) != 0;
+			cov.shepherd_barn += k == CARC_FIG_SHEPHERD && (all >> CARC_FIG_BARN & 1);
+			cov.builder_special += k == CARC_FIG_BUILDER &&
+			                       !(own & (1u << CARC_FIG_FOLLOWER | 1u << CARC_FIG_LARGE));
 		}
 }
 
@@ -225,7 +245,6 @@ static void check_action(const carc_game *g, int n)
 	TU_EQ(pass, 1);
 	TU_ASSERT_MSG(n > 1, "an action decision with nothing but pass: %s", describe(g));
 	int nwant = ord_deploys(d, seat, want, MAX_DEPLOYS);
-	count_reasons(seat);
 	cov.decisions++;
 	cov.no_followers += d->supply[seat][CARC_FIG_FOLLOWER] == 0;
 	same_deploys(g, seat, "at the action decision the deploys listed are not the model's", want, nwant, got, ngot);
@@ -256,6 +275,7 @@ static void follow(const carc_game *g, ord_deploy *snap, int *nsnap, int *seat)
 		const carc_event *e = &ev.ev[i];
 		if (pending && !before_deploy_step(e)) {
 			*nsnap = ord_deploys(&model, *seat, snap, MAX_DEPLOYS);
+			count_reasons(*seat);
 			pending = 0;
 		}
 		ord_event(&model, e);
@@ -264,7 +284,10 @@ static void follow(const carc_game *g, ord_deploy *snap, int *nsnap, int *seat)
 			*seat = e->seat;
 		}
 	}
-	if (pending) *nsnap = ord_deploys(&model, *seat, snap, MAX_DEPLOYS);
+	if (pending) {
+		*nsnap = ord_deploys(&model, *seat, snap, MAX_DEPLOYS);
+		count_reasons(*seat);
+	}
 	(void)g;
 }
 
@@ -306,6 +329,8 @@ static void play(int game)
 	carc_rng pick;
 	carc_rng_seed(&pick, (uint64_t)game * 7919 + 3);
 	int pass_pct = (int)carc_rng_below(&pick, 40);
+	/* one game in four keeps its abbeys for the final round (abbey_final_round) */
+	int keep_abbeys = carc_rng_below(&pick, 4) == 0;
 
 	tu_events_reset(&ev);
 	carc_game *g = tu_game_new(&gi.cfg, &ev.sink);
@@ -323,7 +348,10 @@ static void play(int game)
 			int p = tu_find_move(moves, n, &pass);
 			if (p >= 0) k = p;
 		}
+		for (int j = 0; keep_abbeys && carc_game_phase(g) == CARC_PH_TILE && moves[k].type == CARC_MV_PLACE_ABBEY && j < n; j++)
+			k = (k + 1) % n;
 		carc_move m = moves[k];
+		cov.final_abbeys += carc_game_phase(g) == CARC_PH_ABBEY_FINAL && m.type == CARC_MV_PLACE_ABBEY;
 		if (trace)
 			fprintf(stderr, "turn %u seat %d %s: %s (%d,%d) rot %d kind %s port %s tile %s\n", carc_game_turn(g),
 			        carc_game_seat(g), carc_phase_name(carc_game_phase(g)), carc_mtype_name(m.type), m.x, m.y, m.rot,
@@ -364,9 +392,39 @@ START_TEST(test_deploy_games)
 		for (int k = 0; k < CARC_FIG_COUNT; k++) fprintf(stderr, " %s %ld", carc_figkind_name(k), cov.listed[k]);
 		fprintf(stderr, "\n  model:");
 		for (int r = 0; r < ORD_COUNT; r++) fprintf(stderr, " %s %ld,", ord_reason_name(r), cov.reasons[r]);
-		fprintf(stderr, " followers beside a special figure %ld; shepherds offered with farmers false (skipped) %ld\n",
-		        cov.beside_special, cov.shepherd_no_fields);
+		fprintf(stderr,
+		        "  followers beside a special figure %ld, shepherds beside a barn %ld, builders beside a mayor or wagon %ld;"
+		        " volcano lakes %ld, abbeys %ld (final round %ld); shepherds offered with farmers false (skipped) %ld\n",
+		        cov.beside_special, cov.shepherd_barn, cov.builder_special, cov.lakes, cov.abbeys, cov.final_abbeys,
+		        cov.shepherd_no_fields);
 	}
+	/* sixty games always go through these (about two to four times
+	 * these numbers; a barn's farm shutting out a farmer, and abbeys
+	 * placed in the final round, come up a few times a batch) */
+	ck_assert_int_ge(cov.decisions, 2500);
+	ck_assert_int_ge(cov.skipped, 1500);
+	ck_assert_int_ge(cov.skipped_end, 10);
+	ck_assert_int_ge(cov.no_followers, 50);
+	ck_assert_int_ge(cov.listed[CARC_FIG_FOLLOWER], 5000);
+	ck_assert_int_ge(cov.listed[CARC_FIG_LARGE], 500);
+	ck_assert_int_ge(cov.listed[CARC_FIG_WAGON], 400);
+	ck_assert_int_ge(cov.listed[CARC_FIG_MAYOR], 400);
+	ck_assert_int_ge(cov.listed[CARC_FIG_BUILDER], 50);
+	ck_assert_int_ge(cov.listed[CARC_FIG_PIG], 40);
+	ck_assert_int_ge(cov.listed[CARC_FIG_SHEPHERD], 500);
+	ck_assert_int_ge(cov.reasons[ORD_VOLCANO], 150);
+	ck_assert_int_ge(cov.reasons[ORD_NOT_HERE], 1000);
+	ck_assert_int_ge(cov.reasons[ORD_NO_FIELDS], 5000);
+	ck_assert_int_ge(cov.reasons[ORD_NO_FIGURE], 10000);
+	ck_assert_int_ge(cov.reasons[ORD_TAKEN], 1000);
+	ck_assert_int_ge(cov.reasons[ORD_BARN_FARM], 1);
+	ck_assert_int_ge(cov.reasons[ORD_NO_OWN], 2000);
+	ck_assert_int_ge(cov.reasons[ORD_SHEPHERD_FARM], 30);
+	ck_assert_int_ge(cov.beside_special, 30);
+	ck_assert_int_ge(cov.builder_special, 5);
+	ck_assert_int_ge(cov.abbeys, 30);
+	ck_assert_int_ge(cov.final_abbeys, 1);
+	ck_assert_int_ge(cov.components_off, 10);
 }
 END_TEST
 
@@ -374,6 +432,8 @@ static Suite *suite(void)
 {
 	Suite *s = suite_create("deploy_ext");
 	TCase *tc = tcase_create("games");
+	/* a batch takes about a tenth of a second natively; valgrind
+	 * (CK_TIMEOUT_MULTIPLIER) is ~50x slower */
 	tcase_set_timeout(tc, 120);
 	tcase_add_loop_test(tc, test_deploy_games, 0, GAMES / GAMES_PER_TEST);
 	suite_add_tcase(s, tc);
