@@ -214,7 +214,8 @@ static int shepherd_special(const carc_game *g, int seat, int kind, int port, in
 	if (kind != CARC_FIG_SHEPHERD) return -1;
 	*node = carc_board_feature_at(g, g->last, port);
 	if (*node < 0) return CARC_E_NO_FEATURE;
-	if (g->nodes[*node].kind != CARC_F_FIELD) return CARC_E_KIND;
+	/* a field, in a game that has them (farmers false: "play without fields") */
+	if (g->nodes[*node].kind != CARC_F_FIELD || !g->cfg.rules[CARC_R_FARMERS]) return CARC_E_KIND;
 	int root = carc_feat_root_c(g, *node);
 	for (unsigned m = g->shep_one; m; m &= m - 1) {
 		int s = __builtin_ctz(m);
