@@ -37,12 +37,10 @@
  * valgrind): some 63,000 action decisions and 42,000 skipped ones.
  * One game in four keeps its abbeys for the final round.
  *
- * An open question, skipped (DEPLOY_EXT_STRICT=1 fails on it): with
- * farmers false the engine offers the shepherd on fields, where it
- * refuses followers, pigs and barns; RULES.md section 6 calls farmers
- * false "play without fields", but the option is named for farmers and
- * the shepherd is no follower (2.13).  The model offers no shepherd.
- *
+ * With farmers false ("play without fields", RULES.md section 6) no figure
+ * goes on a field: followers, pigs and barns, and shepherds too, whose
+ * place is "a field of the tile just placed" (2.13).
+
  * DEPLOY_EXT_GAME=n plays game n alone (in the first batch), to reproduce
  * a failure; DEPLOY_EXT_TRACE=1 prints its moves; CARC_PROPERTY_STATS
  * prints what each batch went through.
@@ -68,7 +66,6 @@ typedef struct coverage {
 	long reasons[ORD_COUNT];              /* the model's verdicts, over every kind and feature judged */
 	long beside_special;                  /* a follower allowed into a feature where a special figure stands */
 	long no_followers;                    /* decisions of a seat with no follower left */
-	long shepherd_no_fields;              /* the open question: shepherds offered with farmers false */
 	long lakes, abbeys, final_abbeys;     /* volcano lakes and abbeys placed; abbeys in the final round */
 	long shepherd_barn;                   /* a shepherd allowed into a farm with a barn */
 	long builder_special;                 /* a builder allowed beside the seat's mayor or wagon only */
@@ -76,7 +73,6 @@ typedef struct coverage {
 
 static coverage cov;
 static int trace;
-static int strict; /* DEPLOY_EXT_STRICT=1: fail on the open question too */
 static ord model;
 static tu_events ev;
 static carc_move moves[CARC_MAX_MOVES];
@@ -234,19 +230,6 @@ static void check_action(const carc_game *g, int n)
 			              describe(g));
 			continue;
 		}
-		/* An open question (DEPLOY_EXT_STRICT=1 fails on it): with
-		 * farmers false the engine offers the shepherd on fields.
-		 * RULES.md section 6 says farmers false is "play without
-		 * fields", and 2.13 puts the shepherd "in a field"; the engine
-		 * itself shuts fields to barns and pigs under that rule.  But
-		 * the option is named for farmers, and 2.13 says the shepherd
-		 * is "not a follower", so RULES.md does not settle it; the
-		 * model reads "without fields" and offers no shepherd. */
-		if (moves[i].kind == CARC_FIG_SHEPHERD && !strict &&
-		    ord_judge(d, seat, CARC_FIG_SHEPHERD, seg) == ORD_NO_FIELDS) {
-			cov.shepherd_no_fields++;
-			continue;
-		}
 		for (int j = 0; j < ngot; j++)
 			TU_ASSERT_MSG(got[j].kind != moves[i].kind || got[j].seg != seg,
 			              "a %s listed twice on one feature of (%d,%d): %s", carc_figkind_name(moves[i].kind), c->x,
@@ -395,7 +378,6 @@ START_TEST(test_deploy_games)
 {
 	memset(&cov, 0, sizeof cov);
 	trace = getenv("DEPLOY_EXT_TRACE") && atoi(getenv("DEPLOY_EXT_TRACE"));
-	strict = getenv("DEPLOY_EXT_STRICT") && atoi(getenv("DEPLOY_EXT_STRICT"));
 	const char *one = getenv("DEPLOY_EXT_GAME"); /* replays one game, for a reproduction */
 	if (one) {
 		if (_i == 0) play(atoi(one));
@@ -413,9 +395,8 @@ START_TEST(test_deploy_games)
 		for (int r = 0; r < ORD_COUNT; r++) fprintf(stderr, " %s %ld,", ord_reason_name(r), cov.reasons[r]);
 		fprintf(stderr,
 		        "  followers beside a special figure %ld, shepherds beside a barn %ld, builders beside a mayor or wagon %ld;"
-		        " volcano lakes %ld, abbeys %ld (final round %ld); shepherds offered with farmers false (skipped) %ld\n",
-		        cov.beside_special, cov.shepherd_barn, cov.builder_special, cov.lakes, cov.abbeys, cov.final_abbeys,
-		        cov.shepherd_no_fields);
+		        " volcano lakes %ld, abbeys %ld (final round %ld)\n",
+		        cov.beside_special, cov.shepherd_barn, cov.builder_special, cov.lakes, cov.abbeys, cov.final_abbeys);
 	}
 	/* sixty games always go through these (about two to four times
 	 * these numbers; a barn's farm shutting out a farmer, and abbeys
