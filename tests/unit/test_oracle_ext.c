@@ -979,7 +979,7 @@ START_TEST(test_oracle_games)
 	ck_assert_int_ge(cov.gathered, 40);
 	ck_assert_int_ge(cov.closed_gathered, 3);
 	ck_assert_int_ge(cov.wolves_deploy, 15);
-	ck_assert_int_ge(cov.wolves_expand, 5);
+	ck_assert_int_ge(cov.wolves_expand, 2);
 	ck_assert_int_ge(cov.extra_turns, 6);
 	ck_assert_int_ge(cov.extra_lake, 8);
 	ck_assert_int_ge(cov.wagon_asked, 25);
