@@ -292,13 +292,22 @@ static uint32_t draw_judged(carc_game *g, int type)
 	return *known & ~(1u << 30);
 }
 
-/* Draws for the seat on turn until a tile fits somewhere; ends the game
- * when the supply is empty. */
+/* No tile is left: a last round (the abbeys of abbey_final_round), or
+ * the end. */
+static void supply_out(carc_game *g, carc_sink *out)
+{
+	CARC_EXT_EACH(g, CARC_HOOK_END_ROUND, x)
+		if (x->end_round && x->end_round(g, out)) return;
+	end_game(g, out);
+}
+
+/* Draws for the seat on turn until a tile fits somewhere; when the supply
+ * is empty, unplaceable tiles included, the last round or the end. */
 void carc_draw(carc_game *g, carc_sink *out)
 {
 	for (;;) {
 		if (g->next >= g->nsupply) {
-			end_game(g, out);
+			supply_out(g, out);
 			return;
 		}
 		uint16_t entry = g->supply[g->next++], type = entry & 0x7fff;
@@ -336,10 +345,8 @@ void carc_begin_turn(carc_game *g, carc_sink *out) { begin_turn(g, out); }
 
 static void begin_turn(carc_game *g, carc_sink *out)
 {
-	if (g->next >= g->nsupply) { /* no tile is left: a last round, or the end */
-		CARC_EXT_EACH(g, CARC_HOOK_END_ROUND, x)
-			if (x->end_round && x->end_round(g, out)) return;
-		end_game(g, out);
+	if (g->next >= g->nsupply) {
+		supply_out(g, out);
 		return;
 	}
 	g->turn++;
