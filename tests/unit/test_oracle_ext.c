@@ -110,8 +110,10 @@ typedef struct track {
 	int flock_due, draw_owed[CARC_MAX_SEATS], gather_farm;
 	/* wagons waiting to move (2.9): figure, seat, the segment it stood on */
 	int wait_fig[CARC_MAX_SEATS], wait_seat[CARC_MAX_SEATS], wait_seg[CARC_MAX_SEATS], nwait;
-	/* escapes this turn (2.11): a segment of each city left; passed */
-	int escaped[32], nescaped, escape_passed;
+	/* escapes this turn (2.11): a segment of each city left; passed; a
+	 * tile placed (a turn whose draw found nothing before the end has
+	 * no end of turn to escape at: the game is over) */
+	int escaped[32], nescaped, escape_passed, placed;
 	int move_type; /* of the move being played */
 } track;
 
@@ -317,6 +319,7 @@ static void on_placed(track *t, const carc_game *g, const carc_event *e)
 	t->last_cell = ore_place(&t->o, e->tile, e->x, e->y, e->rot, done, &ndone);
 	for (int i = 0; i < ndone; i++) t->pending[t->npending++] = done[i];
 	if (e->seat < 0) return; /* a start tile */
+	t->placed = 1;
 	t->placer = e->seat;
 	placed_triggers(t, e->seat, done, ndone);
 	/* RULES.md row 16: farmers joined to a barn's farm score 1 a city */
@@ -591,13 +594,13 @@ static void end_of_turn(track *t, const carc_game *g)
 	int w = next_wagon(t, roots, &nroots);
 	TU_ASSERT_MSG(w < 0, "seat %d's wagon could move to %d features and was not asked: %s", w < 0 ? -1 : t->wait_seat[w],
 	              nroots, describe(t, g));
-	if (!t->escape_passed) {
+	if (!t->escape_passed && t->placed) {
 		int n = escapes_left(t, figs, ORE_MAX_FIGS);
 		TU_ASSERT_MSG(n == 0, "seat %d could free %d followers from besieged cities and was not asked (figure %d): %s",
 		              t->turn_seat, n, n ? figs[0] : -1, describe(t, g));
 	}
 	t->flock_due = -1;
-	t->nwait = t->nescaped = t->escape_passed = 0;
+	t->nwait = t->nescaped = t->escape_passed = t->placed = 0;
 }
 
 static void on_turn(track *t, const carc_game *g, const carc_event *e)
@@ -778,6 +781,13 @@ static void check_decision(track *t, const carc_game *g, const carc_move *mv, in
 	case CARC_PH_ESCAPE:
 		TU_ASSERT_MSG(seat == t->turn_seat, "seat %d is asked to escape on seat %d's turn: %s", seat, t->turn_seat,
 		              describe(t, g));
+		{ /* the wagons moved first: they move when their feature scores,
+		   * the escape comes at the end of the turn (2.9, 2.11) */
+			static int roots[CARC_MAX_NODES];
+			int nroots, w = next_wagon(t, roots, &nroots);
+			TU_ASSERT_MSG(w < 0, "seat %d is asked to escape before seat %d's wagon, which could move to %d features: %s",
+			              seat, w < 0 ? -1 : t->wait_seat[w], nroots, describe(t, g));
+		}
 		nwant = escapes_left(t, want, ORE_MAX_FIGS);
 		for (int i = 0; i < n; i++) {
 			if (mv[i].type == CARC_MV_PASS) pass++;
