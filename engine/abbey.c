@@ -133,7 +133,7 @@ static const int corner_halves[4][2] = {
 	{ CARC_NL, CARC_WR }, { CARC_NR, CARC_EL }, { CARC_ER, CARC_SL }, { CARC_SR, CARC_WL }
 };
 
-/* Is the field at both half-edges of corner k of placed tile `cell`?
+/* Is one field at both half-edges of corner k of placed tile `cell`?
  * What carc_board_feature_at finds there, read from the tile type: turned
  * back by the tile's rotation, corner k is corner k - rot of the type. */
 static int corner_field(const carc_game *g, int cell, int k)

@@ -438,9 +438,11 @@ int main(int argc, char **argv)
 		unsigned building = 0, corners = 0, fkinds = 0, tflags = 0;
 		if (o.cloister != CARC_NOF) building = o.f[o.cloister].flags & CARC_TF_SHRINE ? 2 : 1;
 		for (int u = 0; u < 4; u++) { /* corner u lies between half-edges 2u - 1 and 2u */
+			/* one field reaches the corner: a corner two fields share (a
+			 * wall or a city's edge runs into it, AM/C!+, IC/C!) is no
+			 * place for a barn, which stands in one field (RULES.md 2.9) */
 			int a = o.half_feat[(2 * u + 7) & 7], b = o.half_feat[2 * u];
-			if (a != CARC_NOF && b != CARC_NOF && o.f[a].kind == CARC_F_FIELD && o.f[b].kind == CARC_F_FIELD)
-				corners |= 1u << u;
+			if (a != CARC_NOF && a == b && o.f[a].kind == CARC_F_FIELD) corners |= 1u << u;
 		}
 		for (int j = 0; j < o.nfeat; j++) {
 			fkinds |= 1u << o.f[j].kind;

@@ -126,7 +126,7 @@ extern const uint16_t carc_tile_river[];
  * small table for the same reason (carc_tile_traits[type]). */
 typedef struct carc_tiletraits {
 	uint8_t building;      /* the centre building: 0 none, 1 cloister, 2 cult place (shrine) */
-	uint8_t corner_fields; /* bit u: both half-edges at corner u (NW NE SE SW) of the unturned tile are field */
+	uint8_t corner_fields; /* bit u: both half-edges at corner u (NW NE SE SW) of the unturned tile are one field */
 	uint8_t kinds;         /* bit k: the tile has a feature of kind k (carc_fkind) */
 	uint8_t flags;         /* CARC_TT_* */
 } carc_tiletraits;
