@@ -644,9 +644,9 @@ static int corner_is_field(const ore *o, int cell, int k, int *a)
 	return 1;
 }
 
-unsigned ore_barn_corners(ore *o, int cell, int seat, unsigned *split, unsigned *shared)
+unsigned ore_barn_corners(ore *o, int cell, int seat, unsigned *split)
 {
-	*split = *shared = 0;
+	*split = 0;
 	/* one barn a seat (2.14), and a barn never leaves the board; a game
 	 * without farmers ("play without fields", section 6) has no farm for it */
 	if (!o->barns_on || !o->farmers) return 0;
@@ -656,35 +656,34 @@ unsigned ore_barn_corners(ore *o, int cell, int seat, unsigned *split, unsigned 
 	unsigned ok = 0;
 	const ore_cell *c = &o->cells[cell];
 	for (int k = 0; k < 4; k++) {
-		/* the four tiles that meet at the corner, each with field in its
-		 * own corner there (2.9: "where 4 tiles meet and all four
-		 * corners are field"); a tile whose corner two fields share
-		 * (AM/C!+, IC/C!) is field there too, and the other three join
-		 * those two round the corner, so the barn is in one farm */
-		int all = 1, farm = -1, farms = 0, two = 0;
+		/* the four tiles that meet at the corner, each with one field in
+		 * its own corner there (2.9: "where 4 tiles meet and all four
+		 * corners are field", the barn standing in a field; 4.9: "all
+		 * four quarter-corners are field"): a corner two fields of a tile
+		 * share (AM/C!+, IC/C!) has a wall running into it.  The four
+		 * fields touch two by two along the sides, so they are one farm. */
+		int all = 1, two = 0, farm = -1;
 		for (int ay = 0; ay < 2 && all; ay++)
 			for (int ax = 0; ax < 2 && all; ax++) {
 				int n = ore_cell_at(o, c->x + ax * cx[k], c->y + ay * cy[k]), seg[2];
 				int ox = ax ? -cx[k] : cx[k], oy = ay ? -cy[k] : cy[k], kk;
 				for (kk = 0; cx[kk] != ox || cy[kk] != oy; kk++) {}
 				all = n >= 0 && corner_is_field(o, n, kk, seg);
-				two |= all && seg[0] != seg[1];
-				for (int i = 0; all && i < 2; i++) {
-					int r = ore_root(o, seg[i]);
-					farms += farm >= 0 && r != farm;
-					if (farm < 0) farm = r;
+				if (all && seg[0] != seg[1]) {
+					two = 1;
+					all = 0;
 				}
+				if (all && farm < 0) farm = ore_root(o, seg[0]);
+				TU_ASSERT(!all || ore_root(o, seg[0]) == farm);
 			}
-		if (!all) continue;
-		if (farms) { /* two farms meet at the corner (two such tiles there): which is the barn's? */
-			*split |= 1u << k;
+		if (!all) {
+			*split |= (unsigned)two << k;
 			continue;
 		}
 		/* "Not allowed in a farm that already has a barn" (barn_placement
 		 * no-second-barn; second-barn-ok allows it) */
 		if (o->barn_rule == 0 && ore_farm_has_barn(o, farm)) continue;
 		ok |= 1u << k;
-		*shared |= (unsigned)two << k;
 	}
 	return ok;
 }

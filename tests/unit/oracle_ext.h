@@ -128,10 +128,9 @@ int ore_wagon_targets(ore *o, int seg, int *roots, int cap);
  * 2.11): figure ids; cities in skip[] (escaped from this turn) left out. */
 int ore_escapable(ore *o, int seat, const int *skip, int nskip, int *figs, int cap);
 /* The corners (bit k: port CARC_P_NW + k) of `cell` where `seat` may put
- * its barn (RULES.md 2.9, 4.9).  *split: corners left out only because
- * two farms meet there (two of the four tiles have two fields meeting in
- * their corner); *shared: corners allowed where one tile has. */
-unsigned ore_barn_corners(ore *o, int cell, int seat, unsigned *split, unsigned *shared);
+ * its barn (RULES.md 2.9, 4.9).  *split: corners left out only because a
+ * tile there has two fields meeting in its corner. */
+unsigned ore_barn_corners(ore *o, int cell, int seat, unsigned *split);
 
 /* Everything final scoring pays. */
 void ore_final(ore *o, ore_pay *pay, int *npay);

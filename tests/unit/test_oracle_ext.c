@@ -61,10 +61,9 @@
  * Not covered: a city's `multi` edges (a side it reaches without joining
  * there) are not read.
  *
- * An open question, skipped (ORACLE_EXT_STRICT=1 fails on it): a barn is
- * offered at a corner where two farms meet (two of the four tiles there
- * have two fields meeting in their corner); RULES.md 2.9 ("all four
- * corners are field") does not say which farm it is in.
+ * A barn's corner needs one field in each of the four tiles' corners
+ * there: a corner where two fields of a tile meet (AM/C!+, IC/C!) has a
+ * wall running into it (RULES.md 2.9, 4.9).
  *
  * Under farm_scoring per-city-4, a winner's own pig and a pig herd each
  * add 1 to a city, once, from a touching farm where the winner has a
@@ -127,11 +126,10 @@ typedef struct coverage {
 	int extra_turns, extra_by_completion, extra_abbey, extra_lake, turns_checked;
 	int wagon_asked, wagon_targets, wagon_moved, wagon_none;
 	int escape_asked, escape_offered, escapes, escape_each_city_again;
-	int barn_lists, barn_corners, barn_shared, barn_split;
+	int barn_lists, barn_corners, barn_split;
 } coverage;
 
 static track tr;
-static int strict; /* ORACLE_EXT_STRICT=1: fail on the known disagreements too */
 static int trace;  /* ORACLE_EXT_TRACE=1: every move and event on stderr */
 static coverage cov;
 static tu_events ev;
@@ -802,23 +800,13 @@ static void check_decision(track *t, const carc_game *g, const carc_move *mv, in
 	case CARC_PH_ACTION: {
 		/* the barn's corners on the tile just placed */
 		const ore_cell *c = &t->o.cells[t->last_cell];
-		unsigned split, shared, corners = ore_barn_corners(&t->o, t->last_cell, seat, &split, &shared), listed = 0;
+		unsigned split, corners = ore_barn_corners(&t->o, t->last_cell, seat, &split), listed = 0;
 		for (int i = 0; i < n; i++) {
 			if (mv[i].type != CARC_MV_DEPLOY || mv[i].kind != CARC_FIG_BARN) continue;
 			TU_ASSERT_MSG(mv[i].x == c->x && mv[i].y == c->y && mv[i].port >= CARC_P_NW && mv[i].port <= CARC_P_SW,
 			              "a barn listed at %s of (%d,%d), the tile placed is (%d,%d): %s", carc_port_name(mv[i].port),
 			              mv[i].x, mv[i].y, c->x, c->y, describe(t, g));
 			listed |= 1u << (mv[i].port - CARC_P_NW);
-		}
-		/* An open question (ORACLE_EXT_STRICT=1 fails on it): the engine
-		 * offers a corner where two tiles each have two different fields
-		 * meeting in their corner (AM/C!+, IC/C!, TB/CcR!.w), so that two
-		 * farms meet at the barn.  RULES.md 2.9 says only "all four
-		 * corners are field", and not which farm the barn is then in; the
-		 * model offers no such corner. */
-		if ((listed & ~corners & split) && !strict) {
-			cov.barn_split += __builtin_popcount(listed & ~corners & split);
-			listed &= ~(listed & ~corners & split);
 		}
 		for (int k = 0; k < 4; k++) {
 			if (corners >> k & 1) want[nwant++] = CARC_P_NW + k;
@@ -827,7 +815,7 @@ static void check_decision(track *t, const carc_game *g, const carc_move *mv, in
 		same_set(t, g, "the barn's corners (ports) are not the model's", want, nwant, got, ngot);
 		cov.barn_lists += nwant > 0;
 		cov.barn_corners += nwant;
-		cov.barn_shared += __builtin_popcount(corners & shared);
+		cov.barn_split += __builtin_popcount(split);
 		break;
 	}
 	default: break;
@@ -939,7 +927,6 @@ static void play(int game)
 START_TEST(test_oracle_games)
 {
 	memset(&cov, 0, sizeof cov);
-	strict = getenv("ORACLE_EXT_STRICT") && atoi(getenv("ORACLE_EXT_STRICT"));
 	trace = getenv("ORACLE_EXT_TRACE") && atoi(getenv("ORACLE_EXT_TRACE"));
 	const char *one = getenv("ORACLE_EXT_GAME"); /* replays one game, for a reproduction */
 	if (one) {
@@ -954,14 +941,14 @@ START_TEST(test_oracle_games)
 		        " final pays %d (barn %d, trade %d, king %d, robber %d), flocks %d\n"
 		        "  shepherds %d, sheep %d, wolves %d+%d, flock asked %d (expand %d), gathered %d + closed %d;"
 		        " turns %d, extra %d (by completion %d, lake %d, by an abbey's walls %d); wagons asked %d (targets %d, moved %d, none %d);"
-		        " escapes asked %d (offered %d, escaped %d, again %d); barn lists %d (corners %d, with a tile of two fields there %d; where two farms meet, offered by the engine %d)\n",
+		        " escapes asked %d (offered %d, escaped %d, again %d); barn lists %d (corners %d; corners refused for a tile of two fields there %d)\n",
 		        _i, cov.tiles, cov.moves, cov.completed, cov.paid, cov.ties, cov.hill_ties, cov.hill_breaks, cov.inns, cov.cathedrals, cov.besieged, cov.vineyards,
 		        cov.larges, cov.mayors, cov.wagons, cov.pigs, cov.challenges, cov.barn_now, cov.barn_joined,
 		        cov.final_pays, cov.barn_final, cov.trade, cov.king, cov.robber, cov.flocks, cov.shepherds,
 		        cov.sheep, cov.wolves_deploy, cov.wolves_expand, cov.flock_asked, cov.expands, cov.gathered,
 		        cov.closed_gathered, cov.turns_checked, cov.extra_turns, cov.extra_by_completion, cov.extra_lake, cov.extra_abbey, cov.wagon_asked,
 		        cov.wagon_targets, cov.wagon_moved, cov.wagon_none, cov.escape_asked, cov.escape_offered, cov.escapes,
-		        cov.escape_each_city_again, cov.barn_lists, cov.barn_corners, cov.barn_shared, cov.barn_split);
+		        cov.escape_each_city_again, cov.barn_lists, cov.barn_corners, cov.barn_split);
 	/* a hundred games always go through these (about twice these
 	 * numbers); cathedrals, cult challenges, hills deciding a tie and
 	 * farmers joined to a barn come up a few times in most batches */
