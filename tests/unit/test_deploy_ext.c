@@ -129,8 +129,8 @@ static int say(char *buf, size_t size, int seat, const ord_deploy *p)
 static void same_deploys(const carc_game *g, int seat, const char *when, ord_deploy *want, int nwant,
                          ord_deploy *got, int ngot)
 {
-	qsort(want, (size_t)nwant, sizeof *want, deploy_cmp);
-	qsort(got, (size_t)ngot, sizeof *got, deploy_cmp);
+	if (nwant) qsort(want, (size_t)nwant, sizeof *want, deploy_cmp);
+	if (ngot) qsort(got, (size_t)ngot, sizeof *got, deploy_cmp); /* none: got may be NULL */
 	int same = nwant == ngot;
 	for (int i = 0; same && i < nwant; i++) same = !deploy_cmp(&want[i], &got[i]);
 	if (same) return;
