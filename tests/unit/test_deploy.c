@@ -155,17 +155,4 @@ START_TEST(test_listing)
 }
 END_TEST
 
-static Suite *deploy_suite(void)
-{
-	Suite *s = suite_create("deploy");
-	TCase *tc = tcase_create("listing");
-	tcase_set_timeout(tc, 240);
-	tcase_add_loop_test(tc, test_listing, 0, GAMES / GAMES_PER_TEST);
-	suite_add_tcase(s, tc);
-	return s;
-}
-
-int main(void)
-{
-	return tu_run(deploy_suite());
-}
+int main(void) { return tu_run_batches("deploy", test_listing, GAMES / GAMES_PER_TEST, 240); }

@@ -290,17 +290,7 @@ static void make_config(carc_config *cfg, int game)
 {
 	carc_rng rng;
 	carc_rng_seed(&rng, 0xde9107e47ull + (uint64_t)game * 0x9e3779b97f4a7c15ull);
-	carc_config_init(cfg);
-	uint32_t all = tu_all_available(), base = 1u << carc_expansion_find("base");
-	cfg->expansions = all;
-	if (game % 3) {
-		cfg->expansions = base;
-		for (int i = 0; i < 32; i++)
-			if ((all >> i & 1) && carc_rng_below(&rng, 2)) cfg->expansions |= 1u << i;
-	}
-	cfg->nseats = (uint8_t)(2 + game % 5);
-	cfg->seed = carc_rng_next(&rng);
-	tu_random_rules(cfg, &rng);
+	tu_random_game(cfg, &rng, game);
 	if (game % 4 == 1) {
 		/* any component an available expansion brings, tiles or not */
 		uint32_t comps = 0;
@@ -428,16 +418,6 @@ START_TEST(test_deploy_games)
 }
 END_TEST
 
-static Suite *suite(void)
-{
-	Suite *s = suite_create("deploy_ext");
-	TCase *tc = tcase_create("games");
-	/* a batch takes about a tenth of a second natively; valgrind
-	 * (CK_TIMEOUT_MULTIPLIER) is ~50x slower */
-	tcase_set_timeout(tc, 120);
-	tcase_add_loop_test(tc, test_deploy_games, 0, GAMES / GAMES_PER_TEST);
-	suite_add_tcase(s, tc);
-	return s;
-}
-
-int main(void) { return tu_run(suite()); }
+/* a batch takes about a tenth of a second natively; valgrind
+ * (CK_TIMEOUT_MULTIPLIER) is ~50x slower */
+int main(void) { return tu_run_batches("deploy_ext", test_deploy_games, GAMES / GAMES_PER_TEST, 120); }

@@ -859,17 +859,7 @@ static void make_config(carc_config *cfg, int game)
 {
 	carc_rng rng;
 	carc_rng_seed(&rng, 0x0a1c1e5eedull + (uint64_t)game * 0x9e3779b97f4a7c15ull);
-	carc_config_init(cfg);
-	uint32_t all = tu_all_available(), base = 1u << carc_expansion_find("base");
-	cfg->expansions = all;
-	if (game % 3) {
-		cfg->expansions = base;
-		for (int i = 0; i < 32; i++)
-			if ((all >> i & 1) && carc_rng_below(&rng, 2)) cfg->expansions |= 1u << i;
-	}
-	cfg->nseats = (uint8_t)(2 + game % 5);
-	cfg->seed = carc_rng_next(&rng);
-	tu_random_rules(cfg, &rng);
+	tu_random_game(cfg, &rng, game);
 }
 
 static void play(int game)
@@ -987,19 +977,6 @@ START_TEST(test_oracle_games)
 }
 END_TEST
 
-static Suite *oracle_ext_suite(void)
-{
-	Suite *s = suite_create("oracle_ext");
-	TCase *tc = tcase_create("games");
-	/* a batch takes a fraction of a second natively; valgrind
-	 * (CK_TIMEOUT_MULTIPLIER) is ~50x slower */
-	tcase_set_timeout(tc, 120);
-	tcase_add_loop_test(tc, test_oracle_games, 0, GAMES / GAMES_PER_TEST);
-	suite_add_tcase(s, tc);
-	return s;
-}
-
-int main(void)
-{
-	return tu_run(oracle_ext_suite());
-}
+/* a batch takes a fraction of a second natively; valgrind
+ * (CK_TIMEOUT_MULTIPLIER) is ~50x slower */
+int main(void) { return tu_run_batches("oracle_ext", test_oracle_games, GAMES / GAMES_PER_TEST, 120); }

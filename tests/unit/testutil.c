@@ -170,6 +170,21 @@ void tu_random_rules(carc_config *cfg, carc_rng *rng)
 	}
 }
 
+void tu_random_game(carc_config *cfg, carc_rng *rng, int game)
+{
+	carc_config_init(cfg);
+	uint32_t all = tu_all_available(), base = 1u << carc_expansion_find("base");
+	cfg->expansions = all;
+	if (game % 3) {
+		cfg->expansions = base;
+		for (int i = 0; i < 32; i++)
+			if ((all >> i & 1) && carc_rng_below(rng, 2)) cfg->expansions |= 1u << i;
+	}
+	cfg->nseats = (uint8_t)(2 + game % 5);
+	cfg->seed = carc_rng_next(rng);
+	tu_random_rules(cfg, rng);
+}
+
 int tu_run(Suite *s)
 {
 	SRunner *sr = srunner_create(s);
@@ -177,4 +192,14 @@ int tu_run(Suite *s)
 	int failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+int tu_run_batches(const char *name, const TTest *test, int batches, int timeout)
+{
+	Suite *s = suite_create(name);
+	TCase *tc = tcase_create("games");
+	tcase_set_timeout(tc, timeout);
+	tcase_add_loop_test(tc, test, 0, batches);
+	suite_add_tcase(s, tc);
+	return tu_run(s);
 }

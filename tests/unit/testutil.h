@@ -86,8 +86,17 @@ uint32_t tu_expansions(const char *const *names, int n);
 
 /* A random value for every rule option (integers keep their default). */
 void tu_random_rules(carc_config *cfg, carc_rng *rng);
+/* A random game for the tests that hold random games against a model:
+ * every available set in every third game (game % 3 == 0), else base and
+ * a random half of the others; 2 + game % 5 seats; a seed and every rule
+ * option drawn from `rng`. */
+void tu_random_game(carc_config *cfg, carc_rng *rng, int game);
 
 /* Runs a suite (in fork mode, Check's default) and gives main's exit code. */
 int tu_run(Suite *s);
+/* Runs `test` for _i in [0, batches) as the test case "games" of a suite
+ * `name`, each batch given `timeout` seconds (stretched under valgrind by
+ * CK_TIMEOUT_MULTIPLIER), and gives main's exit code. */
+int tu_run_batches(const char *name, const TTest *test, int batches, int timeout);
 
 #endif
