@@ -192,6 +192,12 @@ static unsigned farm_bonus(const carc_game *g, int root, int seat)
 	return why;
 }
 
+/* Those reasons as points per city: 1 each. */
+static int farm_bonus_points(const carc_game *g, int root, int seat)
+{
+	return __builtin_popcount(farm_bonus(g, root, seat));
+}
+
 /* The completed cities of a gathered farm, each counted as many times as
  * it weighs (a besieged city twice). */
 static int farm_worth(const carc_game *g, const farm *fm)
@@ -225,7 +231,7 @@ static void score_farms(carc_game *g, carc_sink *out)
 			unsigned win = winners(g, farms[k].root, farms[k].str);
 			for (int s = 0; s < g->nseats; s++)
 				if (win >> s & 1)
-					carc_add_score(g, s, CARC_SC_FIELD, (per_farm[rule] + __builtin_popcount(farm_bonus(g, farms[k].root, s))) * worth,
+					carc_add_score(g, s, CARC_SC_FIELD, (per_farm[rule] + farm_bonus_points(g, farms[k].root, s)) * worth,
 					               where, 1, out);
 		}
 		return;
@@ -281,7 +287,8 @@ void carc_score_farm_now(carc_game *g, int root, int per_city, carc_sink *out)
 	unsigned win = winners(g, root, fm.str);
 	int worth = farm_worth(g, &fm), where = carc_feat_first_node(g, root);
 	for (int s = 0; s < g->nseats; s++)
-		if (win >> s & 1) carc_add_score(g, s, CARC_SC_FIELD, (per_city + __builtin_popcount(farm_bonus(g, root, s))) * worth, where, 0, out);
+		if (win >> s & 1)
+			carc_add_score(g, s, CARC_SC_FIELD, (per_city + farm_bonus_points(g, root, s)) * worth, where, 0, out);
 	CARC_FIGS_IN(g, followers_on, i) {
 		const carc_fig *f = &g->figs[i];
 		if (f->node != CARC_NONE && carc_feat_root(g, f->node) == root) carc_return_figure(g, (int)i, CARC_WHY_BARN, out);
