@@ -368,12 +368,7 @@ START_TEST(test_deploy_games)
 {
 	memset(&cov, 0, sizeof cov);
 	trace = getenv("DEPLOY_EXT_TRACE") && atoi(getenv("DEPLOY_EXT_TRACE"));
-	const char *one = getenv("DEPLOY_EXT_GAME"); /* replays one game, for a reproduction */
-	if (one) {
-		if (_i == 0) play(atoi(one));
-		return;
-	}
-	for (int game = _i * GAMES_PER_TEST; game < (_i + 1) * GAMES_PER_TEST; game++) play(game);
+	if (!tu_play_batch(_i, GAMES_PER_TEST, play, "DEPLOY_EXT_GAME")) return; /* one game, for a reproduction */
 	if (getenv("CARC_PROPERTY_STATS")) {
 		fprintf(stderr,
 		        "batch %d: %ld action decisions (%ld of a seat with no follower left), %ld placements, %ld skipped (%ld at the end);"

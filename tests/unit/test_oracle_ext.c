@@ -918,12 +918,7 @@ START_TEST(test_oracle_games)
 {
 	memset(&cov, 0, sizeof cov);
 	trace = getenv("ORACLE_EXT_TRACE") && atoi(getenv("ORACLE_EXT_TRACE"));
-	const char *one = getenv("ORACLE_EXT_GAME"); /* replays one game, for a reproduction */
-	if (one) {
-		if (_i == 0) play(atoi(one));
-		return;
-	}
-	for (int game = _i * GAMES_PER_TEST; game < (_i + 1) * GAMES_PER_TEST; game++) play(game);
+	if (!tu_play_batch(_i, GAMES_PER_TEST, play, "ORACLE_EXT_GAME")) return; /* one game, for a reproduction */
 	if (getenv("CARC_PROPERTY_STATS"))
 		fprintf(stderr,
 		        "batch %d: tiles %d, moves %d, completed %d (paid %d, tied %d), hill ties %d (decided %d), inns %d, cathedrals %d, besieged %d, vineyards %d,"

@@ -194,6 +194,17 @@ int tu_run(Suite *s)
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
+int tu_play_batch(int batch, int per, void (*play)(int game), const char *one_env)
+{
+	const char *one = getenv(one_env);
+	if (one) {
+		if (batch == 0) play(atoi(one));
+		return 0;
+	}
+	for (int game = batch * per; game < (batch + 1) * per; game++) play(game);
+	return 1;
+}
+
 int tu_run_batches(const char *name, const TTest *test, int batches, int timeout)
 {
 	Suite *s = suite_create(name);

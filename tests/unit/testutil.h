@@ -94,6 +94,12 @@ void tu_random_game(carc_config *cfg, carc_rng *rng, int game);
 
 /* Runs a suite (in fork mode, Check's default) and gives main's exit code. */
 int tu_run(Suite *s);
+/* Plays the games of batch `batch` (per a batch) with play(), or, when
+ * the variable `one_env` is set, only the game it names in batch 0 (to
+ * reproduce a failure); returns 0 when it played no whole batch, so that
+ * the batch's own checks are not asked of it. */
+int tu_play_batch(int batch, int per, void (*play)(int game), const char *one_env);
+
 /* Runs `test` for _i in [0, batches) as the test case "games" of a suite
  * `name`, each batch given `timeout` seconds (stretched under valgrind by
  * CK_TIMEOUT_MULTIPLIER), and gives main's exit code. */
