@@ -502,20 +502,18 @@ int ore_shepherd(const ore *o, int seat) { return o->shepherd[seat]; }
  * an abbey, whose walls bound fields). */
 int ore_farm_closed(ore *o, int farm)
 {
-	int s = farm, walls = 0;
+	int s = farm;
 	do {
 		const ore_cell *c = &o->cells[o->segs[s].cell];
 		unsigned halves = feat_of(o, s)->halves;
 		for (int h = 0; h < 8; h++) {
 			if (!(halves >> h & 1)) continue;
 			int d = (h / 2 + c->rot) & 3; /* the board side of unturned half-edge h */
-			int n = ore_cell_at(o, c->x + ddx[d], c->y + ddy[d]);
-			if (n < 0) return 0;
-			walls |= (carc_tiletypes[o->cells[n].type].symbols & CARC_SYM_ABBEY) != 0;
+			if (ore_cell_at(o, c->x + ddx[d], c->y + ddy[d]) < 0) return 0;
 		}
 		s = o->segs[s].next;
 	} while (s != farm);
-	return walls ? 2 : 1;
+	return 1;
 }
 
 int ore_flock_sheep(ore *o, int farm)

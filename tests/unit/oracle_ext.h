@@ -111,8 +111,8 @@ void ore_completed_tokens(ore *o, int root, int seat);
 /* ---- Hills & Sheep (RULES.md 2.13, row 22) ---- */
 /* The shepherd of `seat` on the board (figure id), or -1. */
 int ore_shepherd(const ore *o, int seat);
-/* A farm is closed when no field half-edge of it faces an empty place:
- * 0 open, 1 closed, 2 closed with an abbey's wall among its bounds. */
+/* A farm is closed (1) when no field half-edge of it faces an empty
+ * place, else open (0). */
 int ore_farm_closed(ore *o, int farm);
 /* The sheep beside every shepherd in the farm, added up. */
 int ore_flock_sheep(ore *o, int farm);
