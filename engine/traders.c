@@ -156,19 +156,20 @@ static __attribute__((noinline)) void builder_extends(carc_game *g, int cell, in
 }
 
 /* The same for the seat's builder (at home, it earns nothing): the tile
- * extends or completes its road or city (RULES.md 2.6, 4.7).  A feature
- * with no open end left was completed by this placement (one completed
- * before was scored, and the builder went home), by a tile joining it or
- * by an abbey's walls; else a tile without a segment of the builder's kind
- * (that of its segment) extends nothing. */
+ * extends or completes its road or city (RULES.md 2.6, 4.7).  A tile
+ * with a segment of the builder's kind (that of its segment) is asked
+ * whether it joins the feature; one without may still have completed it
+ * (an abbey's walls): a feature with no open end left was completed by
+ * this placement, since one completed before was scored and sent the
+ * builder home. */
 static __attribute__((noinline)) void builder_check(carc_game *g, int cell, int seat)
 {
 	int slot = g->trade_fig[seat][0];
 	if (slot == FIG_NONE) return;
 	int node = g->figs[slot].node;
 	if (node == CARC_NONE) return;
-	if (g->nodes[carc_feat_root(g, node)].open == 0) g->builder_turn = 1;
-	else if (carc_tile_traits[g->cells[cell].type].kinds >> g->nodes[node].kind & 1) builder_extends(g, cell, node);
+	if (carc_tile_traits[g->cells[cell].type].kinds >> g->nodes[node].kind & 1) builder_extends(g, cell, node);
+	else if (g->nodes[carc_feat_root(g, node)].open == 0) g->builder_turn = 1;
 }
 
 static int builder_extra_turn(carc_game *g)
