@@ -62,6 +62,7 @@ struct carc_game {
 	uint8_t phase;
 	uint8_t seat;         /* who must decide */
 	uint8_t turn_seat;    /* whose turn it is */
+	uint8_t extra;        /* this turn is an extra one (a builder's, the volcano lake's) */
 	uint8_t nseats;
 	uint8_t over;
 	uint32_t hooks;       /* CARC_HOOK_* bits: which hooks an active expansion fills */
@@ -128,7 +129,7 @@ struct carc_game {
 	uint16_t king_size, robber_size;  /* largest completed city / longest road */
 	uint8_t completed_known;          /* king-robber: completed[] holds; set at the first completion */
 	uint16_t completed[2];            /* king-robber: completed roads, cities on the board (by kind) */
-	uint8_t builder_turn;             /* traders: 1 extra turn earned, 2 in it */
+	uint8_t builder_turn;             /* traders: the builder earned an extra turn this turn */
 	uint8_t trade_fig[CARC_MAX_SEATS][2]; /* traders: each seat's builder and pig slot, set at set-up
 	                                     (0xff none) */
 	uint8_t nherds;                   /* traders: counting pig herd segments listed in herds[], 0xff when

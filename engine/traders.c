@@ -174,12 +174,9 @@ static __attribute__((noinline)) void builder_check(carc_game *g, int cell, int 
 
 static int builder_extra_turn(carc_game *g)
 {
-	if (g->builder_turn == 1) {
-		g->builder_turn = 2;
-		return 1;
-	}
+	int earned = g->builder_turn;
 	g->builder_turn = 0;
-	return 0;
+	return earned;
 }
 
 /* ---- pigs and pig herds ---------------------------------------------------------------- */
@@ -233,11 +230,14 @@ static unsigned pig_bonus(const carc_game *g, int root, int seat)
 
 /* ---- every placement ----------------------------------------------------------------------- */
 
-/* A tile placed: the builder's extra turn, unless it is earned already
- * or this is the extra turn, or the builder is at home. */
+/* A tile placed: the builder's extra turn, unless it is earned already,
+ * or the builder is at home, or this is an extra turn: the extra turn
+ * "cannot chain" (RULES.md 2.6, 4.7 "only one extra tile per turn"),
+ * whether the builder or the volcano lake gave it. */
 static inline void builder_placed(carc_game *g, int cell)
 {
-	if (!g->builder_turn && !g->in_supply[g->turn_seat][CARC_FIG_BUILDER]) builder_check(g, cell, g->turn_seat);
+	if (!g->builder_turn && !g->extra && !g->in_supply[g->turn_seat][CARC_FIG_BUILDER])
+		builder_check(g, cell, g->turn_seat);
 }
 
 /* The same after listing the pig herds of the tile. */
