@@ -6,9 +6,13 @@
  * leaves the base start tile out).  Here: the river tiles are drawn before
  * all others, a fork first and the lake last; a river tile must continue
  * the river, and every river end it leaves open must have the two places
- * ahead of it and their side neighbours empty, so the river can never be
- * boxed in, turn back on itself or meet its other branch.  The volcano
- * lake takes no figure and gives its placer another turn.
+ * ahead of it and their side neighbours empty, so the river cannot turn
+ * back on itself or meet its other branch.  That guard alone can still box
+ * in a later river tile, which RULES.md forbids: so where some placement
+ * of the drawn tile leaves the river a free end (an end from which any
+ * river tile still to come has a place, see end_free), only those are
+ * allowed.  The volcano lake takes no figure and gives its placer another
+ * turn.
  *
  * The placement rule is asked for every place and turn of every river
  * tile drawn, so it works from state kept as the game goes (game_int.h):
@@ -17,13 +21,14 @@
  * the river is closed: the open river ends with the edges around them and
  * what is known about each (river_open, river_room, river_alone, and
  * river_near to turn every other place away at once), the river tiles
- * still to draw (river_left, river_dead and the same after the next draw),
- * the placed tiles near the start (river_occ) and the last volcano lake
- * (river_lake).  Once the river has no open end or no river tile is left
+ * still to draw (river_left, river_dead, river_shapes1 and the same after
+ * the next draw), the placed tiles near the start (river_occ), the box
+ * they all lie in (river_box) and the last volcano lake (river_lake).  Once the river has no open end or no river tile is left
  * to draw, no river tile can be placed any more, and every hook is one
  * compare.
  */
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ext_int.h"
@@ -280,7 +285,8 @@ static inline carc_front new_end(int x, int y, int d)
 }
 
 /* river_allowed when the list of open ends overflowed: the same rule,
- * worked out from the board and g->front. */
+ * worked out from the board and g->front, but for the free end, which
+ * reads the list (no set in scope makes more open ends than it holds). */
 static __attribute__((noinline)) int river_unlisted(const carc_game *g, int type, int x, int y, int rot)
 {
 	vboard v = { g, x, y, type, rot };
@@ -385,12 +391,234 @@ static inline int end_ok(const carc_game *g, int type, int rot, int i, unsigned 
 	return fast >> i & 1 ? g->river_ok[i] >> e & 1 : river_at_end(g, type, rot, i, e);
 }
 
+/* ---- a free end: no later river tile can be boxed in ---------------------------------- */
+
+/* An open end of the river as it would be after a placement: the empty
+ * place (x, y), the way the river runs into it (d, from the tile it
+ * continues), and whether it is plain (no tile beside it but that one). */
+typedef struct rend {
+	int x, y, d, plain;
+} rend;
+
+/* Where a river laid from the end e on can go when only straights are
+ * still to come (turn 0: on along e->d), or straights and curves (turn
+ * d2, a perpendicular of e->d: a staircase, straight on or turning to d2
+ * and back).  With a the steps from the end's place along e->d and b
+ * those along d2 (across for a corridor), its tiles lie at a >= 0 and
+ * b = 0 (a corridor) or b >= 0 (a staircase). */
+static inline void steps(const rend *e, int d2, int x, int y, int *a, int *b)
+{
+	*a = (x - e->x) * dx[e->d] + (y - e->y) * dy[e->d];
+	*b = (x - e->x) * dx[d2] + (y - e->y) * dy[d2];
+}
+
+/* A box of places, from x[0] to x[1] and y[0] to y[1]. */
+typedef struct box {
+	int x[2], y[2];
+} box;
+
+/* Narrows the box to the places lo to hi steps from (px, py) along d. */
+static inline void along(box *r, int px, int py, int d, int lo, int hi)
+{
+	int *v = dx[d] ? r->x : r->y, p = dx[d] ? px : py, s = dx[d] + dy[d]; /* s: +1 or -1 */
+	int a = s > 0 ? p + lo : p - hi, b = s > 0 ? p + hi : p - lo;
+	if (a > v[0]) v[0] = a;
+	if (b < v[1]) v[1] = b;
+}
+
+/* Must the places the river from the end e would need, with the room
+ * ahead of each of its tiles, be empty, and are they?  A corridor: a >= 0
+ * and |b| <= 1; a staircase: a >= 0 and b >= -1, and the row behind the
+ * end's place (a = -1) from b = 1 on.  The board's box settles most asks
+ * without a look at its tiles. */
+static int way_empty(const vboard *v, const rend *e, int d2, int corridor)
+{
+	const carc_game *g = v->g;
+	box r[2];
+	int nr = corridor ? 1 : 2;
+	for (int k = 0; k < nr; k++) {
+		r[k] = (box){ { INT_MIN / 4, INT_MAX / 4 }, { INT_MIN / 4, INT_MAX / 4 } };
+		along(&r[k], e->x, e->y, e->d, k ? -1 : 0, k ? -1 : INT_MAX / 4);
+		along(&r[k], e->x, e->y, d2, corridor ? -1 : k ? 1 : -1, corridor ? 1 : INT_MAX / 4);
+	}
+	int any = 0;
+	for (int k = 0; k < nr; k++) {
+		if (v->x >= r[k].x[0] && v->x <= r[k].x[1] && v->y >= r[k].y[0] && v->y <= r[k].y[1]) return 0;
+		any |= r[k].x[0] <= g->river_box[1] && r[k].x[1] >= g->river_box[0] && r[k].y[0] <= g->river_box[3] &&
+		       r[k].y[1] >= g->river_box[2];
+	}
+	if (!any) return 1;
+	for (int c = 0; c < g->ncells; c++) {
+		int x = g->cells[c].x, y = g->cells[c].y;
+		for (int k = 0; k < nr; k++)
+			if (x >= r[k].x[0] && x <= r[k].x[1] && y >= r[k].y[0] && y <= r[k].y[1]) return 0;
+	}
+	return 1;
+}
+
+/* Would that river put a tile on the place (x, y) or next to it? */
+static inline int by_way(const rend *e, int d2, int corridor, int x, int y)
+{
+	int a, b;
+	steps(e, d2, x, y, &a, &b);
+	if (corridor) return (a >= -1 && b == 0) || (a >= 0 && b >= -1 && b <= 1);
+	return (a >= -1 && b >= 0) || (a >= 0 && b >= -1);
+}
+
+/* Is end i free: the way ahead of it (way_empty) holds no tile, the new
+ * one included, and every other end is plain, off that way (by_way) and
+ * not next to another end?  Then every river tile still to come has a
+ * place: a straight or a curve goes on at end i (its tile touches only
+ * the tile before it and has the room ahead, and the end it leaves is
+ * free again), and a dead end closes one of the other ends (`dead`: how
+ * many may have to, one dead end being kept for the last draw), which
+ * leaves the rest as they were.  `curves`: a curve is still to come. */
+static int end_free(const vboard *v, const rend *ends, int n, int i, int dead, int curves)
+{
+	const rend *e = &ends[i];
+	if (!e->plain || dead > n - 1) return 0;
+	for (int j = 0; j < n; j++)
+		for (int k = j + 1; k < n; k++)
+			if (j != i && k != i && abs(ends[j].x - ends[k].x) + abs(ends[j].y - ends[k].y) <= 1) return 0;
+	for (int turn = 1; turn <= 3; turn += 2) {
+		int d2 = (e->d + turn) & 3, corridor = !curves, ok = 1;
+		/* the other ends first, the board last: it is the longer look */
+		for (int j = 0; ok && j < n; j++)
+			if (j != i) ok = ends[j].plain && !by_way(e, d2, corridor, ends[j].x, ends[j].y);
+		if (ok && way_empty(v, e, d2, corridor)) return 1;
+		if (corridor) break; /* the same way either side */
+	}
+	return 0;
+}
+
+/* Of the river tiles in supply[from..) still to draw (as rivers_left
+ * reads them, from g->next on): bit 0 a fork is among them, bit 1 a
+ * curve. */
+static unsigned shapes_from(const carc_game *g, int from)
+{
+	rivers r = rivers_left(g);
+	if (r.lo[0] < from) r.lo[0] = from;
+	unsigned shapes = 0;
+	for (int k = 0; k < 2; k++)
+		for (int i = r.lo[k]; i < r.hi[k]; i++) {
+			unsigned e = river_edges(g->supply[i] & 0x7fff), two = e & (e - 1);
+			if (two & (two - 1)) shapes |= 1;
+			else if (two && e != 5 && e != 10) shapes |= 2;
+		}
+	return shapes;
+}
+
+/* The same after the tile drawn now: kept by river_follow when it is the
+ * tile that was next then. */
+static inline unsigned shapes_left(const carc_game *g)
+{
+	if (g->next == g->river_next + 1 && g->supply[g->river_next] == g->river_peek) return g->river_shapes1;
+	return shapes_from(g, g->next);
+}
+
+/* What free_at asks at one listed open end i, for any turn of the drawn
+ * tile: the river tiles still to come, and the other ends as they would
+ * be with a tile at i (it may be their neighbour).  `settled`: 1 when no
+ * river tile is left to draw (nothing can be boxed in any more), 0 when
+ * a fork is still to come (drawn first, so only in a given tile order:
+ * no end is called free), -1 when end_free decides. */
+typedef struct free_ask {
+	vboard v;
+	uint32_t around; /* the tiles around the open end (around()) */
+	int i, settled, dead, curves, n;
+	uint8_t known[16]; /* by the new tile's open river edges: 1 + the answer, 0 not asked yet */
+	rend ends[sizeof ((carc_game *)0)->river_open / sizeof ((carc_game *)0)->river_open[0] + 4];
+} free_ask;
+
+/* The part of a free_ask that is the same at every open end. */
+static void free_begin(const carc_game *g, free_ask *a)
+{
+	int left, dead;
+	counts_at(g, g->next, &left, &dead);
+	a->settled = -1;
+	if (!left) a->settled = 1;
+	unsigned shapes = left ? shapes_left(g) : 0;
+	if (shapes & 1) a->settled = 0;
+	a->dead = dead > 0 ? dead - 1 : 0; /* one dead end may come last */
+	a->curves = shapes >> 1 & 1;
+}
+
+/* The rest, at listed open end i for the tile type: the other ends. */
+static void free_at_end(const carc_game *g, free_ask *a, int type, int i)
+{
+	const carc_front *here = &g->river_open[i];
+	a->v = (vboard){ g, here->x, here->y, type, 0 };
+	a->around = around(g, here->x, here->y);
+	a->i = i;
+	a->n = 0;
+	memset(a->known, 0, sizeof a->known);
+	for (int j = 0; j < g->nriver_open; j++) {
+		if (j == i) continue;
+		const carc_front *f = &g->river_open[j];
+		int from = -1, others = 0;
+		for (int d = 0; d < 4; d++) {
+			if (!occupied(&a->v, f->x + dx[d], f->y + dy[d])) continue;
+			if (from < 0 && (f->mask >> (8 * d) & 0xff) && (f->want >> (8 * d) & 0xff) == CARC_EK_RIVER) from = d;
+			else others++;
+		}
+		a->ends[4 + a->n++] = (rend){ f->x, f->y, (from + 2) & 3, !others };
+	}
+}
+
+/* Would the river have a free end (end_free) with the tile turned rot at
+ * the ask's open end?  The ends then: the new tile's river edges that
+ * face an empty place (tried first: the room ahead of them is known
+ * empty), and the other ends. */
+static int free_with(const carc_game *g, free_ask *a, int rot)
+{
+	if (a->settled >= 0) return a->settled;
+	const carc_front *here = &g->river_open[a->i];
+	a->v.rot = rot;
+	unsigned open = river_turned(a->v.type, rot) & ~(g->river_room[a->i] >> 4);
+	if (a->known[open]) return a->known[open] - 1; /* the same ends as a turn asked before */
+	int k = 4;
+	/* beside the place a new end faces, but the new tile */
+	static const uint32_t beside_end[4] = {
+		SQ(-1, -1) | SQ(1, -1) | SQ(0, -2), SQ(1, -1) | SQ(1, 1) | SQ(2, 0),
+		SQ(-1, 1) | SQ(1, 1) | SQ(0, 2), SQ(-1, -1) | SQ(-1, 1) | SQ(-2, 0),
+	};
+	for (unsigned b = open; b; b &= b - 1) {
+		int d = __builtin_ctz(b);
+		a->ends[--k] = (rend){ here->x + dx[d], here->y + dy[d], d, !(a->around & beside_end[d]) };
+	}
+	int n = 4 - k + a->n, free = 0;
+	for (int e = 0; e < n && !free; e++) free = end_free(&a->v, a->ends + k, n, e, a->dead, a->curves);
+	a->known[open] = (uint8_t)(1 + free);
+	return free;
+}
+
+/* Does some placement of the drawn tile type, at a listed open end and
+ * allowed there by the rules above, leave the river a free end? */
+static int some_free(const carc_game *g, free_ask *a, int type, unsigned fast)
+{
+	for (int i = 0; i < g->nriver_open; i++) {
+		free_at_end(g, a, type, i);
+		for (int rot = 0; rot < 4; rot++)
+			if (carc_board_fits(g, type, g->river_open[i].x, g->river_open[i].y, rot, NULL) == CARC_OK &&
+			    end_ok(g, type, rot, i, fast) && free_with(g, a, rot))
+				return 1;
+	}
+	return 0;
+}
+
 /* river_allowed past its first test: at a listed open end? */
 static __attribute__((noinline)) int river_listed(const carc_game *g, int type, int x, int y, int rot)
 {
 	if (g->nriver_open == 0xff) return river_unlisted(g, type, x, y, rot);
 	int i = open_end_at(g, x, y);
-	return i >= 0 && end_ok(g, type, rot, i, fast_ends(g)); /* it must continue the river */
+	unsigned fast = fast_ends(g);
+	if (i < 0 || !end_ok(g, type, rot, i, fast)) return 0; /* it must continue the river */
+	/* a free end afterwards, where the tile can leave one */
+	free_ask a;
+	free_begin(g, &a);
+	if (a.settled >= 0) return 1; /* the same for every placement */
+	free_at_end(g, &a, type, i);
+	return free_with(g, &a, rot) || !some_free(g, &a, type, fast);
 }
 
 static int river_allowed(const carc_game *g, int type, int x, int y, int rot)
@@ -428,7 +656,21 @@ static int river_filter(const carc_game *g, int type, carc_move *moves, int n)
 		}
 		if (at >= 0 && end_ok(g, type, m.rot, at, fast)) moves[k++] = m; /* it must continue the river */
 	}
-	return k;
+	/* of those, the ones that leave the river a free end, if any do */
+	free_ask a;
+	free_begin(g, &a);
+	if (a.settled >= 0) return k; /* the same for every placement */
+	int nfree = 0;
+	lx = INT_MIN;
+	for (int i = 0; i < k; i++) {
+		if (moves[i].x != lx || moves[i].y != ly) {
+			lx = moves[i].x;
+			ly = moves[i].y;
+			free_at_end(g, &a, type, open_end_at(g, lx, ly));
+		}
+		if (free_with(g, &a, moves[i].rot)) moves[nfree++] = moves[i];
+	}
+	return nfree ? nfree : k;
 }
 
 /* The open end (px, py) that a river edge of the tile just placed (its
@@ -458,6 +700,8 @@ static void river_start(carc_game *g, int x, int y)
 {
 	g->river_x0 = (int16_t)(x - 16);
 	g->river_y0 = (int16_t)(y - 16);
+	g->river_box[0] = g->river_box[1] = (int16_t)x;
+	g->river_box[2] = g->river_box[3] = (int16_t)y;
 	if (!g->river_end) {
 		int left = 0, dead = 0;
 		for (int i = 0; i < g->nsupply; i++) {
@@ -532,6 +776,10 @@ static __attribute__((noinline)) void river_follow(carc_game *g, int cell)
 	if (g->ncells == 1) river_start(g, x, y);
 	unsigned ux = (unsigned)(x - g->river_x0), uy = (unsigned)(y - g->river_y0);
 	if (ux < 32 && uy < 32) g->river_occ[uy] |= 1u << ux;
+	if (x < g->river_box[0]) g->river_box[0] = (int16_t)x;
+	if (x > g->river_box[1]) g->river_box[1] = (int16_t)x;
+	if (y < g->river_box[2]) g->river_box[2] = (int16_t)y;
+	if (y > g->river_box[3]) g->river_box[3] = (int16_t)y;
 	/* the tiles drawn (or hidden) since, then the next one to draw */
 	int left, dead, next = g->next;
 	counts_at(g, next, &left, &dead);
@@ -544,6 +792,7 @@ static __attribute__((noinline)) void river_follow(carc_game *g, int cell)
 		g->river_peek = g->supply[next];
 		g->river_left1 = (uint16_t)(left - (e != 0));
 		g->river_dead1 = (uint16_t)(dead - dead_end(e));
+		g->river_shapes1 = (uint8_t)(left - (e != 0) ? shapes_from(g, next + 1) : 0);
 	}
 	int n = g->nriver_open;
 	if (g->turn && (!n || !left)) { /* in play, not between start tiles */

@@ -96,7 +96,10 @@ WANT_PHASE_MOVES = {("tile", "place_tile"), ("tile", "draw"), ("tile", "place_ab
                     ("abbey_final", "place_abbey"), ("abbey_final", "pass")}
 WANT_PHASES = {"tile", "action", "wagon", "flock", "escape", "abbey_final"}
 WANT_KINDS = KINDS
-WANT_EVENTS = {"tile_drawn", "tile_placed", "tile_discarded", "tile_hidden", "deployed", "returned",
+# Not tile_discarded: with every set a tile that fits nowhere is rare, and no
+# river tile is ever left without a place (RULES.md 4.20, README "The river");
+# Messages.test_a_river_tile_that_fits_nowhere_is_discarded has one.
+WANT_EVENTS = {"tile_drawn", "tile_placed", "tile_hidden", "deployed", "returned",
                "feature_completed", "scored", "token_taken", "sheep_drawn", "turn", "game_over"}
 WANT_RETURNED = {"scored", "barn", "wolf", "flock", "escape", "challenge", "lonely"}
 WANT_SCORED = {"road", "city", "cloister", "field", "barn", "trade", "king", "robber", "flock"}
@@ -106,7 +109,7 @@ WANT_SHEEP = {1, 2, 3, 4, "wolf"}
 # (seats, seed, transport, encoding, abbey_final_round): both encodings,
 # 2 to 6 seats; these seeds make every item of WANT_* appear.
 GAMES = [
-    (2, 3, "unix", "msgpack", True),
+    (2, 10, "unix", "msgpack", True),
     (2, 8, "tcp", "json", False),
     (3, 1, "tcp", "json", True),
     (3, 5, "unix", "msgpack", False),
@@ -1105,6 +1108,21 @@ class Messages(unittest.TestCase):
         self.assertEqual(t.refuse(place("RI.1/IFI", 0, 1, 0), "illegal_move"),
                          "RI.1/IFI may not go at (0,1) turned 0°: a river tile must continue the river from its "
                          "open end, without a U-turn, and leave room ahead of every open end")
+
+    def test_a_river_tile_that_fits_nowhere_is_discarded(self):
+        # tests/scenarios/river-16: three start tiles show the spring's open
+        # end fields on every other side, so only a lake fits there
+        boxed = [{"tile": "RI/s", "x": 0, "y": 0, "rot": 0}, {"tile": "BA/C", "x": 1, "y": -1, "rot": 0},
+                 {"tile": "BA/C", "x": 2, "y": 0, "rot": 0}, {"tile": "BA/C", "x": 1, "y": 1, "rot": 180}]
+        t = Table(self, self.c, ["ann", "bob"], expansions=["base", "river", "river2"], start=boxed,
+                  tiles=["BA/C", "RI.2/II", "RI.2/I.v"], seed=5)
+        evs = t.events(place("BA/C", 0, -1, 0), PASS)
+        self.assertEqual([e for e in evs if e["type"] in ("tile_drawn", "tile_discarded")],
+                         [{"type": "tile_drawn", "seat": 1, "tile": "RI.2/II"},
+                          {"type": "tile_discarded", "tile": "RI.2/II", "why": "unplaceable"},
+                          {"type": "tile_drawn", "seat": 1, "tile": "RI.2/I.v"}])
+        self.assertEqual(t.legal()["moves"], [place("RI.2/I.v", 1, 0, 0)])
+
 
 class Replays(unittest.TestCase):
     """After the end, history's `seed` and `tiles` replay the game exactly

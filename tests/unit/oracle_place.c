@@ -6,6 +6,8 @@
  */
 #include <string.h>
 
+#include <stdlib.h>
+
 #include "oracle_place.h"
 #include "testutil.h"
 #include "tiles_int.h" /* the manifest's primary data: features, edges, symbols, sets */
@@ -256,6 +258,92 @@ static unsigned river_why(const opl_board *b, int type, int x, int y, int rot, c
 	return why;
 }
 
+/* Seed 000's rule once more, as the engine reads it where the guard
+ * above is not enough (engine/README.md, the river): of the placements
+ * the rules above allow, only those that leave the river a free end,
+ * whenever one does.  An end (an empty place a river edge faces) is free
+ * when the river could go on from it through empty places only, however
+ * the tiles still to come are drawn: as a straight corridor when no curve
+ * is left, else as a staircase (straight on, or turning one way and
+ * back) into the quadrant on one side; every tile of it would then touch
+ * only the tile before it and have its room ahead.  The other ends must
+ * show one river only, lie off that way and apart from each other, and be
+ * enough to take the dead ends still to come but one (kept for last). */
+typedef struct mend {
+	int x, y, d, plain;
+} mend;
+
+/* Steps from the end e along its way (a) and toward d2 (b). */
+static void way_steps(const mend *e, int d2, int x, int y, int *a, int *b)
+{
+	*a = (x - e->x) * dx[e->d] + (y - e->y) * dy[e->d];
+	*b = (x - e->x) * dx[d2] + (y - e->y) * dy[d2];
+}
+
+static int model_end_free(const vboard *v, const mend *ends, int n, int i, int dead, int curves)
+{
+	const mend *e = &ends[i];
+	if (!e->plain || dead > n - 1) return 0;
+	for (int d2 = 0; d2 < 4; d2++) {
+		if (d2 == e->d || d2 == ((e->d + 2) & 3)) continue;
+		int ok = 1;
+		/* every place the river would cover or need empty */
+		for (int c = -1; ok && c < v->b->ncells; c++) {
+			int a, bb;
+			way_steps(e, d2, c < 0 ? v->x : v->b->x[c], c < 0 ? v->y : v->b->y[c], &a, &bb);
+			if (curves) ok = !((a >= 0 && bb >= -1) || (a == -1 && bb >= 1));
+			else ok = !(a >= 0 && bb >= -1 && bb <= 1);
+		}
+		for (int j = 0; ok && j < n; j++) {
+			if (j == i) continue;
+			if (!ends[j].plain) ok = 0;
+			/* no tile of the river on the other end or beside it */
+			for (int k = -1; ok && k < 4; k++) {
+				int px = ends[j].x + (k < 0 ? 0 : dx[k]), py = ends[j].y + (k < 0 ? 0 : dy[k]), a, bb;
+				way_steps(e, d2, px, py, &a, &bb);
+				if (a >= 0 && (curves ? bb >= 0 : bb == 0)) ok = 0;
+			}
+			for (int k = 0; ok && k < n; k++)
+				if (k != i && k != j && abs(ends[j].x - ends[k].x) + abs(ends[j].y - ends[k].y) == 1) ok = 0;
+		}
+		if (ok) return 1;
+	}
+	return 0;
+}
+
+static int model_free_after(const opl_board *b, int type, int x, int y, int rot, const int *river_left)
+{
+	vboard v = { b, x, y, type, rot };
+	int left = 0, dead = 0, forks = 0, curves = 0;
+	for (int t = 0; t < carc_tile_count(); t++) {
+		if (!river_left[t]) continue;
+		int sides = river_sides(t);
+		left += river_left[t];
+		dead += sides == 1 ? river_left[t] : 0;
+		forks += sides == 3;
+		curves += sides == 2 && (opl_edge(t, 0, 0) == OPL_RIVER) != (opl_edge(t, 0, 2) == OPL_RIVER);
+	}
+	if (!left) return 1;
+	if (forks) return 0;
+	mend ends[64];
+	int n = 0;
+	for (int c = -1; c < b->ncells; c++) {
+		int cx = c < 0 ? x : b->x[c], cy = c < 0 ? y : b->y[c];
+		for (int d = 0; d < 4; d++) {
+			int px = cx + dx[d], py = cy + dy[d], seen = 0;
+			if (v_edge(&v, cx, cy, d) != OPL_RIVER || v_taken(&v, px, py)) continue;
+			for (int j = 0; j < n; j++) seen |= ends[j].x == px && ends[j].y == py;
+			if (seen || n == 64) continue;
+			int around = 0;
+			for (int k = 0; k < 4; k++) around += v_taken(&v, px + dx[k], py + dy[k]);
+			ends[n++] = (mend){ px, py, d, around == 1 };
+		}
+	}
+	for (int i = 0; i < n; i++)
+		if (model_end_free(&v, ends, n, i, dead > 0 ? dead - 1 : 0, curves > 0)) return 1;
+	return 0;
+}
+
 /* ---- cult places (RULES.md 2.10, 4.12) ----------------------------------------- */
 
 /* Buildings of `kind` on the eight places around (x, y), the new
@@ -327,7 +415,12 @@ int opl_places(const opl_board *b, int type, const int *river_left, opl_place *o
 					if (n < cap) out[n] = (opl_place){ (int16_t)x, (int16_t)y, (uint8_t)rot };
 					n++;
 				}
-	return n;
+	if (!opl_is_river(type) || n > cap) return n;
+	/* a river tile: those that leave a free end, if any do */
+	int nfree = 0;
+	for (int i = 0; i < n; i++)
+		if (model_free_after(b, type, out[i].x, out[i].y, out[i].rot, river_left)) out[nfree++] = out[i];
+	return nfree ? nfree : n;
 }
 
 /* 2.9: "place your abbey in an empty space that has tiles on all 4
