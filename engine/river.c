@@ -792,7 +792,7 @@ static __attribute__((noinline)) void river_follow(carc_game *g, int cell)
 		g->river_peek = g->supply[next];
 		g->river_left1 = (uint16_t)(left - (e != 0));
 		g->river_dead1 = (uint16_t)(dead - dead_end(e));
-		g->river_shapes1 = (uint8_t)(left - (e != 0) ? shapes_from(g, next + 1) : 0);
+		g->river_shapes1 = (uint8_t)(g->river_left1 ? shapes_from(g, next + 1) : 0);
 	}
 	int n = g->nriver_open;
 	if (g->turn && (!n || !left)) { /* in play, not between start tiles */
