@@ -399,6 +399,39 @@ static proto_err parse_bag(proto_arena *a, const proto_val *v, carc_config *cfg,
 	return PROTO_OK;
 }
 
+/* Whether a game of these expansions, given no `start`, has a start tile:
+ * the engine places the standard one (the base game's, or a river set's
+ * spring) and refuses a game whose sets have none.  Asked of a game of
+ * them alone, in the scratch game, so that nothing else can be the cause. */
+static int has_standard_start(carc_game *scratch, uint32_t expansions)
+{
+	carc_config probe;
+	carc_config_init(&probe);
+	probe.expansions = expansions;
+	return carc_game_init(scratch, &probe, NULL) != CARC_E_ARG;
+}
+
+/* A game without `start` whose expansions bring no start tile: the sets
+ * that would bring one are named, so the player knows what to add. */
+static proto_err no_start_tile(proto_arena *a, carc_game *scratch, const char **why)
+{
+	uint32_t with = 0;
+	int count = 0, n = 0;
+	for (int e = 0; e < carc_expansion_count(); e++)
+		if (carc_expansion(e)->available && has_standard_start(scratch, 1u << e)) {
+			with |= 1u << e;
+			count++;
+		}
+	char list[256] = "";
+	for (int e = 0; e < carc_expansion_count(); e++) {
+		if (!(with >> e & 1)) continue;
+		const char *sep = n == 0 ? "" : n == count - 1 ? " or " : ", ";
+		snprintf(list + strlen(list), sizeof list - strlen(list), "%s`%s`", sep, carc_expansion(e)->name);
+		n++;
+	}
+	return INVALID("`expansions`: without %s there is no standard start tile; add `base` or give `start`", list);
+}
+
 static proto_err m_new_game(method_call *c, proto_val **result, const char **why)
 {
 	proto_arena *a = c->a;
@@ -441,6 +474,8 @@ static proto_err m_new_game(method_call *c, proto_val **result, const char **why
 				               one.nstart - 1, carc_tile_id(st->tile), st->x, st->y, st->rot * 90);
 			}
 	}
+	if (!gm && crc == CARC_E_ARG && !cfg.nstart && !has_standard_start(c->s->scratch, cfg.expansions))
+		return no_start_tile(a, c->s->scratch, why);
 	if (!gm) return INVALID("the engine refused this game: %s", carc_strerror(crc));
 	proto_val *r = pv_map(a), *seats = pv_array(a);
 	pv_set_int(a, r, "game", gm->id);

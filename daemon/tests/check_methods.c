@@ -108,6 +108,11 @@ START_TEST(hello_and_errors)
 	ck_assert_str_eq(error_code(call(&A, "new_game {\"players\": [\"a\"], \"components\": {\"large\": 1}}")), "invalid_params");
 	ck_assert_str_eq(error_code(call(&A, "new_game {\"players\": [\"a\"], \"tiles\": [\"RI/x\"]}")), "invalid_params");
 	ck_assert_str_eq(error_code(call(&A, "new_game {\"players\": [\"\"]}")), "invalid_params");
+	/* sets without a standard start tile, and no `start`: the message says what to give */
+	r = call(&A, "new_game {\"players\": [\"a\"], \"expansions\": [\"cult\"]}");
+	ck_assert_str_eq(error_code(r), "invalid_params");
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(r, 2), "message")),
+	                 "`expansions`: without `base`, `river` or `river2` there is no standard start tile; add `base` or give `start`");
 	r = result(call(&A, "new_game {\"players\": [\"a\"], \"rules\": {\"farmers\": false, \"farm_scoring\": \"per-farm-3\"},"
 	                    " \"components\": {\"large\": false}, \"seed\": 9007199254740991}"));
 	ck_assert_int_eq(json_integer_value(json_object_get(r, "game")), 1);

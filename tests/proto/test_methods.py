@@ -181,6 +181,27 @@ class MethodTests:
         start[2]["rot"] = 180   # its city faces away, its field meets BA/C's
         self.assertEqual(len(self.new_game(start=start)["state"]["board"]), 3)
 
+    def test_new_game_without_a_start_tile(self):
+        """Only `base` (BA/RCr) and the river sets (the spring) bring a
+        standard start tile: other sets alone need `start`, and the error
+        says so instead of an out-of-range parameter."""
+        message = ("`expansions`: without `base`, `river` or `river2` there is no standard start tile; "
+                   "add `base` or give `start`")
+        for expansions in (["cult"], ["mini"], ["king-robber"], ["inns-cathedrals"], ["abbey-mayor", "hills-sheep"]):
+            with self.subTest(expansions=expansions):
+                e = self.assertError("invalid_params", self.new_game, expansions=expansions)
+                self.assertEqual(e.message, message)
+        # a supply given as `tiles` brings no start tile either
+        e = self.assertError("invalid_params", self.new_game, expansions=["cult"], tiles=["CU/S", "CU/SR"])
+        self.assertEqual(e.message, message)
+        # the ways out: a start tile of the game's own sets, or a set with a standard one
+        g = self.new_game(expansions=["cult"], start=[{"tile": "CU/S", "x": 0, "y": 0, "rot": 0}])
+        self.assertEqual([t["tile"] for t in g["state"]["board"]], ["CU/S"])
+        self.assertEqual([t["tile"] for t in self.new_game(expansions=["base", "cult"])["state"]["board"]], ["BA/RCr"])
+        for expansions in (["river"], ["river2"], ["mini", "river"]):
+            with self.subTest(expansions=expansions):
+                self.assertEqual([t["tile"] for t in self.new_game(expansions=expansions)["state"]["board"]], ["RI/s"])
+
     # ---- legal_moves, apply_move --------------------------------------------------
     def test_legal_moves(self):
         g = self.new_game()
