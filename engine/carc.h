@@ -152,6 +152,9 @@ int carc_tile_count(void);               /* tile types known to the engine */
 const char *carc_tile_id(int type);     /* NULL for an unknown type */
 int carc_tile_find(const char *id);      /* -1 when unknown or NULL */
 int carc_tile_expansion(int type);       /* the expansion a tile type belongs to; -1 for an unknown type */
+/* Is the tile type in the tile set of one of these expansions (bit i:
+ * carc_expansion(i))?  The spring is in both rivers' sets. */
+int carc_tile_in_expansions(int type, uint32_t expansions);
 /* What a tile turned `rot` quarter turns shows at board edge `dir` (0 N,
  * 1 E, 2 S, 3 W): "field", "road", "city", "river" or "inner" (a side inside
  * the City of Carcassonne); "?" when type, rot (0..3) or dir (0..3) is

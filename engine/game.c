@@ -121,6 +121,15 @@ int carc_tile_expansion(int type)
 	return -1;
 }
 
+int carc_tile_in_expansions(int type, uint32_t expansions)
+{
+	for (int s = 0; s < carc_ntilesets; s++)
+		if (expansions >> carc_tilesets[s].expansion_index & 1)
+			for (int j = 0; j < carc_tilesets[s].nref; j++)
+				if (carc_tilesets[s].ref[j].type == type) return 1;
+	return 0;
+}
+
 const char *carc_tile_edge(int type, int rot, int dir)
 {
 	static const char *const names[CARC_EK_COUNT] = { "field", "road", "city", "river", "inner" };

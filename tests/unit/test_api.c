@@ -141,6 +141,33 @@ END_TEST
 
 /* ---- tiles ------------------------------------------------------------------------------- */
 
+/* A tile is in a game when one of its chosen sets lists it: the spring is
+ * the start tile of the River and of River II, so a River II game may
+ * name it as its start (carc_tile_expansion gives the first set only). */
+START_TEST(test_tile_in_expansions)
+{
+	int spring = carc_tile_find("RI/s"), start = carc_tile_find("BA/RCr");
+	uint32_t base = 1u << carc_expansion_find("base"), river = 1u << carc_expansion_find("river"),
+	         river2 = 1u << carc_expansion_find("river2");
+	ck_assert_int_ge(spring, 0);
+	ck_assert_int_eq(carc_tile_expansion(spring), carc_expansion_find("river"));
+	ck_assert_int_eq(carc_tile_in_expansions(spring, river), 1);
+	ck_assert_int_eq(carc_tile_in_expansions(spring, river2), 1);
+	ck_assert_int_eq(carc_tile_in_expansions(spring, base), 0);
+	ck_assert_int_eq(carc_tile_in_expansions(start, base | river2), 1);
+	ck_assert_int_eq(carc_tile_in_expansions(start, river | river2), 0);
+	ck_assert_int_eq(carc_tile_in_expansions(start, 0), 0);
+	for (int j = 0; j < NJUNK; j++)
+		if (junk_ints[j] < 0 || junk_ints[j] >= carc_tile_count())
+			ck_assert_int_eq(carc_tile_in_expansions(junk_ints[j], ~0u), 0);
+	/* every tile is in the set carc_tile_expansion names */
+	for (int t = 0; t < carc_tile_count(); t++) {
+		int e = carc_tile_expansion(t);
+		if (e >= 0) ck_assert_int_eq(carc_tile_in_expansions(t, 1u << e), 1);
+	}
+}
+END_TEST
+
 START_TEST(test_tiles_junk)
 {
 	int n = carc_tile_count();
@@ -900,6 +927,7 @@ static Suite *api_suite(void)
 	tcase_add_test(tc, test_rules_junk);
 	tcase_add_test(tc, test_expansions_junk);
 	tcase_add_test(tc, test_tiles_junk);
+	tcase_add_test(tc, test_tile_in_expansions);
 	tcase_add_test(tc, test_rng_junk);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("setup");
