@@ -426,7 +426,8 @@ static const char *placement_rule(int tile)
 	for (int d = 0; d < 4; d++)
 		if (!strcmp(carc_tile_edge(tile, 0, d), "river"))
 			return "a river tile must continue the river from its open end, without a U-turn, "
-			       "and leave room ahead of every open end";
+			       "and leave room ahead of every open end and, where it can, a free end for the "
+			       "river tiles still to come";
 	return "a cult place may not be next to (diagonals count) more than one cloister or abbey, "
 	       "nor a cloister next to more than one cult place";
 }

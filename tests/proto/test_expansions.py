@@ -1107,7 +1107,21 @@ class Messages(unittest.TestCase):
         t = Table(self, self.c, ["ann", "bob"], expansions=["base", "river"], tiles=["RI.1/IFI", "RI.1/II"], seed=5)
         self.assertEqual(t.refuse(place("RI.1/IFI", 0, 1, 0), "illegal_move"),
                          "RI.1/IFI may not go at (0,1) turned 0°: a river tile must continue the river from its "
-                         "open end, without a U-turn, and leave room ahead of every open end")
+                         "open end, without a U-turn, and leave room ahead of every open end and, where it can, "
+                         "a free end for the river tiles still to come")
+
+    def test_river2_may_name_its_spring_as_start(self):
+        # the spring RI/s starts a River II game; named as `start` it is in
+        # that game too, though the River's tile list has it first
+        spring = [{"tile": "RI/s", "x": 0, "y": 0, "rot": 0}]
+        t = Table(self, self.c, ["ann", "bob"], expansions=["base", "river2"], start=spring,
+                  tiles=["RI.2/I.v", "BA/C"], seed=5)
+        self.assertEqual([(b["tile"], b["x"], b["y"]) for b in t.state()["board"]], [("RI/s", 0, 0)])
+        t.play(place("RI.2/I.v", 1, 0, 0))
+        with self.assertRaises(carcd.Error) as cm:  # in neither of this game's sets
+            self.c.new_game(["ann", "bob"], expansions=["base"], start=spring, tiles=["BA/C"], seed=5)
+        self.assertEqual((cm.exception.code, cm.exception.message),
+                         ("invalid_params", "start[0]: tile `RI/s` belongs to `river`, which this game does not have"))
 
     def test_a_river_tile_that_fits_nowhere_is_discarded(self):
         # tests/scenarios/river-16: three start tiles show the spring's open
