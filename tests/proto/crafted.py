@@ -142,5 +142,25 @@ class Table:
         return lm["phase"], lm["seat"]
 
 
+def over_both(daemon):
+    """A mixin for a TestCase of the module whose daemon this is: self.c
+    speaks ENCODING over TRANSPORT (subclasses set the other pair), and
+    table() makes a Table on it."""
+
+    class OverBoth:
+        TRANSPORT, ENCODING = "unix", "msgpack"
+
+        def setUp(self):
+            self.c = daemon["d"].client(self.TRANSPORT, self.ENCODING)
+
+        def tearDown(self):
+            self.c.close()
+
+        def table(self, players, **options):
+            return Table(self, self.c, players, **options)
+
+    return OverBoth
+
+
 def of_type(events, *types):
     return [e for e in events if e["type"] in types]

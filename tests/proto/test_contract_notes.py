@@ -9,8 +9,8 @@ MessagePack on the Unix socket and over JSON lines on TCP."""
 import unittest
 
 import harness
-from crafted import (FLOCK_MOVES, FLOCK_START, PASS, WAGON_MOVES, WAGON_TILES, Table, deploy, flock, of_type,
-                     place, wagon)
+from crafted import (FLOCK_MOVES, FLOCK_START, PASS, WAGON_MOVES, WAGON_TILES, deploy, flock, of_type,
+                     over_both, place, wagon)
 
 daemon, setUpModule, tearDownModule = harness.module_daemon()
 
@@ -36,18 +36,7 @@ def figures_from_events(events):
     return where
 
 
-class Notes:
-    TRANSPORT, ENCODING = "unix", "msgpack"
-
-    def setUp(self):
-        self.c = daemon["d"].client(self.TRANSPORT, self.ENCODING)
-
-    def tearDown(self):
-        self.c.close()
-
-    def table(self, players, **options):
-        return Table(self, self.c, players, **options)
-
+class Notes(over_both(daemon)):
     def history_events(self, t):
         return harness.history_events(self.c.history(t.game))
 

@@ -15,8 +15,8 @@ import unittest
 import harness
 from harness import carcd
 from crafted import (ABBEY_MOVES, ABBEY_TILES, DRAW, ESCAPE_MOVES, ESCAPE_TILES, FINAL_MOVES, FINAL_TILES,
-                     FLOCK_MOVES, FLOCK_START, PASS, RING_START, WAGONS_MOVES, WAGONS_TILES, Table, abbey,
-                     deploy, escape, flock, of_type, place, wagon)
+                     FLOCK_MOVES, FLOCK_START, PASS, RING_START, WAGONS_MOVES, WAGONS_TILES, abbey,
+                     deploy, escape, flock, of_type, over_both, place, wagon)
 
 daemon, setUpModule, tearDownModule = harness.module_daemon()
 
@@ -39,18 +39,7 @@ UNBUILT_MOVES = [
     {"type": "catapult_result", "token": "knockout", "landed": {"x": 0.5, "y": -1.25}, "hit": []},
 ]
 
-class OverBoth:
-    """Mixed into a TestCase: self.c speaks ENCODING over TRANSPORT."""
-    TRANSPORT, ENCODING = "unix", "msgpack"
-
-    def setUp(self):
-        self.c = daemon["d"].client(self.TRANSPORT, self.ENCODING)
-
-    def tearDown(self):
-        self.c.close()
-
-    def table(self, players, **options):
-        return Table(self, self.c, players, **options)
+OverBoth = over_both(daemon)
 
 
 # ---- section 4.1: components ---------------------------------------------------------------
