@@ -6,7 +6,6 @@ commitment, placements and feature ports, figure ids, the checks of
 apply_move, subscriptions, paging of `games`, close_game and stats."""
 
 import json
-import socket
 import time
 import unittest
 
