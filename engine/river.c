@@ -878,9 +878,13 @@ static void river_placed(carc_game *g, int cell, carc_sink *out)
  * is closed). */
 static int river_deploy_allowed(const carc_game *g, int cell) { return cell + 1 != g->river_lake; }
 
+/* The volcano lake's extra turn, unless this turn is an extra one
+ * already: "only one extra tile per turn" (RULES.md 4.7), whether the
+ * builder gave it or not. */
 static int river_extra_turn(carc_game *g)
 {
-	return g->last + 1 == g->river_lake && g->cfg.rules[CARC_R_VOLCANO_LAKE_EXTRA_TURN]; /* CARC_NONE + 1: none */
+	return g->last + 1 == g->river_lake && g->cfg.rules[CARC_R_VOLCANO_LAKE_EXTRA_TURN] && /* CARC_NONE + 1: none */
+	       !g->extra;
 }
 
 const carc_ext carc_ext_river = {

@@ -40,8 +40,9 @@
  *   turn, and no other; shepherds left at the end score nothing;
  * - turns (2.6, 2.3): each turn goes to the next seat, but for the
  *   builder's one extra turn (a tile that extends or completes the road
- *   or city holding the placer's builder, not in an extra turn) and the
- *   volcano lake's (volcano_lake_extra_turn);
+ *   or city holding the placer's builder) and the volcano lake's
+ *   (volcano_lake_extra_turn), neither in an extra turn (4.7: "only one
+ *   extra tile per turn");
  * - wagons (2.9, 4.8): after a completion in play, each wagon it scored
  *   is asked in turn, clockwise from the seat on turn, and offered exactly
  *   the unoccupied incomplete features wagon_move allows (connected: the
@@ -296,9 +297,11 @@ static void placed_triggers(track *t, int seat, const int *done, int ndone)
 		}
 	}
 	/* RULES.md 2.3, option volcano_lake_extra_turn: the placer of the
-	 * volcano lake "immediately takes another tile" */
+	 * volcano lake "immediately takes another tile"; 4.7: "only one extra
+	 * tile per turn", so not in a builder's extra turn */
 	unsigned sym = carc_tiletypes[c->type].symbols;
-	if ((sym & CARC_SYM_VOLCANO) && (sym & CARC_SYM_LAKE) && t->cfg.rules[CARC_R_VOLCANO_LAKE_EXTRA_TURN]) {
+	if ((sym & CARC_SYM_VOLCANO) && (sym & CARC_SYM_LAKE) && t->cfg.rules[CARC_R_VOLCANO_LAKE_EXTRA_TURN] &&
+	    !t->in_extra) {
 		t->extra_due = 1;
 		cov.extra_lake++;
 	}
