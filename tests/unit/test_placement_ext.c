@@ -27,6 +27,10 @@
  * A disagreement fails with the game's sets, seats, rules, seed, the turn,
  * the tile and the places only one side allows (and the board).
  *
+ * Then river games against an adversary (test_river_adversary), who at
+ * every river tile takes the placement that leaves the next tile the
+ * fewest places: no river tile may ever be discarded.
+ *
  * How the model reads RULES.md where it is uncertain (oracle_place.c):
  *
  * - 2.3's guard, "the two tiles ahead of each open river end (plus their
@@ -67,6 +71,8 @@
 #define GAMES_PER_TEST 8
 #define NTESTS 20
 #define RIVER_GAMES_PER_TEST 60
+#define ADVERSARY_TESTS 4
+#define ADVERSARY_GAMES 70 /* 4 x 70 games: 40 of each river mix */
 #define RIVER_TESTS 6
 #define MAX_GAME_MOVES 8192
 #define MAX_PLACES 4096
@@ -524,6 +530,87 @@ START_TEST(test_rivers)
 }
 END_TEST
 
+/* ---- an adversary on the river ----------------------------------------------------- */
+
+/* River tiles discarded among the events of a sink. */
+static int river_discards(const tu_events *e)
+{
+	int n = 0;
+	for (int k = 0; k < e->sink.n && k < CARC_MAX_EVENTS; k++)
+		n += e->ev[k].type == CARC_EV_TILE_DISCARDED && opl_is_river(e->ev[k].tile);
+	return n;
+}
+
+/* Plays the game on from a placement to the next tile decision (the
+ * figures' decisions by their last listed move, a pass where there is
+ * one); returns the river tiles discarded on the way. */
+static int to_next_tile(carc_game *g, const carc_move *m, tu_events *out)
+{
+	static carc_move then[CARC_MAX_MOVES];
+	tu_events_reset(out);
+	tu_apply_ok(g, *m, &out->sink);
+	int discarded = river_discards(out);
+	while (!carc_game_over(g) && carc_game_phase(g) != CARC_PH_TILE) {
+		int n = carc_legal_moves(g, then, CARC_MAX_MOVES);
+		tu_events_reset(out);
+		tu_apply_ok(g, then[n - 1], &out->sink);
+		discarded += river_discards(out);
+	}
+	return discarded;
+}
+
+/* RULES.md 2.3 (seed 000: no river tile "could prevent any subsequently
+ * drawn river tiles" from being placed) and 4.20, against players who try
+ * to box the river in: at every river tile with a choice, the placement
+ * after which the next tile (the engine knows it) is discarded, or else
+ * has the fewest places.  The old rules (two places ahead of each open
+ * end, each end continuable by some tile) lost river tiles this way in up
+ * to one game in four; no river tile may be discarded. */
+START_TEST(test_river_adversary)
+{
+	static carc_move options[CARC_MAX_MOVES], next[CARC_MAX_MOVES];
+	static tu_events seen;
+	carc_game *g = malloc(carc_game_size()), *c = malloc(carc_game_size());
+	ck_assert(g && c);
+	carc_rng pick;
+	carc_rng_seed(&pick, 0xad7e55a2u + (uint64_t)_i);
+	int decisions = 0;
+	for (int game = _i * ADVERSARY_GAMES; game < (_i + 1) * ADVERSARY_GAMES; game++) {
+		carc_config cfg;
+		carc_config_init(&cfg);
+		cfg.expansions = tu_expansions(mixes[game % NRIVER_MIXES], 8);
+		cfg.nseats = (uint8_t)(2 + game % 5);
+		cfg.seed = 0xad0000u + (uint64_t)game;
+		ck_assert_int_eq(carc_game_init(g, &cfg, NULL), CARC_OK);
+		int discarded = 0;
+		while (!carc_game_over(g)) {
+			int n = carc_legal_moves(g, options, CARC_MAX_MOVES), choice = (int)carc_rng_below(&pick, (uint32_t)n);
+			if (carc_game_phase(g) == CARC_PH_TILE && options[0].type == CARC_MV_PLACE_TILE &&
+			    opl_is_river(options[0].tile) && n > 1) {
+				decisions++;
+				int best = INT32_MAX;
+				for (int k = 0; k < n; k++) {
+					carc_game_clone(c, g);
+					int lost = to_next_tile(c, &options[k], &seen);
+					int places = carc_game_over(c) ? CARC_MAX_MOVES : carc_legal_moves(c, next, CARC_MAX_MOVES);
+					int score = places - lost * CARC_MAX_MOVES; /* the adversary's: the less the better */
+					if (score < best) {
+						best = score;
+						choice = k;
+					}
+				}
+			}
+			discarded += to_next_tile(g, &options[choice], &seen);
+		}
+		ck_assert_msg(!discarded, "%d river tiles discarded in game %d (sets %d, %u seats)", discarded, game,
+		              game % NRIVER_MIXES, cfg.nseats);
+	}
+	ck_assert_int_ge(decisions, 5 * ADVERSARY_GAMES);
+	free(g);
+	free(c);
+}
+END_TEST
+
 static Suite *placement_suite(void)
 {
 	Suite *s = suite_create("placement_ext");
@@ -535,6 +622,10 @@ static Suite *placement_suite(void)
 	tcase_set_timeout(rv, 20);
 	tcase_add_loop_test(rv, test_rivers, 0, RIVER_TESTS);
 	suite_add_tcase(s, rv);
+	TCase *adv = tcase_create("adversary");
+	tcase_set_timeout(adv, 20);
+	tcase_add_loop_test(adv, test_river_adversary, 0, ADVERSARY_TESTS);
+	suite_add_tcase(s, adv);
 	return s;
 }
 
