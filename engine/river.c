@@ -644,7 +644,14 @@ static int river_filter(const carc_game *g, int type, carc_move *moves, int n)
 			if (river_allowed(g, type, moves[i].x, moves[i].y, moves[i].rot)) moves[k++] = moves[i];
 		return k;
 	}
+	/* Those the rules above allow, and of them the ones that leave the
+	 * river a free end (bit i of `free`), kept if any do.  At most 4 turns
+	 * at each listed open end pass. */
+	_Static_assert(4 * sizeof g->river_open / sizeof g->river_open[0] <= 64, "a bit a placement");
 	unsigned fast = fast_ends(g);
+	free_ask a;
+	free_begin(g, &a);
+	uint64_t free = 0;
 	int at = -1, lx = INT_MIN, ly = 0; /* the open end at the place (lx, ly) looked up last, -1 none */
 	for (int i = 0; i < n; i++) {
 		carc_move m = moves[i];
@@ -653,24 +660,17 @@ static int river_filter(const carc_game *g, int type, carc_move *moves, int n)
 			lx = m.x;
 			ly = m.y;
 			at = open_end_at(g, m.x, m.y);
+			if (at >= 0 && a.settled < 0) free_at_end(g, &a, type, at);
 		}
-		if (at >= 0 && end_ok(g, type, m.rot, at, fast)) moves[k++] = m; /* it must continue the river */
+		if (at < 0 || !end_ok(g, type, m.rot, at, fast)) continue; /* it must continue the river */
+		if (a.settled < 0 && free_with(g, &a, m.rot)) free |= (uint64_t)1 << k;
+		moves[k++] = m;
 	}
-	/* of those, the ones that leave the river a free end, if any do */
-	free_ask a;
-	free_begin(g, &a);
-	if (a.settled >= 0) return k; /* the same for every placement */
+	if (!free) return k; /* none leaves a free end, or it is the same for every placement */
 	int nfree = 0;
-	lx = INT_MIN;
-	for (int i = 0; i < k; i++) {
-		if (moves[i].x != lx || moves[i].y != ly) {
-			lx = moves[i].x;
-			ly = moves[i].y;
-			free_at_end(g, &a, type, open_end_at(g, lx, ly));
-		}
-		if (free_with(g, &a, moves[i].rot)) moves[nfree++] = moves[i];
-	}
-	return nfree ? nfree : k;
+	for (int i = 0; i < k; i++)
+		if (free >> i & 1) moves[nfree++] = moves[i];
+	return nfree;
 }
 
 /* The open end (px, py) that a river edge of the tile just placed (its
