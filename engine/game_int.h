@@ -123,6 +123,10 @@ struct carc_game {
 	uint16_t river_peek;              /* river: supply[river_next] then (0xffff: none), the next draw */
 	uint16_t river_left1, river_dead1; /* river: river_left and river_dead less river_peek's tile */
 	uint8_t river_shapes1;            /* river: of the river tiles after river_peek, bit 0 a fork, bit 1 a curve */
+	uint8_t river_known;              /* river: river_allow holds the answers for the next draw, if that
+	                                     is river_peek (a river tile) */
+	uint64_t river_allow;             /* river: bit 4 i + rot: river_peek turned rot may go at river_open[i],
+	                                     by every rule of river.c (set only with river_known) */
 	int16_t river_x0, river_y0;       /* river: the corner of river_occ, 16 places W and N of the first tile */
 	int16_t river_box[4];             /* river: the least and greatest x, then y, of the placed tiles */
 	uint32_t river_occ[32];           /* river: bit x - river_x0 of [y - river_y0]: a tile is placed there

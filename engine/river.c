@@ -606,11 +606,20 @@ static int some_free(const carc_game *g, free_ask *a, int type, unsigned fast)
 	return 0;
 }
 
+/* Does g->river_allow hold the answers for this tile: it is the one
+ * drawn now, river_peek, and river_follow worked them out? */
+static inline int allow_known(const carc_game *g, int type)
+{
+	return g->river_known && g->next == g->river_next + 1 && g->supply[g->river_next] == g->river_peek &&
+	       type == (g->river_peek & 0x7fff);
+}
+
 /* river_allowed past its first test: at a listed open end? */
 static __attribute__((noinline)) int river_listed(const carc_game *g, int type, int x, int y, int rot)
 {
 	if (g->nriver_open == 0xff) return river_unlisted(g, type, x, y, rot);
 	int i = open_end_at(g, x, y);
+	if (allow_known(g, type)) return i >= 0 && (g->river_allow >> (4 * i + rot) & 1);
 	unsigned fast = fast_ends(g);
 	if (i < 0 || !end_ok(g, type, rot, i, fast)) return 0; /* it must continue the river */
 	/* a free end afterwards, where the tile can leave one */
@@ -648,6 +657,20 @@ static int river_filter(const carc_game *g, int type, carc_move *moves, int n)
 	 * river a free end (bit i of `free`), kept if any do.  At most 4 turns
 	 * at each listed open end pass. */
 	_Static_assert(4 * sizeof g->river_open / sizeof g->river_open[0] <= 64, "a bit a placement");
+	if (allow_known(g, type)) {
+		int at = -1, lx = INT_MIN, ly = 0;
+		for (int i = 0; i < n; i++) {
+			carc_move m = moves[i];
+			if (!(near >> near_bit(m.x, m.y) & 1)) continue;
+			if (m.x != lx || m.y != ly) {
+				lx = m.x;
+				ly = m.y;
+				at = open_end_at(g, m.x, m.y);
+			}
+			if (at >= 0 && (g->river_allow >> (4 * at + m.rot) & 1)) moves[k++] = m;
+		}
+		return k;
+	}
 	unsigned fast = fast_ends(g);
 	free_ask a;
 	free_begin(g, &a);
@@ -760,6 +783,35 @@ static void ends_known(carc_game *g, int n)
 	g->river_fast = (uint16_t)fast;
 }
 
+/* river_allow for the next draw when it is river_peek and a river tile:
+ * river_filter's answers at every listed open end and turn, worked out
+ * once here, where the board changes, rather than by the draw (is there
+ * a place?), the listing and the check of the move chosen each.  They
+ * are worked out for the game as it will be then, one entry further on. */
+static void allow_next(carc_game *g)
+{
+	g->river_known = 0;
+	if (g->river_peek == 0xffff || !river_edges(g->river_peek & 0x7fff)) return;
+	int type = g->river_peek & 0x7fff;
+	g->next++; /* as the draw will leave it */
+	unsigned fast = fast_ends(g);
+	free_ask a;
+	free_begin(g, &a);
+	uint64_t ok = 0, free = 0;
+	for (int i = 0; i < g->nriver_open; i++) {
+		const carc_front *f = &g->river_open[i];
+		if (a.settled < 0) free_at_end(g, &a, type, i);
+		for (int rot = 0; rot < 4; rot++) {
+			if (carc_board_fits(g, type, f->x, f->y, rot, NULL) != CARC_OK || !end_ok(g, type, rot, i, fast)) continue;
+			ok |= (uint64_t)1 << (4 * i + rot);
+			if (a.settled < 0 && free_with(g, &a, rot)) free |= (uint64_t)1 << (4 * i + rot);
+		}
+	}
+	g->next--;
+	g->river_allow = free ? free : ok; /* those that leave a free end, if any do */
+	g->river_known = 1;
+}
+
 /* river_placed while the river is open: the placed tiles near the first
  * (river_occ), the counts of river tiles still to draw, the last volcano
  * lake, and the list of open river ends (g->river_open, the places of
@@ -772,6 +824,7 @@ static __attribute__((noinline)) void river_follow(carc_game *g, int cell)
 	const carc_cell *c = &g->cells[cell];
 	int x = c->x, y = c->y;
 	const carc_tiletype *t = &carc_tiletypes[c->type];
+	g->river_known = 0;
 	if ((t->symbols & CARC_SYM_LAKE) && (t->symbols & CARC_SYM_VOLCANO)) g->river_lake = (uint16_t)(cell + 1);
 	if (g->ncells == 1) river_start(g, x, y);
 	unsigned ux = (unsigned)(x - g->river_x0), uy = (unsigned)(y - g->river_y0);
@@ -850,6 +903,7 @@ static __attribute__((noinline)) void river_follow(carc_game *g, int cell)
 		return;
 	}
 	ends_known(g, n);
+	allow_next(g);
 }
 
 extern const carc_ext carc_ext_river;
