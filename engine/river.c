@@ -516,7 +516,7 @@ static inline unsigned shapes_left(const carc_game *g)
 	return shapes_from(g, g->next);
 }
 
-/* What free_at asks at one listed open end i, for any turn of the drawn
+/* What allow_mask asks at one listed open end i, for any turn of the drawn
  * tile: the river tiles still to come, and the other ends as they would
  * be with a tile at i (it may be their neighbour).  `settled`: 1 when no
  * river tile is left to draw (nothing can be boxed in any more), 0 when
@@ -592,26 +592,35 @@ static int free_with(const carc_game *g, free_ask *a, int rot)
 	return free;
 }
 
-/* Does some placement of the drawn tile type, at a listed open end and
- * allowed there by the rules above, leave the river a free end? */
-static int some_free(const carc_game *g, free_ask *a, int type, unsigned fast)
+/* Bit 4 i + rot: the tile type turned rot may go at listed open end i,
+ * by the rules above, and of those placements only the ones that leave
+ * the river a free end if any do. */
+static uint64_t allow_mask(const carc_game *g, int type)
 {
+	unsigned fast = fast_ends(g);
+	free_ask a;
+	free_begin(g, &a);
+	uint64_t ok = 0, free = 0;
 	for (int i = 0; i < g->nriver_open; i++) {
-		free_at_end(g, a, type, i);
-		for (int rot = 0; rot < 4; rot++)
-			if (carc_board_fits(g, type, g->river_open[i].x, g->river_open[i].y, rot, NULL) == CARC_OK &&
-			    end_ok(g, type, rot, i, fast) && free_with(g, a, rot))
-				return 1;
+		const carc_front *f = &g->river_open[i];
+		if (a.settled < 0) free_at_end(g, &a, type, i);
+		for (int rot = 0; rot < 4; rot++) {
+			if (carc_board_fits(g, type, f->x, f->y, rot, NULL) != CARC_OK || !end_ok(g, type, rot, i, fast)) continue;
+			ok |= (uint64_t)1 << (4 * i + rot);
+			if (a.settled < 0 && free_with(g, &a, rot)) free |= (uint64_t)1 << (4 * i + rot);
+		}
 	}
-	return 0;
+	return free ? free : ok;
 }
 
-/* Does g->river_allow hold the answers for this tile: it is the one
- * drawn now, river_peek, and river_follow worked them out? */
-static inline int allow_known(const carc_game *g, int type)
+/* allow_mask for the tile drawn now: when it is river_peek, river_follow
+ * worked it out already (river_allow). */
+static uint64_t allowed_now(const carc_game *g, int type)
 {
-	return g->river_known && g->next == g->river_next + 1 && g->supply[g->river_next] == g->river_peek &&
-	       type == (g->river_peek & 0x7fff);
+	if (g->river_known && g->next == g->river_next + 1 && g->supply[g->river_next] == g->river_peek &&
+	    type == (g->river_peek & 0x7fff))
+		return g->river_allow;
+	return allow_mask(g, type);
 }
 
 /* river_allowed past its first test: at a listed open end? */
@@ -619,15 +628,7 @@ static __attribute__((noinline)) int river_listed(const carc_game *g, int type, 
 {
 	if (g->nriver_open == 0xff) return river_unlisted(g, type, x, y, rot);
 	int i = open_end_at(g, x, y);
-	if (allow_known(g, type)) return i >= 0 && (g->river_allow >> (4 * i + rot) & 1);
-	unsigned fast = fast_ends(g);
-	if (i < 0 || !end_ok(g, type, rot, i, fast)) return 0; /* it must continue the river */
-	/* a free end afterwards, where the tile can leave one */
-	free_ask a;
-	free_begin(g, &a);
-	if (a.settled >= 0) return 1; /* the same for every placement */
-	free_at_end(g, &a, type, i);
-	return free_with(g, &a, rot) || !some_free(g, &a, type, fast);
+	return i >= 0 && (allowed_now(g, type) >> (4 * i + rot) & 1);
 }
 
 static int river_allowed(const carc_game *g, int type, int x, int y, int rot)
@@ -653,28 +654,10 @@ static int river_filter(const carc_game *g, int type, carc_move *moves, int n)
 			if (river_allowed(g, type, moves[i].x, moves[i].y, moves[i].rot)) moves[k++] = moves[i];
 		return k;
 	}
-	/* Those the rules above allow, and of them the ones that leave the
-	 * river a free end (bit i of `free`), kept if any do.  At most 4 turns
-	 * at each listed open end pass. */
+	/* allow_mask's answers, looked up once for all the turns at a place
+	 * (they are listed together); at most 4 turns at each listed open end */
 	_Static_assert(4 * sizeof g->river_open / sizeof g->river_open[0] <= 64, "a bit a placement");
-	if (allow_known(g, type)) {
-		int at = -1, lx = INT_MIN, ly = 0;
-		for (int i = 0; i < n; i++) {
-			carc_move m = moves[i];
-			if (!(near >> near_bit(m.x, m.y) & 1)) continue;
-			if (m.x != lx || m.y != ly) {
-				lx = m.x;
-				ly = m.y;
-				at = open_end_at(g, m.x, m.y);
-			}
-			if (at >= 0 && (g->river_allow >> (4 * at + m.rot) & 1)) moves[k++] = m;
-		}
-		return k;
-	}
-	unsigned fast = fast_ends(g);
-	free_ask a;
-	free_begin(g, &a);
-	uint64_t free = 0;
+	uint64_t allow = allowed_now(g, type);
 	int at = -1, lx = INT_MIN, ly = 0; /* the open end at the place (lx, ly) looked up last, -1 none */
 	for (int i = 0; i < n; i++) {
 		carc_move m = moves[i];
@@ -683,17 +666,10 @@ static int river_filter(const carc_game *g, int type, carc_move *moves, int n)
 			lx = m.x;
 			ly = m.y;
 			at = open_end_at(g, m.x, m.y);
-			if (at >= 0 && a.settled < 0) free_at_end(g, &a, type, at);
 		}
-		if (at < 0 || !end_ok(g, type, m.rot, at, fast)) continue; /* it must continue the river */
-		if (a.settled < 0 && free_with(g, &a, m.rot)) free |= (uint64_t)1 << k;
-		moves[k++] = m;
+		if (at >= 0 && (allow >> (4 * at + m.rot) & 1)) moves[k++] = m;
 	}
-	if (!free) return k; /* none leaves a free end, or it is the same for every placement */
-	int nfree = 0;
-	for (int i = 0; i < k; i++)
-		if (free >> i & 1) moves[nfree++] = moves[i];
-	return nfree;
+	return k;
 }
 
 /* The open end (px, py) that a river edge of the tile just placed (its
@@ -792,23 +768,9 @@ static void allow_next(carc_game *g)
 {
 	g->river_known = 0;
 	if (g->river_peek == 0xffff || !river_edges(g->river_peek & 0x7fff)) return;
-	int type = g->river_peek & 0x7fff;
 	g->next++; /* as the draw will leave it */
-	unsigned fast = fast_ends(g);
-	free_ask a;
-	free_begin(g, &a);
-	uint64_t ok = 0, free = 0;
-	for (int i = 0; i < g->nriver_open; i++) {
-		const carc_front *f = &g->river_open[i];
-		if (a.settled < 0) free_at_end(g, &a, type, i);
-		for (int rot = 0; rot < 4; rot++) {
-			if (carc_board_fits(g, type, f->x, f->y, rot, NULL) != CARC_OK || !end_ok(g, type, rot, i, fast)) continue;
-			ok |= (uint64_t)1 << (4 * i + rot);
-			if (a.settled < 0 && free_with(g, &a, rot)) free |= (uint64_t)1 << (4 * i + rot);
-		}
-	}
+	g->river_allow = allow_mask(g, g->river_peek & 0x7fff);
 	g->next--;
-	g->river_allow = free ? free : ok; /* those that leave a free end, if any do */
 	g->river_known = 1;
 }
 
