@@ -7,12 +7,18 @@
  * its figures depend on the machine.
  *
  *   playouts [--games N] [--rounds R] [--seats S] [--expansions LIST] [--seed X]
- *            [--base-tiles N]
+ *            [--base-tiles N] [--vs-base G]
  *
  * --base-tiles N plays base games whose supply is the base set shuffled
  * and dealt again until it holds N tiles: a game as long as one with many
  * expansions (about 184 tiles with every set of issue 4) without their
  * rules, to tell the cost of a longer game from the cost of the rules.
+ *
+ * --vs-base G plays G base games (same seats) just before each round and
+ * prints also the median of the rounds' ratios, games/s of the round over
+ * games/s of the base games before it: on a shared machine whose speed
+ * drifts, a pair measured back to back tells the cost of the expansions
+ * more steadily than two runs minutes apart.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,13 +48,52 @@ static double median(double *v, int n)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: playouts [--games N] [--rounds R] [--seats S] [--expansions a,b] [--seed X] [--base-tiles N]\n");
+	fprintf(stderr, "usage: playouts [--games N] [--rounds R] [--seats S] [--expansions a,b] [--seed X] [--base-tiles N]\n"
+	                "                [--vs-base G]\n");
 	exit(2);
+}
+
+/* Plays `games` random games of cfg, seeds from `first` on (when nbase,
+ * each a supply of base_tiles tiles dealt from base_set, --base-tiles,
+ * which is shuffled in place); returns the seconds
+ * taken, adds the legal-move generations to *generations and seat 0's
+ * scores to *checksum.  -1: a game could not be set up. */
+static double play_batch(carc_game *g, carc_move *moves, carc_config *cfg, long games, unsigned long long first,
+                         carc_rng *pick, uint16_t *base_set, int nbase, long base_tiles,
+                         long long *generations, long long *checksum)
+{
+	double t0 = now();
+	for (long i = 0; i < games; i++) {
+		cfg->seed = first + (unsigned long long)i;
+		if (nbase) { /* shuffled base sets, dealt one after another */
+			carc_rng deal;
+			carc_rng_seed(&deal, cfg->seed);
+			for (long k = 0; k < base_tiles; k++) {
+				if (k % nbase == 0)
+					for (int a = nbase - 1; a > 0; a--) {
+						int b = (int)carc_rng_below(&deal, (uint32_t)a + 1);
+						uint16_t t = base_set[a];
+						base_set[a] = base_set[b];
+						base_set[b] = t;
+					}
+				cfg->tiles[k] = base_set[k % nbase];
+			}
+			cfg->ntiles = (uint16_t)base_tiles;
+		}
+		if (carc_game_init(g, cfg, NULL) != CARC_OK) return -1;
+		while (!carc_game_over(g)) {
+			int n = carc_legal_moves(g, moves, CARC_MAX_MOVES);
+			(*generations)++;
+			carc_apply(g, &moves[carc_rng_below(pick, (uint32_t)n)], NULL);
+		}
+		*checksum += carc_game_score(g, 0);
+	}
+	return now() - t0;
 }
 
 int main(int argc, char **argv)
 {
-	long games = 20000, rounds = 5, seats = 2, base_tiles = 0;
+	long games = 20000, rounds = 5, seats = 2, base_tiles = 0, vs_base = 0;
 	unsigned long long seed = 1;
 	carc_config cfg;
 	carc_config_init(&cfg);
@@ -59,6 +104,7 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--seats")) seats = atol(argv[++i]);
 		else if (!strcmp(argv[i], "--seed")) seed = strtoull(argv[++i], NULL, 0);
 		else if (!strcmp(argv[i], "--base-tiles")) base_tiles = atol(argv[++i]);
+		else if (!strcmp(argv[i], "--vs-base")) vs_base = atol(argv[++i]);
 		else if (!strcmp(argv[i], "--expansions")) {
 			cfg.expansions = 0;
 			char *list = argv[++i];
@@ -72,7 +118,8 @@ int main(int argc, char **argv)
 			}
 		} else usage();
 	}
-	if (games < 1 || rounds < 1 || seats < 1 || seats > CARC_MAX_SEATS || base_tiles < 0 || base_tiles > CARC_MAX_TILES)
+	if (games < 1 || rounds < 1 || seats < 1 || seats > CARC_MAX_SEATS || base_tiles < 0 || base_tiles > CARC_MAX_TILES ||
+	    vs_base < 0)
 		usage();
 	cfg.nseats = (uint8_t)seats;
 	carc_game *g = malloc(carc_game_size());
@@ -104,53 +151,50 @@ int main(int argc, char **argv)
 	}
 
 	double *rate = malloc(sizeof *rate * (size_t)rounds), *gen = malloc(sizeof *gen * (size_t)rounds);
-	if (!rate || !gen) return 1;
-	carc_rng pick;
+	double *base_rate = malloc(sizeof *base_rate * (size_t)rounds), *ratio = malloc(sizeof *ratio * (size_t)rounds);
+	if (!rate || !gen || !base_rate || !ratio) return 1;
+	carc_config base_cfg;
+	carc_config_init(&base_cfg);
+	base_cfg.nseats = cfg.nseats;
+	carc_rng pick, base_pick;
 	carc_rng_seed(&pick, seed ^ 0x5eed);
-	long long checksum = 0;
+	carc_rng_seed(&base_pick, seed ^ 0xba5e);
+	long long checksum = 0, base_checksum = 0;
 	for (long r = 0; r < rounds; r++) {
-		long long generations = 0;
-		double t0 = now();
-		for (long i = 0; i < games; i++) {
-			cfg.seed = seed + (unsigned long long)(r * games + i);
-			if (base_tiles) { /* shuffled base sets, dealt one after another */
-				carc_rng deal;
-				carc_rng_seed(&deal, cfg.seed);
-				for (long k = 0; k < base_tiles; k++) {
-					if (k % nbase == 0)
-						for (int a = nbase - 1; a > 0; a--) {
-							int b = (int)carc_rng_below(&deal, (uint32_t)a + 1);
-							uint16_t t = base_set[a];
-							base_set[a] = base_set[b];
-							base_set[b] = t;
-						}
-					cfg.tiles[k] = base_set[k % nbase];
-				}
-				cfg.ntiles = (uint16_t)base_tiles;
-			}
-			if (carc_game_init(g, &cfg, NULL) != CARC_OK) {
-				fprintf(stderr, "playouts: cannot set up a game\n");
+		long long generations = 0, base_generations = 0;
+		if (vs_base) {
+			double bt = play_batch(g, moves, &base_cfg, vs_base, seed + (unsigned long long)(r * vs_base), &base_pick,
+			                       NULL, 0, 0, &base_generations, &base_checksum);
+			if (bt < 0) {
+				fprintf(stderr, "playouts: cannot set up a base game\n");
 				return 1;
 			}
-			while (!carc_game_over(g)) {
-				int n = carc_legal_moves(g, moves, CARC_MAX_MOVES);
-				generations++;
-				carc_apply(g, &moves[carc_rng_below(&pick, (uint32_t)n)], NULL);
-			}
-			checksum += carc_game_score(g, 0);
+			base_rate[r] = (double)vs_base / bt;
 		}
-		double dt = now() - t0;
+		double dt = play_batch(g, moves, &cfg, games, seed + (unsigned long long)(r * games), &pick, base_set, nbase,
+		                       base_tiles, &generations, &checksum);
+		if (dt < 0) {
+			fprintf(stderr, "playouts: cannot set up a game\n");
+			return 1;
+		}
 		rate[r] = (double)games / dt;
 		gen[r] = (double)generations / dt;
+		if (vs_base) ratio[r] = rate[r] / base_rate[r];
 	}
 	printf("games: %ld x %ld rounds, seats: %ld\n", games, rounds, seats);
 	printf("games/s: %.0f\n", median(rate, (int)rounds));
 	printf("legal-move generations/s: %.0f\n", median(gen, (int)rounds));
+	if (vs_base) {
+		printf("base games/s (%ld before each round): %.0f\n", vs_base, median(base_rate, (int)rounds));
+		printf("ratio to base (median of the rounds): %.3f\n", median(ratio, (int)rounds));
+	}
 	printf("state bytes: %zu\n", carc_game_size());
 	printf("checksum: %lld\n", checksum);
 	free(g);
 	free(moves);
 	free(rate);
 	free(gen);
+	free(base_rate);
+	free(ratio);
 	return 0;
 }
