@@ -227,7 +227,7 @@ static void listen_unix(const char *path)
 	if (strlen(path) >= sizeof sun.sun_path)
 		die("cannot listen on unix:%s: the path is %zu bytes, a Unix socket path at most %zu", path, strlen(path),
 		    sizeof sun.sun_path - 1);
-	strcpy(sun.sun_path, path);
+	memcpy(sun.sun_path, path, strlen(path) + 1);
 	struct stat st;
 	if (lstat(path, &st) == 0) {
 		if (!S_ISSOCK(st.st_mode)) die("cannot listen on unix:%s: the file exists and is not a socket", path);

@@ -555,9 +555,10 @@ void carc_take_token(carc_game *g, int seat, int token, int from, carc_sink *out
 
 /* ---- legal moves ----------------------------------------------------------------- */
 
+/* Lists *m at out[n] if there is room (no out: only counted, cap 0). */
 static int push(carc_move *out, int n, int cap, const carc_move *m)
 {
-	if (n < cap) out[n] = *m;
+	if (out && n < cap) out[n] = *m;
 	return n + 1;
 }
 
