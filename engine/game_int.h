@@ -282,21 +282,12 @@ static inline int carc_board_first_port(const carc_game *g, int node)
 uint16_t carc_board_ports(const carc_game *g, int node);
 
 /* feature.c */
-/* The root of a node's feature, halving the path on the way. */
-static inline int carc_feat_root(carc_game *g, int n)
-{
-	while (g->nodes[n].parent != n) {
-		g->nodes[n].parent = g->nodes[g->nodes[n].parent].parent; /* path halving */
-		n = g->nodes[n].parent;
-	}
-	return n;
-}
-/* The root of a node's feature, without compressing the path. */
-static inline int carc_feat_root_c(const carc_game *g, int n)
-{
-	while (g->nodes[n].parent != n) n = g->nodes[n].parent;
-	return n;
-}
+/* The root of a node's feature.  Every segment points at its root
+ * itself (carc_feat_join relabels the smaller feature it takes in), so
+ * this is one load: it is asked many times a turn, a join is rarer. */
+static inline int carc_feat_root(const carc_game *g, int n) { return g->nodes[n].parent; }
+/* The same (a name kept for the callers that hold a const game). */
+static inline int carc_feat_root_c(const carc_game *g, int n) { return g->nodes[n].parent; }
 /* Joins two segments' features into one; returns its root, which is the
  * root of the larger (of a's on a tie). */
 static inline int carc_feat_join(carc_game *g, int a, int b)
@@ -306,7 +297,11 @@ static inline int carc_feat_join(carc_game *g, int a, int b)
 	if (a == b) return a;
 	if (g->nodes[a].size < g->nodes[b].size) { int t = a; a = b; b = t; }
 	carc_node *ra = &g->nodes[a], *rb = &g->nodes[b];
-	rb->parent = (uint16_t)a;
+	int n = b;
+	do { /* b's segments now point at a */
+		g->nodes[n].parent = (uint16_t)a;
+		n = g->nodes[n].next;
+	} while (n != b);
 	ra->size = (uint16_t)(ra->size + rb->size);
 	ra->open = (int16_t)(ra->open + rb->open);
 	ra->nfig = (uint8_t)(ra->nfig + rb->nfig);
