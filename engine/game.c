@@ -496,10 +496,9 @@ int carc_is_follower(int kind) { return kind >= 0 && kind < CARC_FIG_COUNT && (F
 int carc_seat_in(const carc_game *g, int seat, int root)
 {
 	if (!g->nodes[root].nfig) return 0; /* no follower at all */
-	int kind = g->nodes[root].kind; /* a follower on another kind of feature is not in it */
 	for (unsigned m = g->followers_on[seat]; m; m &= m - 1) {
 		const carc_fig *f = &g->figs[seat * CARC_FIGS_PER_SEAT + __builtin_ctz(m)];
-		if (g->nodes[f->node].kind == kind && carc_feat_root_c(g, f->node) == root) return 1;
+		if (carc_feat_root(g, f->node) == root) return 1;
 	}
 	return 0;
 }

@@ -24,10 +24,9 @@ static int majority(carc_game *g, int root, int pennants, int str[CARC_MAX_SEATS
 {
 	memset(str, 0, sizeof(int) * CARC_MAX_SEATS);
 	if (!g->nodes[root].nfig) return 0; /* only followers have strength */
-	int kind = g->nodes[root].kind; /* a figure on another kind of feature is not in it */
 	CARC_FIGS_IN(g, followers_on, i) {
 		const carc_fig *f = &g->figs[i];
-		if (g->nodes[f->node].kind != kind || carc_feat_root(g, f->node) != root) continue;
+		if (carc_feat_root(g, f->node) != root) continue;
 		str[f->seat] += strength(g, f, pennants);
 	}
 	int top = 0;
@@ -93,7 +92,7 @@ void carc_return_figures(carc_game *g, int root, carc_sink *out)
 	if (!g->nodes[root].nfig && !g->nspecial[kind]) return; /* nobody there */
 	CARC_FIGS_IN(g, on_board, i) {
 		const carc_fig *f = &g->figs[i];
-		if (f->node != CARC_NONE && g->nodes[f->node].kind == kind && carc_feat_root(g, f->node) == root)
+		if (f->node != CARC_NONE && carc_feat_root(g, f->node) == root)
 			carc_return_figure(g, (int)i, CARC_WHY_SCORED, out);
 	}
 }
