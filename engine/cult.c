@@ -25,7 +25,8 @@ static int near(int x, int y, int ax, int ay)
 }
 
 /* g->build[] lists the first 48 buildings placed (cloisters and cult places
- * together, as placed: later ones are not listed), cloisters from the front,
+ * together, as placed; once a 49th is placed, g->build_full, the board is
+ * read instead: board_near_ok), cloisters from the front,
  * cult places from the back: build[0 .. nbuild - ncult) are the cloisters,
  * build[48 - ncult .. 48) the cult places.  The listed buildings of kind
  * `kind` are build[*from .. *from + returned count). */
@@ -58,12 +59,51 @@ static __attribute__((noinline)) int cult_near_ok(const carc_game *g, int mine, 
 	return 1;
 }
 
+/* The building at (x, y): as building(), 0 for an empty place. */
+static int building_at(const carc_game *g, int x, int y)
+{
+	int c = carc_board_lookup(g, x, y);
+	return c < 0 ? 0 : building(g->cells[c].type);
+}
+
+/* cult_near_ok read off the board, for a game with more buildings than
+ * build[] lists (g->build_full: only with tile orders that repeat
+ * buildings, such as a game's `tiles`): the eight places around (x, y)
+ * and, around each building of the other kind there, its eight. */
+static __attribute__((noinline)) int board_near_ok(const carc_game *g, int mine, int x, int y)
+{
+	int other = 3 - mine, seen = 0;
+	for (int dy = -1; dy <= 1; dy++)
+		for (int dx = -1; dx <= 1; dx++) {
+			if ((!dx && !dy) || building_at(g, x + dx, y + dy) != other) continue;
+			if (seen++) return 0;
+			for (int ey = -1; ey <= 1; ey++) /* one of mine next to it already ((x, y) is empty) */
+				for (int ex = -1; ex <= 1; ex++)
+					if ((ex || ey) && building_at(g, x + dx + ex, y + dy + ey) == mine) return 0;
+		}
+	return 1;
+}
+
+static int near_ok(const carc_game *g, int mine, int x, int y)
+{
+	return g->build_full ? board_near_ok(g, mine, x, y) : cult_near_ok(g, mine, x, y);
+}
+
+/* Where build_look settles nothing: every place is asked. */
+static const uint16_t look_all[16] = { 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff,
+	                               0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff };
+
+static const uint16_t *look_of(const carc_game *g, int kind)
+{
+	return g->build_full ? look_all : &g->build_look[16 * (kind - 1)]; /* 16 rows a kind */
+}
+
 static int cult_allowed(const carc_game *g, int type, int x, int y, int rot)
 {
 	(void)rot;
-	int kind = building(type); /* its rows in build_look: 16 a kind */
-	if (!kind || !(g->build_look[16 * (kind - 1) + ((unsigned)y & 15)] >> (x & 15) & 1)) return 1;
-	return cult_near_ok(g, kind, x, y);
+	int kind = building(type);
+	if (!kind || !(look_of(g, kind)[(unsigned)y & 15] >> (x & 15) & 1)) return 1;
+	return near_ok(g, kind, x, y);
 }
 
 /* Bit 0: build_look does not settle the place of move m. */
@@ -89,14 +129,14 @@ static int cult_filter(const carc_game *g, int type, carc_move *moves, int n)
 {
 	int kind = building(type);
 	if (!kind) return n;
-	const uint16_t *look = &g->build_look[16 * (kind - 1)];
+	const uint16_t *look = look_of(g, kind);
 	uint64_t rows[4];
 	memcpy(rows, look, sizeof rows);
 	if (!(rows[0] | rows[1] | rows[2] | rows[3])) return n;
 	carc_move *p = moves, *end = moves + n, *to = moves, *from = moves; /* [from, p) kept, to go to `to` */
 	while ((p = unsettled(look, p, end)) < end) {
 		carc_move *at = p;
-		int ok = cult_near_ok(g, kind, at->x, at->y);
+		int ok = near_ok(g, kind, at->x, at->y);
 		do p++;
 		while (p < end && p->x == at->x && p->y == at->y);
 		if (ok) continue;
@@ -185,7 +225,9 @@ static void cult_placed(carc_game *g, int cell, carc_sink *out)
 {
 	(void)out;
 	int b = building(g->cells[cell].type);
-	if (b && g->nbuild < NBUILD) cult_list(g, b, g->cells[cell].x, g->cells[cell].y);
+	if (!b) return;
+	if (g->nbuild < NBUILD) cult_list(g, b, g->cells[cell].x, g->cells[cell].y);
+	else g->build_full = 1;
 }
 
 const carc_ext carc_ext_cult = {

@@ -166,6 +166,8 @@ struct carc_game {
 	struct { uint8_t seat, fig; uint16_t root, cell; } wagons[CARC_MAX_SEATS];
 	uint8_t nbuild;                   /* cult: cloisters and cult places listed in build[] */
 	uint8_t ncult;                    /* cult: of them, cult places (at the back of build[]) */
+	uint8_t build_full;               /* cult: a building was placed with build[] full: the lists no
+	                                     longer tell, the board is read (never with the sets' own tiles) */
 	struct {
 		int16_t x, y;
 		uint8_t kind;                 /* 1 cloister, 2 cult place */

@@ -611,6 +611,43 @@ START_TEST(test_river_adversary)
 }
 END_TEST
 
+/* ---- many buildings ----------------------------------------------------------------- */
+
+/* RULES.md 2.10 names no limit to the cult-place rule.  A game's `tiles`
+ * may repeat tiles, so a board can hold more cloisters and cult places
+ * than the engine lists for its quick answer (cult.c: build[], then the
+ * board is read).  Supplies of CROWDED_TILES tiles, about half of them
+ * cloisters and cult places, with abbeys in some games: every placement
+ * against the model. */
+#define CROWDED_GAMES 6
+#define CROWDED_TILES 240
+START_TEST(test_crowded)
+{
+	static const char *const kinds[] = { "BA/L", "BA/LR", "CU/S", "CU/SR", "BA/RFr", "BA/Rr", "BA/CFc.1", "BA/RRRR" };
+	int ids[8];
+	for (int k = 0; k < 8; k++) ids[k] = tu_tile(kinds[k]);
+	t_fork = tu_tile("RI.2/III");
+	memset(&st, 0, sizeof st);
+	for (int game = _i * CROWDED_GAMES; game < (_i + 1) * CROWDED_GAMES; game++) {
+		carc_rng rng;
+		carc_rng_seed(&rng, 0xc10157e5u + (uint64_t)game);
+		carc_config cfg;
+		carc_config_init(&cfg);
+		const char *const mix[] = { "base", "cult", game % 2 ? "abbey-mayor" : NULL, NULL };
+		cfg.expansions = tu_expansions(mix, 4);
+		cfg.nseats = (uint8_t)(2 + game % 4);
+		cfg.seed = carc_rng_next(&rng);
+		for (int k = 0; k < CROWDED_TILES; k++) cfg.tiles[k] = (uint16_t)ids[carc_rng_below(&rng, 8)];
+		cfg.ntiles = CROWDED_TILES;
+		play(&cfg, 200000 + game, (uint64_t)game * 9973 + 11, 0);
+	}
+	print_stats("crowded", _i);
+	ck_assert_int_eq(st.games, CROWDED_GAMES);
+	/* buildings well past the 48 the engine lists, in every game */
+	ck_assert_int_ge(st.cult_decisions, 80 * CROWDED_GAMES);
+}
+END_TEST
+
 static Suite *placement_suite(void)
 {
 	Suite *s = suite_create("placement_ext");
@@ -626,6 +663,10 @@ static Suite *placement_suite(void)
 	tcase_set_timeout(adv, 20);
 	tcase_add_loop_test(adv, test_river_adversary, 0, ADVERSARY_TESTS);
 	suite_add_tcase(s, adv);
+	TCase *crowd = tcase_create("crowded");
+	tcase_set_timeout(crowd, 20);
+	tcase_add_loop_test(crowd, test_crowded, 0, 2);
+	suite_add_tcase(s, crowd);
 	return s;
 }
 
