@@ -190,7 +190,7 @@ struct carc_game {
 	uint16_t siege[8];                /* cathars: their nodes, while nsiege <= 8 (all sets in scope: 4) */
 	uint16_t siege_root[8];           /* cathars: a segment of siege[i]'s city at or near its root: siege[i]
 	                                     when listed, moved to the root when a turn's end looks at it */
-	uint16_t escaped[8];
+	uint16_t escaped[CARC_FIGS_PER_SEAT]; /* cathars: the cities left this turn (one escape a figure at most) */
 	int32_t score[CARC_MAX_SEATS];
 	int32_t score_by[CARC_MAX_SEATS][CARC_SC_COUNT];
 	/* Below: arrays whose live part is given by the counts above.  Set-up
