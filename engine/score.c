@@ -140,19 +140,32 @@ int carc_completed_count(const carc_game *g, int fkind)
 /* ---- farms ---------------------------------------------------------------- */
 
 #define MAX_FARMS CARC_MAX_FIGS /* one farm per farmer at most */
-#define MAX_FARM_CITIES 128
+#define CITY_WORDS (CARC_MAX_NODES / 64) /* a bit a segment: any city root */
 
+/* A farm and the completed cities it borders, as a set of their roots:
+ * however many (a game's own tile order may repeat city tiles), each once
+ * (RULES.md 4.1-4.2). */
 typedef struct farm {
 	int root;
 	int str[CARC_MAX_SEATS];
-	int ncities;
-	uint16_t cities[MAX_FARM_CITIES]; /* distinct completed city roots */
+	uint64_t cities[CITY_WORDS];
 } farm;
 
-/* The distinct completed cities a farm borders (RULES.md 4.1-4.2). */
-static void farm_cities(carc_game *g, farm *fm)
+/* The cities some farm borders, in the order farm_cities first met them:
+ * the order the per-city scoring takes them in, so events are stable. */
+typedef struct city_list {
+	int n;
+	uint64_t seen[CITY_WORDS];
+	uint16_t city[CARC_MAX_NODES];
+} city_list;
+
+static inline int has_city(const uint64_t *set, int city) { return set[city >> 6] >> (city & 63) & 1; }
+static inline void add_city(uint64_t *set, int city) { set[city >> 6] |= 1ull << (city & 63); }
+
+/* Fills fm->cities; adds those new to `all` (if any) to it. */
+static void farm_cities(carc_game *g, farm *fm, city_list *all)
 {
-	fm->ncities = 0;
+	memset(fm->cities, 0, sizeof fm->cities);
 	int n = fm->root;
 	do {
 		const carc_node *nd = &g->nodes[n];
@@ -162,10 +175,12 @@ static void farm_cities(carc_game *g, farm *fm)
 			int i = __builtin_ctz(b);
 			b &= b - 1;
 			int city = carc_feat_root(g, c->node0 + i);
-			if (!g->nodes[city].done) continue;
-			int k;
-			for (k = 0; k < fm->ncities && fm->cities[k] != city; k++) {}
-			if (k == fm->ncities && fm->ncities < MAX_FARM_CITIES) fm->cities[fm->ncities++] = (uint16_t)city;
+			if (!g->nodes[city].done || has_city(fm->cities, city)) continue;
+			add_city(fm->cities, city);
+			if (all && !has_city(all->seen, city)) {
+				add_city(all->seen, city);
+				all->city[all->n++] = (uint16_t)city;
+			}
 		}
 		n = nd->next;
 	} while (n != fm->root);
@@ -202,7 +217,8 @@ static int farm_bonus_points(const carc_game *g, int root, int seat)
 static int farm_worth(const carc_game *g, const farm *fm)
 {
 	int worth = 0;
-	for (int j = 0; j < fm->ncities; j++) worth += city_weight(g, fm->cities[j]);
+	for (int w = 0; w < CITY_WORDS; w++)
+		for (uint64_t m = fm->cities[w]; m; m &= m - 1) worth += city_weight(g, 64 * w + __builtin_ctzll(m));
 	return worth;
 }
 
@@ -210,6 +226,9 @@ static void score_farms(carc_game *g, carc_sink *out)
 {
 	static const int per_farm[] = { [CARC_FARM_PER_FARM_3] = 3, [CARC_FARM_PER_FARM_4] = 4 };
 	farm farms[MAX_FARMS];
+	city_list all;
+	all.n = 0;
+	memset(all.seen, 0, sizeof all.seen);
 	int nfarms = 0;
 	CARC_FIGS_IN(g, on_board, i) {
 		const carc_fig *f = &g->figs[i];
@@ -219,7 +238,7 @@ static void score_farms(carc_game *g, carc_sink *out)
 		if (k == nfarms) {
 			farms[nfarms].root = root;
 			majority(g, root, 0, farms[nfarms].str);
-			farm_cities(g, &farms[nfarms]);
+			farm_cities(g, &farms[nfarms], &all);
 			nfarms++;
 		}
 	}
@@ -245,34 +264,27 @@ static void score_farms(carc_game *g, carc_sink *out)
 	 * that farm" reads when the city, not the farm, is what scores.  A herd
 	 * in a farm without the winner's farmers adds nothing, whatever else
 	 * stands there. */
-	uint16_t done[CARC_MAX_NODES / 4];
-	int ndone = 0;
-	for (int k = 0; k < nfarms; k++)
-		for (int j = 0; j < farms[k].ncities; j++) {
-			int city = farms[k].cities[j], m;
-			for (m = 0; m < ndone && done[m] != city; m++) {}
-			if (m < ndone) continue;
-			if (ndone < (int)(sizeof done / sizeof done[0])) done[ndone++] = (uint16_t)city;
-			int str[CARC_MAX_SEATS] = { 0 }, nroots = 0;
-			unsigned bonus[CARC_MAX_SEATS] = { 0 };
-			uint16_t roots[MAX_FARMS];
-			for (int q = k; q < nfarms; q++)
-				for (int z = 0; z < farms[q].ncities; z++)
-					if (farms[q].cities[z] == city) {
-						roots[nroots++] = (uint16_t)farms[q].root;
-						for (int s = 0; s < g->nseats; s++) {
-							str[s] += farms[q].str[s];
-							/* a pig or a herd counts where the seat has farmers, once a city */
-							if (farms[q].str[s]) bonus[s] |= farm_bonus(g, farms[q].root, s);
-						}
-					}
-			unsigned win = winners_of(g, roots, nroots, str);
-			int where = carc_feat_first_node(g, city);
-			for (int s = 0; s < g->nseats; s++)
-				if (win >> s & 1)
-					carc_add_score(g, s, CARC_SC_FIELD, (4 + __builtin_popcount(bonus[s])) * city_weight(g, city),
-					               where, 1, out);
-		}
+	for (int j = 0; j < all.n; j++) {
+		int city = all.city[j];
+		int str[CARC_MAX_SEATS] = { 0 }, nroots = 0;
+		unsigned bonus[CARC_MAX_SEATS] = { 0 };
+		uint16_t roots[MAX_FARMS];
+		for (int q = 0; q < nfarms; q++)
+			if (has_city(farms[q].cities, city)) {
+				roots[nroots++] = (uint16_t)farms[q].root;
+				for (int s = 0; s < g->nseats; s++) {
+					str[s] += farms[q].str[s];
+					/* a pig or a herd counts where the seat has farmers, once a city */
+					if (farms[q].str[s]) bonus[s] |= farm_bonus(g, farms[q].root, s);
+				}
+			}
+		unsigned win = winners_of(g, roots, nroots, str);
+		int where = carc_feat_first_node(g, city);
+		for (int s = 0; s < g->nseats; s++)
+			if (win >> s & 1)
+				carc_add_score(g, s, CARC_SC_FIELD, (4 + __builtin_popcount(bonus[s])) * city_weight(g, city),
+				               where, 1, out);
+	}
 }
 
 /* A farm scored in play (a barn placed in it or joined to it, RULES.md
@@ -282,7 +294,7 @@ void carc_score_farm_now(carc_game *g, int root, int per_city, carc_sink *out)
 {
 	farm fm = { .root = root };
 	majority(g, root, 0, fm.str);
-	farm_cities(g, &fm);
+	farm_cities(g, &fm, NULL);
 	unsigned win = winners(g, root, fm.str);
 	int worth = farm_worth(g, &fm), where = carc_feat_first_node(g, root);
 	for (int s = 0; s < g->nseats; s++)
@@ -297,7 +309,7 @@ void carc_score_farm_now(carc_game *g, int root, int per_city, carc_sink *out)
 int carc_farm_worth(carc_game *g, int root)
 {
 	farm fm = { .root = root };
-	farm_cities(g, &fm);
+	farm_cities(g, &fm, NULL);
 	return farm_worth(g, &fm);
 }
 

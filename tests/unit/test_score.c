@@ -260,6 +260,37 @@ START_TEST(test_farms_each_rule)
 }
 END_TEST
 
+/* A farm may border far more completed cities than a game of the sets'
+ * own tiles ever shows: a game's `tiles` may repeat a tile.  Start C (a
+ * city cap, north) at (0,0); C turned 180 above it closes a two-tile
+ * city; then C east of the start, C turned above that, and so on: CITIES
+ * completed cities in a row, and below them, along y = 0, one farm.
+ * Seat 1's farmer enters it on the third tile, at (1,0).  At the end it
+ * scores every one of the cities: 4 each (per-city-4, per-farm-4) or 3
+ * (per-farm-3).  Nobody stands in the cities. */
+#define CITIES 150
+START_TEST(test_farm_many_cities)
+{
+	static const char *ids[2 * CITIES];
+	for (int k = 0; k < 2 * CITIES - 1; k++) ids[k] = "BA/C";
+	ids[2 * CITIES - 1] = NULL;
+	carc_config cfg;
+	tu_config_fixed(&cfg, 2, "BA/C", 0, ids);
+	cfg.rules[CARC_R_FARM_SCORING] = _i;
+	carc_game *g = tu_game_new(&cfg, NULL);
+	for (int x = 0; x < CITIES; x++)
+		for (int up = x == 0; up < 2; up++) { /* (x, 0) city north, then (x, -1) city south */
+			apply_ev(g, tu_place(g, x, up ? -1 : 0, up ? 2 : 0));
+			if (x == 1 && !up) apply_ev(g, tu_deploy(1, 0, CARC_WL)); /* seat 1: the farm below */
+			else if (!carc_game_over(g) && carc_game_phase(g) == CARC_PH_ACTION) apply_ev(g, tu_pass());
+		}
+	ck_assert(carc_game_over(g));
+	ck_assert_int_eq(carc_game_score_by(g, 1, CARC_SC_FIELD), (_i == CARC_FARM_PER_FARM_3 ? 3 : 4) * CITIES);
+	ck_assert_int_eq(carc_game_score_by(g, 0, CARC_SC_FIELD), 0);
+	free(g);
+}
+END_TEST
+
 static Suite *score_suite(void)
 {
 	Suite *s = suite_create("score");
@@ -271,6 +302,7 @@ static Suite *score_suite(void)
 	tcase_add_loop_test(tc, test_tiny_city, CARC_TINY_NORMAL, CARC_TINY_2_PER_TILE_1 + 1);
 	tcase_add_test(tc, test_cloister);
 	tcase_add_loop_test(tc, test_farms_each_rule, CARC_FARM_PER_CITY_4, CARC_FARM_PER_FARM_4 + 1);
+	tcase_add_loop_test(tc, test_farm_many_cities, CARC_FARM_PER_CITY_4, CARC_FARM_PER_FARM_4 + 1);
 	suite_add_tcase(s, tc);
 	return s;
 }
