@@ -149,7 +149,7 @@ static int corner_field(const carc_game *g, int cell, int k)
 static int farm_has_barn(const carc_game *g, int root)
 {
 	for (int i = 0; i < g->nbarns; i++)
-		if (carc_feat_root_c(g, g->barn_farm[i]) == root) return 1;
+		if (carc_feat_root(g, g->barn_farm[i]) == root) return 1;
 	return 0;
 }
 
@@ -179,7 +179,7 @@ static __attribute__((noinline)) int barn_corner(const carc_game *g, int k, int 
 	n = carc_board_lookup(g, x + o[2][0], y + o[2][1]);
 	if (n < 0 || !corner_field(g, n, o[2][2])) return CARC_E_RULE;
 	*node = carc_board_feature_at(g, g->last, corner_halves[k][0]);
-	if (g->cfg.rules[CARC_R_BARN_PLACEMENT] == 0 && farm_has_barn(g, carc_feat_root_c(g, *node))) return CARC_E_RULE;
+	if (g->cfg.rules[CARC_R_BARN_PLACEMENT] == 0 && farm_has_barn(g, carc_feat_root(g, *node))) return CARC_E_RULE;
 	return CARC_OK;
 }
 
@@ -232,7 +232,7 @@ static inline void barn_joined(carc_game *g, int cell, carc_sink *out)
 	unsigned any = 0;
 	for (int i = 0; i < g->nbarns; i++) {
 		unsigned farm = g->barn_farm[i];
-		if (g->nodes[farm].parent != farm) g->barn_farm[i] = (uint16_t)(farm = (unsigned)carc_feat_root_c(g, (int)farm));
+		if (g->nodes[farm].parent != farm) g->barn_farm[i] = (uint16_t)(farm = (unsigned)carc_feat_root(g, (int)farm));
 		any |= g->nodes[farm].nfig;
 	}
 	if (any) barn_farms_joined(g, cell, out);
@@ -286,7 +286,7 @@ static void wagon_scored(carc_game *g, int root, carc_sink *out)
 
 static int wagon_target(const carc_game *g, int node)
 {
-	int k = g->nodes[node].kind, root = carc_feat_root_c(g, node);
+	int k = g->nodes[node].kind, root = carc_feat_root(g, node);
 	if (k != CARC_F_ROAD && k != CARC_F_CITY && k != CARC_F_CLOISTER) return -1;
 	if (g->nodes[root].done || g->nodes[root].nfig) return -1;
 	return root;

@@ -48,16 +48,16 @@ static int besieged(const carc_game *g, int root)
 {
 	if (g->nsiege > NSIEGE) return city_flags(g, root) & CARC_TF_BESIEGED;
 	for (int i = 0; i < g->nsiege; i++)
-		if (carc_feat_root_c(g, g->siege_root[i]) == root) return 1;
+		if (carc_feat_root(g, g->siege_root[i]) == root) return 1;
 	int c = g->last;
 	if (c == CARC_NONE || !(carc_tile_traits[g->cells[c].type].flags & CARC_TT_SIEGE)) return 0;
 	const carc_tiletype *t = carc_cell_type(g, c);
 	for (int i = 0; i < t->nfeat; i++)
-		if (t->f[i].flags & CARC_TF_BESIEGED && carc_feat_root_c(g, g->cells[c].node0 + i) == root) return 1;
+		if (t->f[i].flags & CARC_TF_BESIEGED && carc_feat_root(g, g->cells[c].node0 + i) == root) return 1;
 	return 0;
 }
 
-static int cathars_weight(const carc_game *g, int city) { return besieged(g, carc_feat_root_c(g, city)) ? 2 : 1; }
+static int cathars_weight(const carc_game *g, int city) { return besieged(g, carc_feat_root(g, city)) ? 2 : 1; }
 
 static int has_cloister_near(const carc_game *g, int cell)
 {
@@ -80,7 +80,7 @@ static int escapable(const carc_game *g, int root)
 	int any_tile = g->cfg.rules[CARC_R_ESCAPE_CLOISTER] == 1;
 	if (!any_tile && g->nsiege <= NSIEGE) { /* a siege tile of this city with a cloister next to it */
 		for (int i = 0; i < g->nsiege; i++)
-			if (g->siege_near >> i & 1 && carc_feat_root_c(g, g->siege_root[i]) == root) return 1;
+			if (g->siege_near >> i & 1 && carc_feat_root(g, g->siege_root[i]) == root) return 1;
 		return 0;
 	}
 	if (!(city_flags(g, root) & CARC_TF_BESIEGED)) return 0;
@@ -100,7 +100,7 @@ static int cathars_moves(const carc_game *g, carc_move *out, int cap)
 	for (int i = g->turn_seat * CARC_FIGS_PER_SEAT; i < (g->turn_seat + 1) * CARC_FIGS_PER_SEAT; i++) {
 		const carc_fig *f = &g->figs[i];
 		if (!f->used || f->node == CARC_NONE || f->kind == CARC_FIG_BUILDER || f->kind == CARC_FIG_PIG) continue;
-		if (!escapable(g, carc_feat_root_c(g, f->node))) continue;
+		if (!escapable(g, carc_feat_root(g, f->node))) continue;
 		if (n < cap) out[n] = (carc_move){ .type = CARC_MV_ESCAPE, .figure = (uint16_t)i, .tile = CARC_NONE };
 		n++;
 	}
@@ -159,7 +159,7 @@ static int escape_possible(carc_game *g)
 	for (unsigned look = g->siege_look; look; look &= look - 1) {
 		int i = __builtin_ctz(look);
 		unsigned root = g->siege_root[i];
-		if (g->nodes[root].parent != root) g->siege_root[i] = (uint16_t)(root = (unsigned)carc_feat_root_c(g, (int)root));
+		if (g->nodes[root].parent != root) g->siege_root[i] = (uint16_t)(root = (unsigned)carc_feat_root(g, (int)root));
 		const carc_node *r = &g->nodes[root];
 		if (r->done) g->siege_look &= (uint8_t)~(1u << i);
 		else if (r->nfig) return 1;

@@ -745,7 +745,7 @@ static inline unsigned feature_scan(const carc_game *g, unsigned on, unsigned *t
 	const carc_tiletype *t = carc_cell_type(g, g->last);
 	unsigned open = 0;
 	for (int i = 0; i < t->nfeat; i++) {
-		int root = carc_feat_root_c(g, c->node0 + i);
+		int root = carc_feat_root(g, c->node0 + i);
 		if (g->nodes[root].nfig) {
 			*taken |= 1u << i;
 		} else if ((on >> t->f[i].kind & 1) && !((g->hooks & CARC_HOOK_CLOSED) && feature_closed(g, root))) {
@@ -904,7 +904,7 @@ static int same_move(const carc_game *g, const carc_move *a, const carc_move *b)
 	if (ca < 0 || cb < 0 || a->port >= CARC_PORT_COUNT || b->port >= CARC_PORT_COUNT) return 0;
 	int fa = carc_board_feature_at(g, ca, a->port), fb = carc_board_feature_at(g, cb, b->port);
 	if (fa < 0 || fb < 0) return 0;
-	return anywhere ? carc_feat_root_c(g, fa) == carc_feat_root_c(g, fb) : fa == fb;
+	return anywhere ? carc_feat_root(g, fa) == carc_feat_root(g, fb) : fa == fb;
 }
 
 /* Finds `m` among the moves one expansion lists now: in its own phase, or
@@ -979,7 +979,7 @@ static carc_rc check_deploy(const carc_game *g, const carc_move *m, int *node)
 	*node = carc_board_feature_at(g, g->last, m->port);
 	if (*node < 0) return CARC_E_NO_FEATURE;
 	if (!may_stand(g, m->kind, g->nodes[*node].kind)) return CARC_E_KIND;
-	int root = carc_feat_root_c(g, *node);
+	int root = carc_feat_root(g, *node);
 	if (g->nodes[root].nfig) return CARC_E_FEATURE_TAKEN;
 	if ((g->hooks & CARC_HOOK_CLOSED) && feature_closed(g, root)) return CARC_E_RULE;
 	return CARC_OK;

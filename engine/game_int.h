@@ -288,8 +288,6 @@ uint16_t carc_board_ports(const carc_game *g, int node);
  * itself (carc_feat_join relabels the smaller feature it takes in), so
  * this is one load: it is asked many times a turn, a join is rarer. */
 static inline int carc_feat_root(const carc_game *g, int n) { return g->nodes[n].parent; }
-/* The same (a name kept for the callers that hold a const game). */
-static inline int carc_feat_root_c(const carc_game *g, int n) { return g->nodes[n].parent; }
 /* Joins two segments' features into one; returns its root, which is the
  * root of the larger (of a's on a tie). */
 static inline int carc_feat_join(carc_game *g, int a, int b)

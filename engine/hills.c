@@ -60,7 +60,7 @@ static unsigned hills_tiebreak(const carc_game *g, const uint16_t *roots, int nr
 	int hills[CARC_MAX_SEATS] = { 0 }, best = 0;
 	CARC_FIGS_IN(g, followers_on, i) {
 		const carc_fig *f = &g->figs[i];
-		if ((tied >> f->seat & 1) && in_roots(carc_feat_root_c(g, f->node), roots, nroots) && on_hill(g, f))
+		if ((tied >> f->seat & 1) && in_roots(carc_feat_root(g, f->node), roots, nroots) && on_hill(g, f))
 			hills[f->seat]++;
 	}
 	unsigned with = 0;
@@ -128,7 +128,7 @@ static inline int shepherd_of(const carc_game *g, int seat)
 static inline int shepherd_farm(const carc_game *g, int seat, int fig)
 {
 	int node = g->figs[fig].node;
-	return carc_feat_root_c(g, g->shep_node[seat] == node ? g->shep_farm[seat] : node);
+	return carc_feat_root(g, g->shep_node[seat] == node ? g->shep_farm[seat] : node);
 }
 
 /* Remembers where the shepherd of `seat` stands and its farm now. */
@@ -216,10 +216,10 @@ static int shepherd_special(const carc_game *g, int seat, int kind, int port, in
 	if (*node < 0) return CARC_E_NO_FEATURE;
 	/* a field, in a game that has them (farmers false: "play without fields") */
 	if (g->nodes[*node].kind != CARC_F_FIELD || !g->cfg.rules[CARC_R_FARMERS]) return CARC_E_KIND;
-	int root = carc_feat_root_c(g, *node);
+	int root = carc_feat_root(g, *node);
 	for (unsigned m = g->shep_one; m; m &= m - 1) {
 		int s = __builtin_ctz(m);
-		if (!g->in_supply[s][CARC_FIG_SHEPHERD] && carc_feat_root_c(g, g->shep_farm[s]) == root) return CARC_E_RULE;
+		if (!g->in_supply[s][CARC_FIG_SHEPHERD] && carc_feat_root(g, g->shep_farm[s]) == root) return CARC_E_RULE;
 	}
 	return CARC_OK;
 }
@@ -228,7 +228,7 @@ static void shepherd_deployed(carc_game *g, int fig, carc_sink *out)
 {
 	if (g->figs[fig].kind != CARC_FIG_SHEPHERD) return;
 	int seat = g->figs[fig].seat;
-	shepherd_seen(g, seat, fig, carc_feat_root_c(g, g->figs[fig].node));
+	shepherd_seen(g, seat, fig, carc_feat_root(g, g->figs[fig].node));
 	g->flock_check = 1; /* its farm may be one that can no longer grow */
 	expand(g, seat, out);
 }
@@ -246,7 +246,7 @@ static __attribute__((noinline)) void shepherd_grew(carc_game *g, int seat, int 
 static __attribute__((noinline)) void shepherd_farms(carc_game *g, unsigned look)
 {
 	for (; look; look &= look - 1) {
-		int s = __builtin_ctz(look), root = carc_feat_root_c(g, g->shep_farm[s]);
+		int s = __builtin_ctz(look), root = carc_feat_root(g, g->shep_farm[s]);
 		if (g->nodes[root].size != g->shep_size[s]) shepherd_grew(g, s, root);
 	}
 }

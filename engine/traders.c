@@ -116,7 +116,7 @@ static inline int special_at(const carc_game *g, int seat, int kind, int node, i
 	} else {
 		if (fk != CARC_F_FIELD || !g->cfg.rules[CARC_R_FARMERS]) return CARC_E_KIND;
 	}
-	int root = carc_feat_root_c(g, node);
+	int root = carc_feat_root(g, node);
 	return g->nodes[root].nfig ? follower_verdict(g, seat, root) : CARC_E_RULE;
 }
 
@@ -149,7 +149,7 @@ static __attribute__((noinline)) void builder_extends(carc_game *g, int cell, in
 	const carc_tiletype *t = &carc_tiletypes[c->type];
 	int root = carc_feat_root(g, node), kind = g->nodes[root].kind;
 	for (int j = 0; j < t->nfeat; j++) /* segments of its road or city */
-		if (t->f[j].kind == kind && carc_feat_root_c(g, c->node0 + j) == root) {
+		if (t->f[j].kind == kind && carc_feat_root(g, c->node0 + j) == root) {
 			g->builder_turn = 1;
 			return;
 		}
@@ -209,11 +209,11 @@ static int farm_has_herd(const carc_game *g, int root)
 		return 0;
 	}
 	for (int i = 0; i < g->nherds; i++)
-		if (carc_feat_root_c(g, g->herds[i]) == root) return 1;
+		if (carc_feat_root(g, g->herds[i]) == root) return 1;
 	int c = g->last;
 	if (c == CARC_NONE || !herd_tile(g->cells[c].type)) return 0;
 	for (int i = 0; i < carc_cell_type(g, c)->nfeat; i++)
-		if (herd_counts(g, g->cells[c].type, i) && carc_feat_root_c(g, g->cells[c].node0 + i) == root) return 1;
+		if (herd_counts(g, g->cells[c].type, i) && carc_feat_root(g, g->cells[c].node0 + i) == root) return 1;
 	return 0;
 }
 
@@ -221,9 +221,9 @@ static unsigned pig_bonus(const carc_game *g, int root, int seat)
 {
 	unsigned why = 0;
 	int slot = g->trade_fig[seat][1];
-	root = carc_feat_root_c(g, root);
+	root = carc_feat_root(g, root);
 	if (!g->in_supply[seat][CARC_FIG_PIG] && slot != FIG_NONE && /* each seat has one pig: at home, it is in no farm */
-	    g->figs[slot].node != CARC_NONE && carc_feat_root_c(g, g->figs[slot].node) == root)
+	    g->figs[slot].node != CARC_NONE && carc_feat_root(g, g->figs[slot].node) == root)
 		why |= CARC_BONUS_PIG;
 	return farm_has_herd(g, root) ? why | CARC_BONUS_HERD : why;
 }

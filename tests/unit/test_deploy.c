@@ -48,7 +48,7 @@ static void check_closed(const carc_game *g)
 {
 	const carc_cell *c = &g->cells[g->last];
 	for (int i = 0; i < carc_cell_type(g, g->last)->nfeat; i++) {
-		int root = carc_feat_root_c(g, c->node0 + i), kind = g->nodes[root].kind;
+		int root = carc_feat_root(g, c->node0 + i), kind = g->nodes[root].kind;
 		for (int e = 0; carc_exts[e]; e++) {
 			const carc_ext *x = carc_exts[e];
 			if (!(g->exts >> e & 1) || !x->feature_closed || !x->feature_closed(g, root)) continue;
