@@ -286,11 +286,17 @@ static void follow(const carc_game *g, ord_deploy *snap, int *nsnap, int *seat)
 	(void)g;
 }
 
+/* Games from CROWDED_FROM on have a crowded supply (tu_crowded_supply). */
+#define CROWDED_FROM 1000000
+#define CROWDED_GAMES 240
+#define CROWDED_PER_TEST 60
+
 static void make_config(carc_config *cfg, int game)
 {
 	carc_rng rng;
 	carc_rng_seed(&rng, 0xde9107e47ull + (uint64_t)game * 0x9e3779b97f4a7c15ull);
 	tu_random_game(cfg, &rng, game);
+	if (game >= CROWDED_FROM) tu_crowded_supply(cfg, &rng);
 	if (game % 4 == 1) {
 		/* any component an available expansion brings, tiles or not */
 		uint32_t comps = 0;
@@ -415,4 +421,19 @@ END_TEST
 
 /* a batch takes about a tenth of a second natively; valgrind
  * (CK_TIMEOUT_MULTIPLIER) is ~50x slower */
-int main(void) { return tu_run_batches("deploy_ext", test_deploy_games, GAMES / GAMES_PER_TEST, 120); }
+static void play_crowded(int game) { play(CROWDED_FROM + game); }
+
+/* Crowded supplies: every deploy decision against the model as above. */
+START_TEST(test_deploy_crowded)
+{
+	memset(&cov, 0, sizeof cov);
+	if (!tu_play_batch(_i, CROWDED_PER_TEST, play_crowded, "DEPLOY_EXT_CROWDED")) return;
+	ck_assert_int_ge(cov.listed[CARC_FIG_FOLLOWER], 100 * CROWDED_PER_TEST);
+}
+END_TEST
+
+int main(void)
+{
+	return tu_run_batches2("deploy_ext", test_deploy_games, GAMES / GAMES_PER_TEST, test_deploy_crowded,
+	                       CROWDED_GAMES / CROWDED_PER_TEST, 120);
+}

@@ -858,11 +858,19 @@ static void note_move(track *t, const carc_game *g, const carc_move *m)
 
 /* ---- one game ------------------------------------------------------------------------- */
 
+/* Games from CROWDED_FROM on have a crowded supply (tu_crowded_supply):
+ * far more of a kind of tile than the sets hold, for the limits of the
+ * engine's lists. */
+#define CROWDED_FROM 1000000
+#define CROWDED_GAMES 240
+#define CROWDED_PER_TEST 60
+
 static void make_config(carc_config *cfg, int game)
 {
 	carc_rng rng;
 	carc_rng_seed(&rng, 0x0a1c1e5eedull + (uint64_t)game * 0x9e3779b97f4a7c15ull);
 	tu_random_game(cfg, &rng, game);
+	if (game >= CROWDED_FROM) tu_crowded_supply(cfg, &rng);
 }
 
 static void play(int game)
@@ -977,4 +985,22 @@ END_TEST
 
 /* a batch takes a fraction of a second natively; valgrind
  * (CK_TIMEOUT_MULTIPLIER) is ~50x slower */
-int main(void) { return tu_run_batches("oracle_ext", test_oracle_games, GAMES / GAMES_PER_TEST, 120); }
+static void play_crowded(int game) { play(CROWDED_FROM + game); }
+
+/* Crowded supplies: the same comparison with the model (a game to
+ * reproduce is ORACLE_EXT_GAME=1000000 + its number in the games test). */
+START_TEST(test_oracle_crowded)
+{
+	memset(&cov, 0, sizeof cov);
+	if (!tu_play_batch(_i, CROWDED_PER_TEST, play_crowded, "ORACLE_EXT_CROWDED")) return;
+	ck_assert_int_ge(cov.tiles, 120 * CROWDED_PER_TEST);
+	ck_assert_int_ge(cov.completed, 20 * CROWDED_PER_TEST);
+	ck_assert_int_ge(cov.final_pays, 10 * CROWDED_PER_TEST);
+}
+END_TEST
+
+int main(void)
+{
+	return tu_run_batches2("oracle_ext", test_oracle_games, GAMES / GAMES_PER_TEST, test_oracle_crowded,
+	                       CROWDED_GAMES / CROWDED_PER_TEST, 120);
+}

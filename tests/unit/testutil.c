@@ -194,6 +194,21 @@ int tu_run(Suite *s)
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
+void tu_crowded_supply(carc_config *cfg, carc_rng *rng)
+{
+	int pool[8], np = 0;
+	for (int tries = 0; np < 8 && tries < 10000; tries++) {
+		int t = (int)carc_rng_below(rng, (uint32_t)carc_tile_count()), river = 0;
+		if (!carc_tile_in_expansions(t, cfg->expansions)) continue;
+		for (int d = 0; d < 4; d++) river |= !strcmp(carc_tile_edge(t, 0, d), "river");
+		if (!river) pool[np++] = t;
+	}
+	TU_ASSERT_MSG(np > 0, "no land tile in the expansions %#x", cfg->expansions);
+	int n = 150 + (int)carc_rng_below(rng, 150);
+	for (int k = 0; k < n; k++) cfg->tiles[k] = (uint16_t)pool[carc_rng_below(rng, (uint32_t)np)];
+	cfg->ntiles = (uint16_t)n;
+}
+
 int tu_play_batch(int batch, int per, void (*play)(int game), const char *one_env)
 {
 	const char *one = getenv(one_env);
@@ -205,12 +220,23 @@ int tu_play_batch(int batch, int per, void (*play)(int game), const char *one_en
 	return 1;
 }
 
-int tu_run_batches(const char *name, const TTest *test, int batches, int timeout)
+int tu_run_batches2(const char *name, const TTest *test, int batches, const TTest *crowded, int crowded_batches,
+                    int timeout)
 {
 	Suite *s = suite_create(name);
-	TCase *tc = tcase_create("games");
-	tcase_set_timeout(tc, timeout);
-	tcase_add_loop_test(tc, test, 0, batches);
-	suite_add_tcase(s, tc);
+	const char *names[2] = { "games", "crowded" };
+	const TTest *tests[2] = { test, crowded };
+	int counts[2] = { batches, crowded_batches };
+	for (int k = 0; k < 2 && tests[k]; k++) {
+		TCase *tc = tcase_create(names[k]);
+		tcase_set_timeout(tc, timeout);
+		tcase_add_loop_test(tc, tests[k], 0, counts[k]);
+		suite_add_tcase(s, tc);
+	}
 	return tu_run(s);
+}
+
+int tu_run_batches(const char *name, const TTest *test, int batches, int timeout)
+{
+	return tu_run_batches2(name, test, batches, NULL, 0, timeout);
 }

@@ -92,6 +92,12 @@ void tu_random_rules(carc_config *cfg, carc_rng *rng);
  * option drawn from `rng`. */
 void tu_random_game(carc_config *cfg, carc_rng *rng, int game);
 
+/* A crowded supply for cfg (RULES.md sets no limit on how often a tile
+ * may come in a game's own `tiles`): 150 to 299 tiles drawn with repeats
+ * from up to 8 land types (no river edge) of cfg->expansions, so that a
+ * board holds far more of a kind of tile than any set's supply. */
+void tu_crowded_supply(carc_config *cfg, carc_rng *rng);
+
 /* Runs a suite (in fork mode, Check's default) and gives main's exit code. */
 int tu_run(Suite *s);
 /* Plays the games of batch `batch` (per a batch) with play(), or, when
@@ -102,7 +108,10 @@ int tu_play_batch(int batch, int per, void (*play)(int game), const char *one_en
 
 /* Runs `test` for _i in [0, batches) as the test case "games" of a suite
  * `name`, each batch given `timeout` seconds (stretched under valgrind by
- * CK_TIMEOUT_MULTIPLIER), and gives main's exit code. */
+ * CK_TIMEOUT_MULTIPLIER), and gives main's exit code.  With `crowded`,
+ * the test case "crowded" runs it for _i in [0, crowded_batches) too. */
 int tu_run_batches(const char *name, const TTest *test, int batches, int timeout);
+int tu_run_batches2(const char *name, const TTest *test, int batches, const TTest *crowded, int crowded_batches,
+                    int timeout);
 
 #endif
