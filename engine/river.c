@@ -108,6 +108,14 @@ static int any_river(const carc_game *g, const rivers *r)
 	return 0;
 }
 
+/* Is supply[0..next) drawn (or hidden) up to one entry past the last
+ * placement, and that entry the tile river_placed looked at (river_peek)?
+ * Then what river_follow kept for the next draw holds. */
+static inline int peek_drawn(const carc_game *g, int next)
+{
+	return next == g->river_next + 1 && g->supply[g->river_next] == g->river_peek;
+}
+
 /* The river tiles still to draw and the dead ends among them, when
  * supply[0..next) is drawn (or hidden), from those counted at the last
  * placement in supply[river_next..nsupply): the entries from river_next
@@ -118,7 +126,7 @@ static int any_river(const carc_game *g, const rivers *r)
  * counts after it are kept too. */
 static inline void counts_at(const carc_game *g, int next, int *left, int *dead)
 {
-	if (next == g->river_next + 1 && g->supply[g->river_next] == g->river_peek) {
+	if (peek_drawn(g, next)) {
 		*left = g->river_left1;
 		*dead = g->river_dead1;
 		return;
@@ -381,7 +389,7 @@ static inline int open_end_at(const carc_game *g, int x, int y)
  * now, which is so when it is the one river_placed expected. */
 static inline unsigned fast_ends(const carc_game *g)
 {
-	return g->next == g->river_next + 1 && g->supply[g->river_next] == g->river_peek ? g->river_fast : 0;
+	return peek_drawn(g, g->next) ? g->river_fast : 0;
 }
 
 /* May the tile turned rot go at listed open end i (`fast`: fast_ends)? */
@@ -512,7 +520,7 @@ static unsigned shapes_from(const carc_game *g, int from)
  * tile that was next then. */
 static inline unsigned shapes_left(const carc_game *g)
 {
-	if (g->next == g->river_next + 1 && g->supply[g->river_next] == g->river_peek) return g->river_shapes1;
+	if (peek_drawn(g, g->next)) return g->river_shapes1;
 	return shapes_from(g, g->next);
 }
 
@@ -617,9 +625,7 @@ static uint64_t allow_mask(const carc_game *g, int type)
  * worked it out already (river_allow). */
 static uint64_t allowed_now(const carc_game *g, int type)
 {
-	if (g->river_known && g->next == g->river_next + 1 && g->supply[g->river_next] == g->river_peek &&
-	    type == (g->river_peek & 0x7fff))
-		return g->river_allow;
+	if (g->river_known && peek_drawn(g, g->next) && type == (g->river_peek & 0x7fff)) return g->river_allow;
 	return allow_mask(g, type);
 }
 
