@@ -80,22 +80,24 @@ class Notes(over_both(daemon)):
         res = t.play(place("BA/C", 0, -1, 180), PASS)
         return t, res
 
+    @staticmethod
+    def road_then_city(why):
+        """Seat 1's turn in `unplaceable`: the road tile drawn and put aside (`why`), the city tile drawn."""
+        return [{"type": "turn", "seat": 1},
+                {"type": "tile_drawn", "seat": 1, "tile": ALL_ROAD},
+                {"type": "tile_discarded", "tile": ALL_ROAD, "why": why},
+                {"type": "tile_drawn", "seat": 1, "tile": "BA/C"}]
+
     def test_an_unplaceable_tile_is_discarded_and_the_next_drawn(self):
         t, res = self.unplaceable("discard")
-        self.assertEqual(res["events"], [{"type": "turn", "seat": 1},
-                                         {"type": "tile_drawn", "seat": 1, "tile": ALL_ROAD},
-                                         {"type": "tile_discarded", "tile": ALL_ROAD, "why": "unplaceable"},
-                                         {"type": "tile_drawn", "seat": 1, "tile": "BA/C"}])
+        self.assertEqual(res["events"], self.road_then_city("unplaceable"))
         st = t.state()
         self.assertEqual(st["tile"], {"id": "BA/C", "drawn_by": 1})
         self.assertEqual(st["tiles_left"], 0)          # the discarded tile went out when drawn
 
     def test_a_reshuffled_tile_goes_back_once(self):
         t, res = self.unplaceable("reshuffle")
-        self.assertEqual(res["events"], [{"type": "turn", "seat": 1},
-                                         {"type": "tile_drawn", "seat": 1, "tile": ALL_ROAD},
-                                         {"type": "tile_discarded", "tile": ALL_ROAD, "why": "reshuffled"},
-                                         {"type": "tile_drawn", "seat": 1, "tile": "BA/C"}])
+        self.assertEqual(res["events"], self.road_then_city("reshuffled"))
         self.assertEqual(t.state()["tiles_left"], 1)   # put back: one more than with a discard
         # drawn again and still unplaceable, it goes for good; no tile is
         # left, so the game ends after seat 0's `turn`

@@ -650,23 +650,23 @@ END_TEST
 
 static Suite *placement_suite(void)
 {
+	const struct {
+		const char *name;
+		const TTest *test;
+		int batches;
+	} cases[] = {
+		{ "placements", test_placements, NTESTS },
+		{ "rivers", test_rivers, RIVER_TESTS },
+		{ "adversary", test_river_adversary, ADVERSARY_TESTS },
+		{ "crowded", test_crowded, 2 },
+	};
 	Suite *s = suite_create("placement_ext");
-	TCase *tc = tcase_create("placements");
-	tcase_set_timeout(tc, 20);
-	tcase_add_loop_test(tc, test_placements, 0, NTESTS);
-	suite_add_tcase(s, tc);
-	TCase *rv = tcase_create("rivers");
-	tcase_set_timeout(rv, 20);
-	tcase_add_loop_test(rv, test_rivers, 0, RIVER_TESTS);
-	suite_add_tcase(s, rv);
-	TCase *adv = tcase_create("adversary");
-	tcase_set_timeout(adv, 20);
-	tcase_add_loop_test(adv, test_river_adversary, 0, ADVERSARY_TESTS);
-	suite_add_tcase(s, adv);
-	TCase *crowd = tcase_create("crowded");
-	tcase_set_timeout(crowd, 20);
-	tcase_add_loop_test(crowd, test_crowded, 0, 2);
-	suite_add_tcase(s, crowd);
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+		TCase *tc = tcase_create(cases[k].name);
+		tcase_set_timeout(tc, 20);
+		tcase_add_loop_test(tc, cases[k].test, 0, cases[k].batches);
+		suite_add_tcase(s, tc);
+	}
 	return s;
 }
 
