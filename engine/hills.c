@@ -275,7 +275,10 @@ static __attribute__((noinline)) void hide_tile(carc_game *g, int cell, carc_sin
  * farm is looked at.  The usual case is a few loads a seat. */
 static void hill_placed(carc_game *g, int cell, carc_sink *out)
 {
-	if ((carc_tile_traits[g->cells[cell].type].flags & CARC_TT_HILL) && g->next < g->nsupply) hide_tile(g, cell, out);
+	/* a hill drawn takes the next tile under it (RULES.md 2.13); a hill
+	 * placed as a start tile was not drawn (turn 0: no turn has begun) */
+	if ((carc_tile_traits[g->cells[cell].type].flags & CARC_TT_HILL) && g->turn && g->next < g->nsupply)
+		hide_tile(g, cell, out);
 	if (g->shep_one && (carc_cell_type(g, cell)->symbols & CARC_SYM_ABBEY)) g->flock_check = 1;
 	unsigned look = 0; /* seats whose shepherd's farm may have grown */
 	for (unsigned m = g->shep_one; m; m &= m - 1) {
