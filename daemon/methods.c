@@ -349,6 +349,8 @@ static proto_err parse_tiles(proto_arena *a, const proto_val *v, carc_config *cf
 	for (const proto_val *t = v->u.c.first; t; t = t->next, i++) {
 		proto_err rc = tile_of(a, t, cfg, proto_arena_printf(a, "tiles[%d]", i), &cfg->tiles[i], why);
 		if (rc) return rc;
+		if (!carc_tile_drawable(cfg->tiles[i]))
+			return INVALID("tiles[%d]: `%s` is never drawn: each seat holds its own abbey", i, t->u.s);
 	}
 	cfg->ntiles = (uint16_t)v->n;
 	return PROTO_OK;

@@ -155,6 +155,11 @@ int carc_tile_expansion(int type);       /* the expansion a tile type belongs to
 /* Is the tile type in the tile set of one of these expansions (bit i:
  * carc_expansion(i))?  The spring is in both rivers' sets. */
 int carc_tile_in_expansions(int type, uint32_t expansions);
+/* May the tile type be in a supply, so be listed in carc_config.tiles?
+ * 0 for an unknown type and the abbey (each seat holds its own, RULES.md
+ * 2.9).  A dealt supply holds no spring either (a start tile), but a
+ * `tiles` list may: it is drawn as a river tile with one river edge. */
+int carc_tile_drawable(int type);
 /* What a tile turned `rot` quarter turns shows at board edge `dir` (0 N,
  * 1 E, 2 S, 3 W): "field", "road", "city", "river" or "inner" (a side inside
  * the City of Carcassonne); "?" when type, rot (0..3) or dir (0..3) is

@@ -121,6 +121,10 @@ int carc_tile_expansion(int type)
 	return -1;
 }
 
+/* Tiles no dealt supply holds: springs are start tiles, abbeys the
+ * seats' own. */
+#define NEVER_DEALT (CARC_SYM_SPRING | CARC_SYM_ABBEY)
+
 int carc_tile_in_expansions(int type, uint32_t expansions)
 {
 	for (int s = 0; s < carc_ntilesets; s++)
@@ -128,6 +132,11 @@ int carc_tile_in_expansions(int type, uint32_t expansions)
 			for (int j = 0; j < carc_tilesets[s].nref; j++)
 				if (carc_tilesets[s].ref[j].type == type) return 1;
 	return 0;
+}
+
+int carc_tile_drawable(int type)
+{
+	return type >= 0 && type < carc_ntiletypes && !(carc_tiletypes[type].symbols & CARC_SYM_ABBEY);
 }
 
 const char *carc_tile_edge(int type, int rot, int dir)
@@ -186,7 +195,7 @@ static carc_rc build_supply(carc_game *g, const carc_tileset *start, carc_rng *d
 		if (river_only && !river) continue;
 		for (int j = 0; j < s->nref; j++) {
 			int type = s->ref[j].type, max = carc_tiletypes[type].max;
-			if (carc_tiletypes[type].symbols & (CARC_SYM_SPRING | CARC_SYM_ABBEY)) continue; /* never drawn */
+			if (carc_tiletypes[type].symbols & NEVER_DEALT) continue;
 			for (int k = 0; k < s->ref[j].count; k++) {
 				if (taken[type] == 0xff || (max && taken[type] >= max)) break;
 				taken[type]++;
@@ -240,7 +249,7 @@ static carc_rc check_config(const carc_config *cfg)
 	if (cfg->ntiles > CARC_MAX_TILES || cfg->nstart > CARC_MAX_START) return CARC_E_ARG;
 	for (int i = 0; i < cfg->ntiles; i++) {
 		int e = carc_tile_expansion(cfg->tiles[i]);
-		if (cfg->tiles[i] >= carc_ntiletypes || e < 0 || !(cfg->expansions >> e & 1)) return CARC_E_ARG;
+		if (!carc_tile_drawable(cfg->tiles[i]) || e < 0 || !(cfg->expansions >> e & 1)) return CARC_E_ARG;
 	}
 	for (int i = 0; i < cfg->nstart; i++) {
 		const carc_start_tile *s = &cfg->start[i];

@@ -168,6 +168,59 @@ START_TEST(test_tile_in_expansions)
 }
 END_TEST
 
+/* The abbey is never drawn: carc_tile_drawable says so, and a `tiles`
+ * list that names it is refused (RULES.md 2.9).  A spring may be listed
+ * (a river tile with one river edge); every tile a dealt supply holds is
+ * drawable. */
+START_TEST(test_tile_drawable)
+{
+	int spring = carc_tile_find("RI/s"), abbey = carc_tile_find("AM/A"), city = carc_tile_find("BA/C");
+	ck_assert_int_ge(spring, 0);
+	ck_assert_int_ge(abbey, 0);
+	ck_assert_int_ge(city, 0);
+	ck_assert_int_eq(carc_tile_drawable(spring), 1);
+	ck_assert_int_eq(carc_tile_drawable(abbey), 0);
+	ck_assert_int_eq(carc_tile_drawable(city), 1);
+	ck_assert_int_eq(carc_tile_drawable(-1), 0);
+	ck_assert_int_eq(carc_tile_drawable(carc_tile_count()), 0);
+	carc_game *g = malloc(carc_game_size());
+	ck_assert_ptr_nonnull(g);
+	static const char *const sets[][2] = { { "river", "RI/s" }, { "abbey-mayor", "AM/A" } };
+	for (int k = 0; k < 2; k++) {
+		carc_config cfg;
+		carc_config_init(&cfg);
+		cfg.expansions |= 1u << carc_expansion_find(sets[k][0]);
+		cfg.tiles[0] = (uint16_t)city;
+		cfg.tiles[1] = (uint16_t)carc_tile_find(sets[k][1]);
+		cfg.ntiles = 2;
+		ck_assert_int_eq(carc_game_init(g, &cfg, NULL), k ? CARC_E_ARG : CARC_OK);
+		cfg.ntiles = 1;
+		ck_assert_int_eq(carc_game_init(g, &cfg, NULL), CARC_OK);
+	}
+	/* every tile of every dealt supply */
+	for (int e = 0; e < carc_expansion_count(); e++) {
+		if (!carc_expansion(e)->available) continue;
+		carc_config cfg;
+		carc_config_init(&cfg);
+		cfg.expansions |= 1u << e;
+		if (carc_game_init(g, &cfg, NULL) != CARC_OK) continue;
+		for (int c = 0; c < carc_board_count(g); c++) {
+			carc_placed_info p;
+			carc_board_get(g, c, &p);
+			if (c > 0) ck_assert_int_eq(carc_tile_drawable(p.tile), 1);
+		}
+		while (!carc_game_over(g)) {
+			carc_move m[CARC_MAX_MOVES];
+			int n = carc_legal_moves(g, m, CARC_MAX_MOVES);
+			ck_assert_int_gt(n, 0);
+			if (m[0].type == CARC_MV_PLACE_TILE && m[0].tile != CARC_NONE) ck_assert_int_eq(carc_tile_drawable(m[0].tile), 1);
+			ck_assert_int_eq(carc_apply(g, &m[0], NULL), CARC_OK);
+		}
+	}
+	free(g);
+}
+END_TEST
+
 START_TEST(test_tiles_junk)
 {
 	int n = carc_tile_count();
@@ -928,6 +981,7 @@ static Suite *api_suite(void)
 	tcase_add_test(tc, test_expansions_junk);
 	tcase_add_test(tc, test_tiles_junk);
 	tcase_add_test(tc, test_tile_in_expansions);
+	tcase_add_test(tc, test_tile_drawable);
 	tcase_add_test(tc, test_rng_junk);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("setup");

@@ -199,7 +199,7 @@ void tu_crowded_supply(carc_config *cfg, carc_rng *rng)
 	int pool[8], np = 0;
 	for (int tries = 0; np < 8 && tries < 10000; tries++) {
 		int t = (int)carc_rng_below(rng, (uint32_t)carc_tile_count()), river = 0;
-		if (!carc_tile_in_expansions(t, cfg->expansions)) continue;
+		if (!carc_tile_in_expansions(t, cfg->expansions) || !carc_tile_drawable(t)) continue;
 		for (int d = 0; d < 4; d++) river |= !strcmp(carc_tile_edge(t, 0, d), "river");
 		if (!river) pool[np++] = t;
 	}
