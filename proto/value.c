@@ -96,10 +96,13 @@ proto_val *pv_setn(proto_val *map, const char *key, size_t klen, proto_val *v)
 const proto_val *pv_get(const proto_val *map, const char *key)
 {
 	if (!map || map->type != PV_MAP) return NULL;
+	/* a key given twice: the last counts, in both encodings (the JSON
+	 * reader keeps only the last; so do most) */
 	size_t n = strlen(key);
+	const proto_val *last = NULL;
 	for (const proto_val *v = map->u.c.first; v; v = v->next)
-		if (v->klen == n && !memcmp(v->key, key, n)) return v;
-	return NULL;
+		if (v->klen == n && !memcmp(v->key, key, n)) last = v;
+	return last;
 }
 
 const proto_val *pv_opt(const proto_val *map, const char *key)
