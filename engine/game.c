@@ -248,8 +248,9 @@ static carc_rc check_config(const carc_config *cfg)
 	}
 	if (cfg->ntiles > CARC_MAX_TILES || cfg->nstart > CARC_MAX_START) return CARC_E_ARG;
 	for (int i = 0; i < cfg->ntiles; i++) {
-		int e = carc_tile_expansion(cfg->tiles[i]);
-		if (!carc_tile_drawable(cfg->tiles[i]) || e < 0 || !(cfg->expansions >> e & 1)) return CARC_E_ARG;
+		/* in a set of the game: the spring is in both rivers' */
+		if (!carc_tile_drawable(cfg->tiles[i]) || !carc_tile_in_expansions(cfg->tiles[i], cfg->expansions))
+			return CARC_E_ARG;
 	}
 	for (int i = 0; i < cfg->nstart; i++) {
 		const carc_start_tile *s = &cfg->start[i];
@@ -1145,9 +1146,21 @@ static void keep_config(carc_config *dst, const carc_config *src)
 	memcpy(dst->bag, src->bag, src->nbag * sizeof src->bag[0]);
 }
 
+static carc_rc game_init(carc_game *g, const carc_config *cfg, carc_sink *out);
+
+/* A refused set-up records no event: the start tiles placed before the
+ * one that did not match are taken back out of the sink. */
 carc_rc carc_game_init(carc_game *g, const carc_config *cfg, carc_sink *out)
 {
 	if (!g || !cfg || (out && !sink_ok(out))) return CARC_E_ARG;
+	int n0 = out ? out->n : 0;
+	carc_rc rc = game_init(g, cfg, out);
+	if (rc != CARC_OK && out) out->n = n0;
+	return rc;
+}
+
+static carc_rc game_init(carc_game *g, const carc_config *cfg, carc_sink *out)
+{
 	carc_rc rc = check_config(cfg);
 	if (rc != CARC_OK) return rc;
 	memset(g, 0, offsetof(carc_game, cells));

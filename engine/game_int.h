@@ -12,8 +12,12 @@
 #include "carc.h"
 #include "tiles_int.h"
 
-#define CARC_HASH_SIZE 1024          /* cells: placed tiles plus the frontier, <= 3*320+2 */
-#define CARC_MAX_FRONTIER (2 * CARC_MAX_TILES + 4)
+/* The frontier: the empty places next to a tile.  A connected board of n
+ * tiles has at most 2 n + 2; each start tile may begin a board of its own
+ * (every later tile touches one), so k of them make at most 2 n + 2 k. */
+#define CARC_MAX_FRONTIER (2 * CARC_MAX_TILES + 2 * CARC_MAX_START + 4)
+#define CARC_HASH_SIZE 1024          /* cells: placed tiles plus the frontier */
+_Static_assert(CARC_MAX_TILES + CARC_MAX_FRONTIER < CARC_HASH_SIZE, "the cell map never fills");
 #define CARC_FIGS_PER_SEAT 16        /* 7 followers plus one of each special figure */
 #define CARC_MAX_PENDING 64          /* features completed by one placement */
 #define CARC_MAX_FIGS (CARC_MAX_SEATS * CARC_FIGS_PER_SEAT)
