@@ -82,6 +82,8 @@ def parse_args(argv):
         p.error("%s: only for a game the bot makes, not with --game" % ", ".join(made))
     if a.players is None:
         a.players = 2
+    if a.game is None and not 1 <= a.players <= 6:
+        p.error("--players is 1 to 6, not %d" % a.players)
     if a.game is None and a.seat is not None and not 0 <= a.seat < a.players:
         p.error("no seat %d in a %d-player game" % (a.seat, a.players))
     try:
@@ -152,10 +154,11 @@ def main(argv=None):
     args = parse_args(argv)
     rng = random.Random(args.rng)
     try:
-        with carcd.Client(args.address, encoding=args.encoding, timeout=60.0,
+        # a response is something happening: wait for it no longer than --timeout
+        with carcd.Client(args.address, encoding=args.encoding, timeout=min(60.0, args.timeout),
                           client_name="random_bot.py") as c:
             if args.game is None:
-                opts = {"expansions": carcd.split_names(args.expansions or "base")}
+                opts = {"expansions": carcd.split_names("base" if args.expansions is None else args.expansions)}
                 if args.seed is not None:
                     opts["seed"] = args.seed
                 if args.rule:
@@ -172,6 +175,12 @@ def main(argv=None):
             else:
                 game = args.game
                 seats = {ALL: None} if args.token is None and args.seat is None else {args.seat: args.token}
+                if args.seat is not None:
+                    nseats = len(c.state(game)["seats"])
+                    if not 0 <= args.seat < nseats:
+                        print("random_bot: no seat %d in game %d, which has %d" % (args.seat, game, nseats),
+                              file=sys.stderr)
+                        return 2
             bot = RandomBot(c, game, seats, rng, args.verbose, args.keepalive)
             score = bot.play(args.timeout)
             print(json.dumps({"game": game, "moves_played": bot.moves_played,

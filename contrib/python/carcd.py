@@ -82,6 +82,8 @@ def parse_address(address):
     host, sep, port = address.rpartition(":")
     if not sep or not port.isdigit():
         raise ValueError("not an address: %r (want tcp:HOST:PORT or unix:PATH)" % address)
+    if int(port) > 65535:
+        raise ValueError("not an address: %r (the port is 0 to 65535)" % address)
     host = host.strip("[]") or "127.0.0.1"
     return (socket.AF_INET6 if ":" in host else socket.AF_INET), (host, int(port))
 
@@ -118,6 +120,7 @@ def split_names(text):
 
 class _MsgpackCodec:
     name = "msgpack"
+    what = "MessagePack-RPC"
 
     def __init__(self):
         if msgpack is None:
@@ -137,6 +140,7 @@ class _MsgpackCodec:
 
 class _JsonCodec:
     name = "json"
+    what = "JSON lines"
 
     def __init__(self):
         self._buf = b""
@@ -237,13 +241,19 @@ class Client:
         if not data:
             self.close()
             raise ConnectionClosed("carcd at %s closed the connection" % self.address)
-        for msg in self._codec.feed(data):
+        try:
+            msgs = self._codec.feed(data)
+        except Exception as e:   # ValueError, msgpack's UnpackException: the stream is lost
+            self.close()
+            raise ConnectionClosed("the peer at %s sent what is not %s: %s"
+                                   % (self.address, self._codec.what, str(e) or type(e).__name__)) from e
+        for msg in msgs:
             self._sort(msg)
         return True
 
     def _sort(self, msg):
         if not isinstance(msg, list) or not msg:
-            raise Error("bad_request", "not a message from carcd: %r" % (msg,))
+            self._not_carcd(msg)
         if msg[0] == RESPONSE and len(msg) == 4:
             if msg[1] is None:
                 self._orphans.append((msg[2], msg[3]))
@@ -252,7 +262,14 @@ class Client:
         elif msg[0] == NOTIFICATION and len(msg) == 3:
             self.events.append(msg[2])
         else:
-            raise Error("bad_request", "not a message from carcd: %r" % (msg,))
+            self._not_carcd(msg)
+
+    def _not_carcd(self, msg):
+        """A message that is no response or notification: whoever answers is
+        not speaking carcd's protocol, and the connection is of no more use."""
+        self.close()
+        raise ConnectionClosed("the peer at %s sent what is not a message from carcd: %.200r"
+                               % (self.address, msg))
 
     def _deadline_wait(self, ready, timeout):
         """Read until ready(); False at the deadline.  Even with no time left
@@ -338,8 +355,8 @@ class Client:
     def history(self, game):
         return self.call("history", game=game)
 
-    def games(self):
-        return self.call("games")
+    def games(self, after=None, limit=None):
+        return self.call("games", after=after, limit=limit)
 
     def close_game(self, game, admin_token):
         return self.call("close_game", game=game, admin_token=admin_token)
