@@ -90,10 +90,13 @@ proto_decoded proto_mp_decode(proto_arena *a, const uint8_t *p, size_t n, proto_
 			d.why = why;
 			/* an envelope with something unreadable inside: its msgid,
 			 * when that is readable, is answered */
-			if (obj.type == MSGPACK_OBJECT_ARRAY && obj.via.array.size >= 3 && obj.via.array.size <= 4 &&
-			    obj.via.array.ptr[1].type == MSGPACK_OBJECT_POSITIVE_INTEGER && obj.via.array.ptr[1].via.u64 <= UINT32_MAX) {
+			const msgpack_object *id = obj.type == MSGPACK_OBJECT_ARRAY && obj.via.array.size >= 3 &&
+			                                   obj.via.array.size <= 4
+			                               ? &obj.via.array.ptr[1]
+			                               : NULL;
+			if (id && id->type == MSGPACK_OBJECT_POSITIVE_INTEGER && id->via.u64 <= UINT32_MAX) {
 				rq->has_id = 1;
-				rq->msgid = (uint32_t)obj.via.array.ptr[1].via.u64;
+				rq->msgid = (uint32_t)id->via.u64;
 			}
 		} else {
 			d = proto_envelope(a, env, rq);
