@@ -101,24 +101,22 @@ void games_close(games *r, games_game *gm)
 /* A full registry makes room by dropping its oldest finished game nobody
  * watches: arenas play game after game, and a finished game only matters
  * to whoever still reads its history. */
-static int evict_one(games *r)
+static long evictable(const games *r)
 {
 	for (size_t i = 0; i < r->n; i++)
-		if (carc_game_over(r->v[i]->g) && r->v[i]->nsubs == 0) {
-			log_info("game %lld evicted: the registry is full", (long long)r->v[i]->id);
-			remove_at(r, i);
-			r->evicted_total++;
-			return 1;
-		}
-	return 0;
+		if (carc_game_over(r->v[i]->g) && r->v[i]->nsubs == 0) return (long)i;
+	return -1;
 }
 
+/* A game is dropped only for one that is made: a new_game the engine
+ * refuses leaves the registry as it was. */
 games_game *games_create(games *r, const carc_config *cfg, const char *const *names, int auth,
                          carc_sink *out, carc_rc *rc, int *full)
 {
 	*full = 0;
 	*rc = CARC_OK;
-	if (r->n >= r->max && !evict_one(r)) {
+	long drop = r->n >= r->max ? evictable(r) : -1;
+	if (r->n >= r->max && drop < 0) {
 		*full = 1;
 		return NULL;
 	}
@@ -129,6 +127,11 @@ games_game *games_create(games *r, const carc_config *cfg, const char *const *na
 		free(gm->g);
 		free(gm);
 		return NULL;
+	}
+	if (drop >= 0) {
+		log_info("game %lld evicted: the registry is full", (long long)r->v[drop]->id);
+		remove_at(r, (size_t)drop);
+		r->evicted_total++;
 	}
 	gm->id = r->next_id++;
 	gm->nseats = cfg->nseats;
@@ -187,9 +190,11 @@ int games_subscribe(games *r, games_game *gm, void *conn, games_subs *cs)
 		if (gm->subs[i] == conn) return 0;
 	if (cs->n >= CARCD_MAX_SUBSCRIPTIONS) forget_closed(r, cs);
 	if (cs->n >= CARCD_MAX_SUBSCRIPTIONS) return -1;
-	if (gm->nsubs == gm->subcap) {
+	if (gm->nsubs == gm->subcap) { /* the game's bytes count its list of watchers */
+		r->bytes -= game_bytes(gm);
 		gm->subcap = gm->subcap ? 2 * gm->subcap : 4;
 		gm->subs = proto_xrealloc(gm->subs, (size_t)gm->subcap * sizeof gm->subs[0]);
+		r->bytes += game_bytes(gm);
 	}
 	gm->subs[gm->nsubs++] = conn;
 	if (cs->n == cs->cap) {

@@ -462,7 +462,7 @@ static proto_err m_new_game(method_call *c, proto_val **result, const char **why
 	int full;
 	games_game *gm = games_create(&c->s->games, &cfg, names, !auth || auth->u.b, NULL, &crc, &full);
 	if (full) {
-		*why = proto_arena_printf(a, "the server holds %zu games, its limit, and none of them is over", c->s->games.max);
+		*why = proto_arena_printf(a, "the server holds %zu games, its limit, each still in play or watched", c->s->games.max);
 		return PROTO_E_LIMIT;
 	}
 	if (!gm && crc == CARC_E_ARG && cfg.nstart > 1) {
