@@ -304,6 +304,7 @@ static __attribute__((noinline)) int river_unlisted(const carc_game *g, int type
 		if (!occupied(&v, x + dx[d], y + dy[d])) open |= 1u << d;
 	}
 	if (open == e) return 0; /* it must continue the river */
+	if ((e & ~open) & ((e & ~open) - 1)) return 0; /* and one end only: branches never meet */
 	for (unsigned b = open; b; b &= b - 1)
 		if (!room_toward(&v, x, y, __builtin_ctz(b))) return 0;
 	rivers r = rivers_left(g);
@@ -603,6 +604,17 @@ static int free_with(const carc_game *g, free_ask *a, int rot)
 /* Bit 4 i + rot: the tile type turned rot may go at listed open end i,
  * by the rules above, and of those placements only the ones that leave
  * the river a free end if any do. */
+/* Does the open end show a river on two sides or more?  Any river tile
+ * there would join two ends of the river: its branches, which must never
+ * meet (RULES.md 2.3, 4.20).  In play the room kept ahead of every end
+ * keeps them apart; start tiles may bring two face to face. */
+static inline int joins_ends(const carc_front *f)
+{
+	int n = 0;
+	for (int d = 0; d < 4; d++) n += (f->mask >> (8 * d) & 0xff) && (f->want >> (8 * d) & 0xff) == CARC_EK_RIVER;
+	return n > 1;
+}
+
 static uint64_t allow_mask(const carc_game *g, int type)
 {
 	unsigned fast = fast_ends(g);
@@ -611,6 +623,7 @@ static uint64_t allow_mask(const carc_game *g, int type)
 	uint64_t ok = 0, free = 0;
 	for (int i = 0; i < g->nriver_open; i++) {
 		const carc_front *f = &g->river_open[i];
+		if (joins_ends(f)) continue;
 		if (a.settled < 0) free_at_end(g, &a, type, i);
 		for (int rot = 0; rot < 4; rot++) {
 			if (carc_board_fits(g, type, f->x, f->y, rot, NULL) != CARC_OK || !end_ok(g, type, rot, i, fast)) continue;
