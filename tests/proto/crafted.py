@@ -4,6 +4,8 @@ expansions' decisions, and Table, a game played through a client with
 every move checked against legal_moves.  Shared by test_expansions.py and
 test_wire_ext.py."""
 
+import unittest
+
 from harness import carcd
 
 PASS = {"type": "pass"}
@@ -160,6 +162,18 @@ def over_both(daemon):
             return Table(self, self.c, players, **options)
 
     return OverBoth
+
+
+def register_over_both(namespace, groups, over_both_mixin):
+    """Each group (a mixin of tests) as two TestCases in the module
+    `namespace`: GROUP_Msgpack on the Unix socket, GROUP_Json over TCP."""
+    for group in groups:
+        for transport, encoding in (("unix", "msgpack"), ("tcp", "json")):
+            name = "%s_%s" % (group.__name__, encoding.capitalize())
+            # of that module, so that its setUpModule starts the daemon for them
+            namespace[name] = type(name, (over_both_mixin, group, unittest.TestCase),
+                                   {"TRANSPORT": transport, "ENCODING": encoding,
+                                    "__module__": namespace["__name__"]})
 
 
 def of_type(events, *types):

@@ -290,6 +290,25 @@ class Raw:
         return True
 
 
+def wait_for(pred, timeout):
+    """True as soon as pred() is; pred() itself at the deadline."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if pred():
+            return True
+        time.sleep(0.05)
+    return pred()
+
+
+def code_of(fn, *args, **kw):
+    """The error code fn(*args, **kw) raises, or None when it succeeds."""
+    try:
+        fn(*args, **kw)
+    except carcd.Error as e:
+        return e.code
+    return None
+
+
 # ---- games ---------------------------------------------------------------
 
 def play_random_game(play, legal, rng, max_moves=2000):

@@ -15,7 +15,7 @@ import unittest
 import msgpack
 
 import harness
-from harness import CARCD, START_TIMEOUT, STOP_TIMEOUT, Daemon
+from harness import CARCD, START_TIMEOUT, STOP_TIMEOUT, Daemon, wait_for
 import carcd  # noqa: E402  (harness puts contrib/python on the path)
 
 ALL_CITY = [{"tile": "BA/Cccc+", "x": 0, "y": 0, "rot": 0}]
@@ -114,15 +114,6 @@ class Lifecycle(AuditCase):
             self.assertEqual(s2["errors"]["no_such_game"], s["errors"]["no_such_game"] + 1)
             self.assertEqual(s2["errors"]["unknown_method"], s["errors"]["unknown_method"] + 1)
             self.assertGreater(s2["requests"], s["requests"])
-
-
-def wait_for(pred, timeout):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if pred():
-            return True
-        time.sleep(0.05)
-    return pred()
 
 
 # ---- stats.memory ---------------------------------------------------------------------

@@ -28,11 +28,11 @@ import struct
 import unittest
 
 import harness
-from harness import carcd, msgpack
+from harness import carcd, code_of, msgpack
 from test_expansions import Bot
 from crafted import (ABBEY_MOVES, ABBEY_TILES, DRAW, ESCAPE_MOVES, ESCAPE_TILES, FINAL_MOVES, FINAL_TILES,
                      FLOCK_MOVES, FLOCK_START, PASS, WAGONS_MOVES, WAGONS_TILES, abbey, deploy, escape, flock,
-                     of_type, over_both, place, wagon)
+                     of_type, over_both, place, register_over_both, wagon)
 
 daemon, setUpModule, tearDownModule = harness.module_daemon()
 
@@ -45,14 +45,6 @@ OverBoth = over_both(daemon)
 def snapshot(t):
     """Everything a refused move must leave as it was."""
     return t.state(), t.legal(), t.c.history(t.game)
-
-
-def code_of(fn, *args, **kw):
-    try:
-        fn(*args, **kw)
-    except carcd.Error as e:
-        return e.code
-    return None
 
 
 # ---- the expansions' decisions and apply_move's checks in order ---------------------------
@@ -508,12 +500,7 @@ class Mutations(unittest.TestCase):
 
 
 GROUPS = (CheckOrder, Events, HillStart, NeverDrawn)
-for _group in GROUPS:
-    for _transport, _encoding in (("unix", "msgpack"), ("tcp", "json")):
-        _name = "%s_%s" % (_group.__name__, _encoding.capitalize())
-        globals()[_name] = type(_name, (OverBoth, _group, unittest.TestCase),
-                                {"TRANSPORT": _transport, "ENCODING": _encoding})
-del _group, _transport, _encoding, _name
+register_over_both(globals(), GROUPS, OverBoth)
 
 
 if __name__ == "__main__":

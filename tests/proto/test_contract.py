@@ -12,7 +12,7 @@ import unittest
 import msgpack
 
 import harness
-from harness import carcd
+from harness import carcd, code_of
 
 daemon, setUpModule, tearDownModule = harness.module_daemon()
 
@@ -66,14 +66,6 @@ def nested(depth, leaf):
     for _ in range(depth - 2):
         v = [v]
     return [0, 3, "ping", {"a": v}]
-
-
-def code_of(fn, *args, **kw):
-    try:
-        fn(*args, **kw)
-    except carcd.Error as e:
-        return e.code
-    return None
 
 
 class Case(unittest.TestCase):

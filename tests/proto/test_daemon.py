@@ -11,7 +11,7 @@ import tempfile
 import time
 import unittest
 
-from harness import CARCD, PYTHON, SLOW, START_TIMEOUT, STOP_TIMEOUT, Daemon
+from harness import CARCD, PYTHON, SLOW, START_TIMEOUT, STOP_TIMEOUT, Daemon, wait_for
 import carcd  # noqa: E402  (harness puts contrib/python on the path)
 
 # What starts carcd as systemd would: the sockets given as file descriptor
@@ -38,15 +38,6 @@ def run_carcd(*args, timeout=None):
 def ping(address, timeout=5.0):
     with carcd.Client(address, timeout=timeout) as c:
         return c.ping()
-
-
-def wait_for(pred, timeout):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if pred():
-            return True
-        time.sleep(0.05)
-    return pred()
 
 
 class Proc:

@@ -16,7 +16,7 @@ import harness
 from harness import carcd
 from crafted import (ABBEY_MOVES, ABBEY_TILES, DRAW, ESCAPE_MOVES, ESCAPE_TILES, FINAL_MOVES, FINAL_TILES,
                      FLOCK_MOVES, FLOCK_START, PASS, RING_START, WAGONS_MOVES, WAGONS_TILES, abbey,
-                     deploy, escape, flock, of_type, over_both, place, wagon)
+                     deploy, escape, flock, of_type, over_both, place, register_over_both, wagon)
 
 daemon, setUpModule, tearDownModule = harness.module_daemon()
 
@@ -610,12 +610,7 @@ class BothEncodings(unittest.TestCase):
 # ---- each group over MessagePack on the Unix socket and JSON lines over TCP --------------------
 
 GROUPS = (Components, Wagons, Figures, AbbeyFinalRound, UnbuiltMoves, BadFields)
-for _group in GROUPS:
-    for _transport, _encoding in (("unix", "msgpack"), ("tcp", "json")):
-        _name = "%s_%s" % (_group.__name__, _encoding.capitalize())
-        globals()[_name] = type(_name, (OverBoth, _group, unittest.TestCase),
-                                {"TRANSPORT": _transport, "ENCODING": _encoding})
-del _group, _transport, _encoding, _name
+register_over_both(globals(), GROUPS, OverBoth)
 
 
 if __name__ == "__main__":
