@@ -261,13 +261,16 @@ static int continuable(const vboard *v, const carc_front *f, const rivers *r, un
 	return 0;
 }
 
-/* Does the frontier place show a river edge of a placed neighbour?
- * (want bytes equal to CARC_EK_RIVER on a side whose mask byte is set.) */
-static inline int shows_river(const carc_front *f)
+/* The sides of a frontier place that show a river edge of a placed
+ * neighbour (want byte CARC_EK_RIVER where the mask byte is set): 0x80 in
+ * the byte of each such side. */
+static inline uint32_t river_sides(const carc_front *f)
 {
 	uint32_t z = (f->want ^ 0x01010101u * CARC_EK_RIVER) | ~f->mask; /* a zero byte: river there */
-	return ((z - 0x01010101u) & ~z & 0x80808080u) != 0;
+	return ~(((z & 0x7f7f7f7fu) + 0x7f7f7f7fu) | z | 0x7f7f7f7fu);
 }
+
+static inline int shows_river(const carc_front *f) { return river_sides(f) != 0; }
 
 /* An open end of the other branch, as it is with the new tile placed:
  * continuable there?  `known` and `room` as for continuable. */
@@ -610,9 +613,8 @@ static int free_with(const carc_game *g, free_ask *a, int rot)
  * keeps them apart; start tiles may bring two face to face. */
 static inline int joins_ends(const carc_front *f)
 {
-	int n = 0;
-	for (int d = 0; d < 4; d++) n += (f->mask >> (8 * d) & 0xff) && (f->want >> (8 * d) & 0xff) == CARC_EK_RIVER;
-	return n > 1;
+	uint32_t r = river_sides(f);
+	return (r & (r - 1)) != 0;
 }
 
 static uint64_t allow_mask(const carc_game *g, int type)
