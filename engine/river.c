@@ -11,8 +11,10 @@
  * in a later river tile, which RULES.md forbids: so where some placement
  * of the drawn tile leaves the river a free end (an end from which any
  * river tile still to come has a place, see end_free), only those are
- * allowed.  The volcano lake takes no figure and gives its placer another
- * turn.
+ * allowed.  A river tile put back under the supply (`unplaceable_tile`
+ * reshuffle) that still fits nowhere is not counted: no placement now is
+ * what keeps it out.  The volcano lake takes no figure and gives its
+ * placer another turn.
  *
  * The placement rule is asked for every place and turn of every river
  * tile drawn, so it works from state kept as the game goes (game_int.h):
@@ -353,6 +355,66 @@ static __attribute__((noinline)) int river_ends_ok(const carc_game *g, int type,
 	return 1;
 }
 
+/* Is a river tile put back under the supply (`unplaceable_tile`
+ * reshuffle) at the bottom now?  Then river_at_end looks at what it may
+ * count (boxed_put_back); the answers kept for the next draw assume not. */
+static inline int put_back_last(const carc_game *g)
+{
+	return g->nsupply > g->next && (g->supply[g->nsupply - 1] & 0x8000);
+}
+
+/* Does some listed open end take the river tile now, by its edges and
+ * the room ahead of the ends it would leave (as river_at_end asks)? */
+static int takes_now(const carc_game *g, int type)
+{
+	if (g->nriver_open == 0xff) return 1; /* not worked out: as if it did */
+	carc_v4u code = carc_codes(type);
+	for (int i = 0; i < g->nriver_open; i++) {
+		const carc_front *f = &g->river_open[i];
+		uint32_t sides = river_sides(f);
+		if (sides & (sides - 1)) continue; /* it would join two ends */
+		unsigned kept = g->river_room[i];
+		for (unsigned fits = carc_fit_mask(code, f); fits; fits &= fits - 1)
+			if (!(river_turned(type, __builtin_ctz(fits)) & ~(kept >> 4) & ~kept)) return 1;
+	}
+	return 0;
+}
+
+/* The river tiles put back (the flagged run at the bottom of the supply,
+ * see rivers_left) that no open end takes now (takes_now), and the dead
+ * ends among them.  A tile drawn before, which fit nowhere, that still
+ * fits nowhere: a placement now cannot be what keeps it out, so the rule
+ * that no placement may box in a later river tile (RULES.md 2.3, "could
+ * prevent any subsequently drawn river tiles") does not count it.  With
+ * start tiles around the spring's end it may never fit, and the lake must
+ * still close the river before the land tiles. */
+static void boxed_put_back(const carc_game *g, int *left, int *dead)
+{
+	int l = 0, d = 0;
+	for (int i = g->nsupply; i > g->next && (g->supply[i - 1] & 0x8000); i--) {
+		int t = g->supply[i - 1] & 0x7fff;
+		unsigned e = river_edges(t);
+		if (!e || takes_now(g, t)) continue;
+		l++;
+		d += dead_end(e);
+	}
+	*left = l;
+	*dead = d;
+}
+
+/* The river tiles still to draw after the tile drawn now, and the dead
+ * ends among them, less those put back that no end takes now. */
+static inline void counts_now(const carc_game *g, int *left, int *dead)
+{
+	counts_at(g, g->next, left, dead);
+	if (*left && put_back_last(g)) {
+		int boxed, boxed_dead;
+		boxed_put_back(g, &boxed, &boxed_dead);
+		*left -= boxed;
+		*dead -= boxed_dead;
+	}
+}
+
 /* river_allowed at the listed open end `i`, the tile's river edges
  * turned `e`.  The room ahead of the open ends is kept in g->river_room
  * (the new tile never lies in the rectangles of its own place); the river
@@ -366,7 +428,7 @@ static __attribute__((noinline)) int river_at_end(const carc_game *g, int type, 
 	unsigned open = e & ~(kept >> 4);
 	if (open & ~kept) return 0;
 	int left, dead;
-	counts_at(g, g->next, &left, &dead);
+	counts_now(g, &left, &dead);
 	if (!left) return 1;
 	/* Every open end of the river afterwards, this tile's and the other
 	 * branch's, must be one that a river tile still to come can continue
@@ -546,7 +608,7 @@ typedef struct free_ask {
 static void free_begin(const carc_game *g, free_ask *a)
 {
 	int left, dead;
-	counts_at(g, g->next, &left, &dead);
+	counts_now(g, &left, &dead);
 	a->settled = -1;
 	if (!left) a->settled = 1;
 	unsigned shapes = left ? shapes_left(g) : 0;
@@ -764,7 +826,7 @@ static void ends_known(carc_game *g, int n)
 		for (int i = 0; i < n; i++)
 			if (!(adjacent >> i & 1) && (plain | 1u << i) == all) alone |= 1u << i;
 	}
-	int known = g->river_peek != 0xffff && (!g->river_left1 || g->river_dead1);
+	int known = g->river_peek != 0xffff && (!g->river_left1 || g->river_dead1) && !put_back_last(g);
 	unsigned fast = 0;
 	for (int i = 0; i < n; i++) {
 		near |= (uint64_t)1 << near_bit(f[i].x, f[i].y);
