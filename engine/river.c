@@ -486,18 +486,27 @@ static inline void steps(const rend *e, int d2, int x, int y, int *a, int *b)
 	*b = (x - e->x) * dx[d2] + (y - e->y) * dy[d2];
 }
 
-/* A box of places, from x[0] to x[1] and y[0] to y[1]. */
+/* A box of places, from x[0] to x[1] and y[0] to y[1]; never empty. */
 typedef struct box {
 	int x[2], y[2];
 } box;
 
-/* Narrows the box to the places lo to hi steps from (px, py) along d. */
+/* Narrows the box to the places lo to hi steps from (px, py) along d.
+ * Without a branch: the ends and directions are the game's, as random as
+ * its tiles. */
 static inline void along(box *r, int px, int py, int d, int lo, int hi)
 {
-	int *v = dx[d] ? r->x : r->y, p = dx[d] ? px : py, s = dx[d] + dy[d]; /* s: +1 or -1 */
-	int a = s > 0 ? p + lo : p - hi, b = s > 0 ? p + hi : p - lo;
-	if (a > v[0]) v[0] = a;
-	if (b < v[1]) v[1] = b;
+	int *v = d & 1 ? r->x : r->y, p = d & 1 ? px : py, s = ((d + 1) & 2) - 1; /* s: +1 (E, S) or -1 (N, W) */
+	int a = p + s * lo, b = p + s * hi, min = a < b ? a : b, max = a < b ? b : a;
+	v[0] = v[0] > min ? v[0] : min;
+	v[1] = v[1] < max ? v[1] : max;
+}
+
+/* Is (x, y) in the box?  One test of each side's distance. */
+static inline int in_box(const box *r, int x, int y)
+{
+	return ((unsigned)(x - r->x[0]) <= (unsigned)(r->x[1] - r->x[0])) &
+	       ((unsigned)(y - r->y[0]) <= (unsigned)(r->y[1] - r->y[0]));
 }
 
 /* Must the places the river from the end e would need, with the room
@@ -517,15 +526,15 @@ static int way_empty(const vboard *v, const rend *e, int d2, int corridor)
 	}
 	int any = 0;
 	for (int k = 0; k < nr; k++) {
-		if (v->x >= r[k].x[0] && v->x <= r[k].x[1] && v->y >= r[k].y[0] && v->y <= r[k].y[1]) return 0;
-		any |= r[k].x[0] <= g->river_box[1] && r[k].x[1] >= g->river_box[0] && r[k].y[0] <= g->river_box[3] &&
-		       r[k].y[1] >= g->river_box[2];
+		if (in_box(&r[k], v->x, v->y)) return 0;
+		any |= (r[k].x[0] <= g->river_box[1]) & (r[k].x[1] >= g->river_box[0]) & (r[k].y[0] <= g->river_box[3]) &
+		       (r[k].y[1] >= g->river_box[2]);
 	}
 	if (!any) return 1;
+	if (nr == 1) r[1] = r[0];
 	for (int c = 0; c < g->ncells; c++) {
 		int x = g->cells[c].x, y = g->cells[c].y;
-		for (int k = 0; k < nr; k++)
-			if (x >= r[k].x[0] && x <= r[k].x[1] && y >= r[k].y[0] && y <= r[k].y[1]) return 0;
+		if (in_box(&r[0], x, y) | in_box(&r[1], x, y)) return 0;
 	}
 	return 1;
 }
@@ -688,9 +697,14 @@ static uint64_t allow_mask(const carc_game *g, int type)
 	for (int i = 0; i < g->nriver_open; i++) {
 		const carc_front *f = &g->river_open[i];
 		if (joins_ends(f)) continue;
+		/* an open end keeps the edges around it as its frontier place
+		 * does: which turns fit, all four at once */
+		unsigned fits = carc_fit_mask(carc_codes(type), f);
+		if (!fits) continue;
 		if (a.settled < 0) free_at_end(g, &a, type, i);
-		for (int rot = 0; rot < 4; rot++) {
-			if (carc_board_fits(g, type, f->x, f->y, rot, NULL) != CARC_OK || !end_ok(g, type, rot, i, fast)) continue;
+		for (; fits; fits &= fits - 1) {
+			int rot = __builtin_ctz(fits);
+			if (!end_ok(g, type, rot, i, fast)) continue;
 			ok |= (uint64_t)1 << (4 * i + rot);
 			if (a.settled < 0 && free_with(g, &a, rot)) free |= (uint64_t)1 << (4 * i + rot);
 		}
