@@ -126,13 +126,14 @@ static int bits8(unsigned v)
 }
 
 /* Open ends of a new segment: the half-edges of a field, the edges of a
- * road, city or river, none for a centre building. */
+ * road, city or river (for a city also the edges it reaches beside
+ * another city, multi=), none for a centre building. */
 static int feat_open(const carc_tfeat *f)
 {
 	_Static_assert(CARC_F_COUNT == 6, "a kind for each feature kind");
 	static const uint8_t by_edges[CARC_F_COUNT] = { 0xff, 0xff, 0, 0, 0xff, 0 };
 	static const uint8_t by_halves[CARC_F_COUNT] = { 0, 0, 0xff, 0, 0, 0 };
-	return bits8((f->edges & by_edges[f->kind]) | (f->halves & by_halves[f->kind]));
+	return bits8(((f->edges | f->multi) & by_edges[f->kind]) | (f->halves & by_halves[f->kind]));
 }
 
 /* Joins segment a to segment b across an edge: each loses one open end.
@@ -157,6 +158,30 @@ static unsigned walled(carc_game *g, int a)
 	carc_node *r = &g->nodes[carc_feat_root(g, a)];
 	r->open--;
 	return (r->open == 0) & (r->kind <= CARC_F_CITY);
+}
+
+/* A side where a city of one tile also reaches beside the city of that
+ * edge (multi=, am and bm: the tiles' multi_feat there, node numbers or
+ * -1; a and b their edge features, -1 for an abbey wall): the city across
+ * joins it as well (a city's edge meets both), or the wall ends it.
+ * Each such city loses its one open end there; the edge cities have been
+ * joined or walled already.  As connect(). */
+static __attribute__((noinline)) unsigned multi_side(carc_game *g, int a, int am, int b, int bm)
+{
+	unsigned closing = 0;
+	int pairs[2][2] = { { am, b }, { bm, a } };
+	for (int k = 0; k < 2; k++) {
+		int m = pairs[k][0], across = pairs[k][1];
+		if (m < 0) continue;
+		if (across < 0) {
+			closing |= walled(g, m);
+			continue;
+		}
+		carc_node *r = &g->nodes[carc_feat_join(g, m, across)];
+		r->open--;
+		closing |= (r->open == 0) & (r->kind <= CARC_F_CITY);
+	}
+	return closing;
 }
 
 /* The eight places around a tile, in the order placements visit them:
@@ -280,6 +305,10 @@ int carc_board_place(carc_game *g, int type, int x, int y, int rot)
 		if ((a | b) != CARC_NOF) closing |= connect(g, node0 + (int)a, n->node0 + (int)b);
 		else if (a != b) /* an abbey wall ends the road or city there */
 			closing |= walled(g, a != CARC_NOF ? node0 + (int)a : n->node0 + (int)b);
+		unsigned am = t->multi_feat[ud], bm = nt->multi_feat[uo];
+		if (__builtin_expect((am & bm) != CARC_NOF, 0))
+			closing |= multi_side(g, a != CARC_NOF ? node0 + (int)a : -1, am != CARC_NOF ? node0 + (int)am : -1,
+			                      b != CARC_NOF ? n->node0 + (int)b : -1, bm != CARC_NOF ? n->node0 + (int)bm : -1);
 		/* the fields along the side, left and right half; most often
 		 * one field on each tile, and then the second is joined already */
 		unsigned a0 = t->half_feat[2 * ud], b0 = nt->half_feat[2 * uo + 1];

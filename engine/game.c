@@ -406,6 +406,11 @@ static void find_completed(carc_game *g, int cell)
 		if (t->edge_feat[o] != CARC_NOF || t->half_feat[2 * o] != CARC_NOF) continue; /* no wall there */
 		int n = carc_board_lookup(g, c->x + dx[d], c->y + dy[d]), f = n >= 0 ? carc_board_feature_at(g, n, (d + 2) & 3) : -1;
 		if (f >= 0) pend_if_closed(g, f);
+		if (n >= 0) { /* a city that reaches that side beside the edge's (multi=) meets the wall too */
+			const carc_cell *nc = &g->cells[n];
+			unsigned m = carc_cell_type(g, n)->multi_feat[(d + 2 - nc->rot) & 3];
+			if (m != CARC_NOF) pend_if_closed(g, nc->node0 + (int)m);
+		}
 	}
 }
 

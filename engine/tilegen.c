@@ -168,6 +168,7 @@ static void finish_tile(const gtile *t, carc_tiletype *o)
 	o->max = (uint8_t)t->max;
 	memset(o->edge_feat, CARC_NOF, sizeof o->edge_feat);
 	memset(o->half_feat, CARC_NOF, sizeof o->half_feat);
+	memset(o->multi_feat, CARC_NOF, sizeof o->multi_feat);
 	o->cloister = o->tower = CARC_NOF;
 	uint8_t ek[4] = { CARC_EK_FIELD, CARC_EK_FIELD, CARC_EK_FIELD, CARC_EK_FIELD };
 	cur_file = t->file;
@@ -231,6 +232,8 @@ static void finish_tile(const gtile *t, carc_tiletype *o)
 			int c = o->edge_feat[d];
 			if (c == CARC_NOF || c == i || t->f[c].kind != CARC_F_CITY)
 				die("%s: multi=%s names no other city's side", t->id, carc_port_name(d));
+			if (o->multi_feat[d] != CARC_NOF) die("%s: two cities multi=%s", t->id, carc_port_name(d));
+			o->multi_feat[d] = (uint8_t)i;
 		}
 	for (int r = 0; r < 4; r++) {
 		uint32_t code = 0;
@@ -419,7 +422,7 @@ int main(int argc, char **argv)
 			for (int j = 0; j < o.nfeat; j++) printf("%s%u", j ? "," : "", o.first_port[r][j]);
 			printf("}");
 		}
-		printf("} },\n");
+		printf("}, {%u,%u,%u,%u} },\n", o.multi_feat[0], o.multi_feat[1], o.multi_feat[2], o.multi_feat[3]);
 	}
 	printf("};\nconst int carc_ntiletypes = %d;\n\n", ntypes);
 	printf("const uint16_t carc_tile_river[] = {");

@@ -86,6 +86,9 @@ typedef struct carc_tiletype {
 	                              rules ask it for every placement) */
 	uint8_t first_port[4][CARC_TILE_MAXF]; /* per rotation: the lowest port
 	                              (carc_port) of each feature */
+	uint8_t multi_feat[4];     /* the city that also reaches edge d without
+	                              joining edge_feat[d] there (multi=), or
+	                              CARC_NOF: a city across joins both */
 } carc_tiletype;
 
 typedef struct carc_tileref {

@@ -146,13 +146,14 @@ static int vineyards(const ore *o, int cell)
 }
 
 /* A road or city is complete when every edge of every segment has a
- * neighbour: a matching tile, or the abbey's walls (RULES.md 1.1, 2.9). */
+ * neighbour: a matching tile, or the abbey's walls (RULES.md 1.1, 2.9);
+ * a city's edges are also those it reaches beside another city (multi). */
 static int closed(ore *o, int root)
 {
 	int s = root;
 	do {
 		const ore_cell *c = &o->cells[o->segs[s].cell];
-		unsigned edges = feat_of(o, s)->edges;
+		unsigned edges = feat_of(o, s)->edges | feat_of(o, s)->multi;
 		for (int q = 0; q < 4; q++)
 			if ((edges >> q & 1) && ore_cell_at(o, c->x + ddx[(q + c->rot) & 3], c->y + ddy[(q + c->rot) & 3]) < 0)
 				return 0;
@@ -194,6 +195,14 @@ int ore_place(ore *o, int type, int x, int y, int rot, int *completed, int *ncom
 			              carc_fkind_name(o->segs[a].kind), carc_fkind_name(o->segs[b].kind), x, y, d);
 			join(o, a, b);
 		}
+		/* a city that reaches a side beside the city of that side (multi)
+		 * joins the city across it too, on either tile */
+		for (int i = 0; i < t->nfeat; i++)
+			if ((t->f[i].multi >> ((d - rot + 4) & 3) & 1) && b >= 0) join(o, o->cells[c].seg0 + i, b);
+		const ore_cell *nc = &o->cells[n];
+		const carc_tiletype *nt = &carc_tiletypes[nc->type];
+		for (int i = 0; i < nt->nfeat; i++)
+			if ((nt->f[i].multi >> ((od - nc->rot + 4) & 3) & 1) && a >= 0) join(o, nc->seg0 + i, a);
 		/* my left half of side d meets the neighbour's right half of its side */
 		for (int h = 0; h < 2; h++) {
 			a = ore_port_seg(o, c, 4 + 2 * d + h);

@@ -59,8 +59,9 @@
  *   barn's farm (barn_placement no-second-barn), and none in a game
  *   without farmers.
  *
- * Not covered: a city's `multi` edges (a side it reaches without joining
- * there) are not read.
+ * A city's `multi` edges (a side it reaches beside the city of that side,
+ * without joining it on its own tile) are open ends of it, and a city
+ * across that side joins both (RULES.md 1.1, 2.6, 4.3).
  *
  * A barn's corner needs one field in each of the four tiles' corners
  * there: a corner where two fields of a tile meet (AM/C!+, IC/C!) has a
