@@ -28,8 +28,16 @@ static int abbey_tile(void)
 	return -1;
 }
 
-/* Set-up: the abbey's tile type, looked up once for the whole game. */
-static void abbey_setup(carc_game *g) { g->abbey_type = (uint16_t)abbey_tile(); }
+extern const carc_ext carc_ext_abbey;
+
+/* Set-up: the abbey's tile type, looked up once for the whole game.
+ * Placements matter only once there is a barn (abbey_placed): until the
+ * first barn's deploy this expansion is out of the tile_placed hook. */
+static void abbey_setup(carc_game *g)
+{
+	g->abbey_type = (uint16_t)abbey_tile();
+	carc_ext_hook(g, &carc_ext_abbey, CARC_HOOK_PLACED, 0);
+}
 
 /* Each seat's abbey goes on the board too, after any number of tiles. */
 static int abbey_board_extra(const carc_game *g, int *nodes)
@@ -206,6 +214,7 @@ static void barn_deployed(carc_game *g, int fig, carc_sink *out)
 	int k; /* listed once: one barn slot a seat */
 	for (k = 0; k < g->nbarns && g->barn_fig[k] != fig; k++) {}
 	if (k == g->nbarns && k < CARC_MAX_SEATS) g->barn_fig[g->nbarns++] = (uint8_t)fig;
+	if (g->nbarns == 1) carc_ext_hook(g, &carc_ext_abbey, CARC_HOOK_PLACED, 1);
 	int root = carc_feat_root(g, g->figs[fig].node);
 	if (k < CARC_MAX_SEATS) g->barn_farm[k] = (uint16_t)root;
 	if (farm_has_farmers(g, root)) carc_score_farm_now(g, root, 3, out);
@@ -401,7 +410,8 @@ static void abbey_apply(carc_game *g, const carc_move *m, carc_sink *out)
 	}
 }
 
-/* A tile placed: barns' farms joined by it, once there is a barn. */
+/* A tile placed: barns' farms joined by it, once there is a barn (asked
+ * only from the first barn's deploy on, barn_deployed). */
 static void abbey_placed(carc_game *g, int cell, carc_sink *out)
 {
 	if (g->nbarns) barn_joined(g, cell, out);

@@ -137,7 +137,7 @@ static __attribute__((noinline)) void siege_update(carc_game *g, int cell, const
 		}
 }
 
-/* Most tiles are neither: one look at the tile type; a cloister-type
+/* Asked only about tiles that are either (placed_tiles); a cloister-type
  * tile matters only while a listed siege tile has no cloister next to it. */
 static void cathars_placed(carc_game *g, int cell, carc_sink *out)
 {
@@ -200,6 +200,7 @@ const carc_ext carc_ext_cathars = {
 	.city_weight = cathars_weight,
 	.turn_end = cathars_turn_end,
 	.tile_placed = cathars_placed,
+	.placed_tiles = CARC_TT_SIEGE | CARC_TT_BUILDING,
 	.phases = 1u << CARC_PH_ESCAPE,
 	.phase_moves = cathars_moves,
 	.phase_apply = cathars_apply,

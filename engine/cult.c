@@ -221,6 +221,7 @@ static __attribute__((noinline)) void cult_list(carc_game *g, int b, int x, int 
 	mark_square(g, b, j, x, y, nnear);
 }
 
+/* Asked only about buildings (placed_tiles). */
 static void cult_placed(carc_game *g, int cell, carc_sink *out)
 {
 	(void)out;
@@ -232,6 +233,7 @@ static void cult_placed(carc_game *g, int cell, carc_sink *out)
 
 const carc_ext carc_ext_cult = {
 	.tile_placed = cult_placed,
+	.placed_tiles = CARC_TT_BUILDING,
 	.name = "cult",
 	.placement_allowed = cult_allowed,
 	.placement_tiles = CARC_PT_BUILDING,

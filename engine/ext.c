@@ -46,3 +46,21 @@ unsigned carc_ext_hooks(const carc_config *cfg, uint32_t components, uint32_t *o
 	}
 	return h;
 }
+
+static unsigned ext_bit(const carc_ext *e)
+{
+	unsigned i = 0;
+	while (carc_exts[i] != e) i++;
+	return 1u << i;
+}
+
+void carc_ext_hook(carc_game *g, const carc_ext *e, unsigned hook, int on)
+{
+	uint16_t *m = &g->hook_exts[__builtin_ctz(hook)];
+	*m = (uint16_t)(on ? *m | ext_bit(e) : *m & ~ext_bit(e));
+}
+
+void carc_ext_see_all(carc_game *g, const carc_ext *e, int on)
+{
+	g->placed_all = (uint16_t)(on ? g->placed_all | ext_bit(e) : g->placed_all & ~ext_bit(e));
+}

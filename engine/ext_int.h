@@ -41,6 +41,10 @@ typedef struct carc_ext {
 	int (*action_moves)(const carc_game *g, carc_move *out, int n, int cap);
 	/* A tile has been placed (before anyone deploys). */
 	void (*tile_placed)(carc_game *g, int cell, carc_sink *out);
+	/* The tiles tile_placed is asked about: those with one of these facts
+	 * (CARC_TT_* and CARC_TT_BUILDING), and every tile while the expansion
+	 * asks for all (carc_ext_see_all); 0: every tile, always. */
+	uint8_t placed_tiles;
 	/* A feature was completed by the seat on turn, before it is scored. */
 	void (*feature_completed)(carc_game *g, int root, carc_sink *out);
 	/* The points of a road, city or cloister before majorities: returns
@@ -120,6 +124,10 @@ enum {
 	CARC_PT_RIVER = 1 << 1     /* a river edge (carc_tile_river) */
 };
 
+/* Beside the CARC_TT_* flags of a tile's traits, a fact of carc_ext.placed_tiles. */
+enum { CARC_TT_BUILDING = 1 << 3 }; /* a centre building: cloister or cult place (carc_tiletraits.building) */
+_Static_assert((CARC_TT_HILL | CARC_TT_SIEGE | CARC_TT_HERD) < CARC_TT_BUILDING, "the tile facts are four bits");
+
 /* Expansions with hooks, NULL-terminated. */
 extern const carc_ext *const carc_exts[];
 
@@ -130,12 +138,21 @@ extern const carc_ext *const carc_exts[];
 unsigned carc_ext_hooks(const carc_config *cfg, uint32_t components, uint32_t *active,
                         uint16_t per_hook[CARC_HOOK_COUNT]);
 
-/* Runs the statement for each active expansion that fills `hook`, in the
- * order of carc_exts; e##_i is its index there. */
-#define CARC_EXT_EACH(g, hook, e) \
-	for (unsigned e##_m = (g)->hook_exts[__builtin_ctz(hook)], e##_i; \
-	     e##_m && (e##_i = (unsigned)__builtin_ctz(e##_m), 1); e##_m &= e##_m - 1) \
+/* An expansion leaves a hook it has no use for now (1 << h: CARC_HOOK_*),
+ * or, with `on`, comes back to it (g->hook_exts). */
+void carc_ext_hook(carc_game *g, const carc_ext *e, unsigned hook, int on);
+/* An expansion with placed_tiles asks tile_placed to see every tile
+ * (`on`), or only those placed_tiles names. */
+void carc_ext_see_all(carc_game *g, const carc_ext *e, int on);
+
+/* Runs the statement for each expansion of the mask (bit i: carc_exts[i]),
+ * in the order of carc_exts; e##_i is its index there.  The mask is read
+ * once, before the first. */
+#define CARC_EXT_IN(mask, e) \
+	for (unsigned e##_m = (mask), e##_i; e##_m && (e##_i = (unsigned)__builtin_ctz(e##_m), 1); e##_m &= e##_m - 1) \
 		for (const carc_ext *e = carc_exts[e##_i]; e; e = NULL)
+/* The same for each active expansion that fills `hook`. */
+#define CARC_EXT_EACH(g, hook, e) CARC_EXT_IN((g)->hook_exts[__builtin_ctz(hook)], e)
 
 /* game.c: places a tile for the seat on turn (the abbey: no edge check) and
  * goes on to the action phase. */

@@ -359,6 +359,23 @@ void carc_draw(carc_game *g, carc_sink *out)
 	}
 }
 
+/* The facts of a tile type that say which expansions' tile_placed see it
+ * (carc_ext.placed_tiles). */
+static inline unsigned placed_facts(int type)
+{
+	const carc_tiletraits *t = &carc_tile_traits[type];
+	return (t->flags | (t->building ? CARC_TT_BUILDING : 0u)) & 15;
+}
+
+/* The tile_placed hooks of the expansions that see this tile: most tiles
+ * matter only to a few of them. */
+static inline void placed_hooks(carc_game *g, int cell, carc_sink *out)
+{
+	unsigned see = g->placed_all | g->placed_for[placed_facts(g->cells[cell].type)];
+	CARC_EXT_IN(g->hook_exts[__builtin_ctz(CARC_HOOK_PLACED)] & see, h)
+		h->tile_placed(g, cell, out);
+}
+
 static void begin_turn(carc_game *g, carc_sink *out);
 void carc_begin_turn(carc_game *g, carc_sink *out) { begin_turn(g, out); }
 
@@ -1034,8 +1051,7 @@ void carc_place_tile(carc_game *g, int type, int x, int y, int rot, carc_sink *o
 	g->last = (uint16_t)cell;
 	g->drawn = CARC_NONE;
 	find_completed(g, cell);
-	CARC_EXT_EACH(g, CARC_HOOK_PLACED, h)
-		if (h->tile_placed) h->tile_placed(g, cell, out);
+	placed_hooks(g, cell, out);
 	g->phase = CARC_PH_ACTION;
 	if (!deploy_moves(g, NULL, 0, 0) && !(g->hooks & CARC_HOOK_ACTION && action_moves(g, NULL, 0)))
 		finish_turn(g, out);
@@ -1114,8 +1130,7 @@ void carc_end_now(carc_game *g, carc_sink *out)
 static void place_start(carc_game *g, int type, int x, int y, int rot, carc_sink *out)
 {
 	int cell = carc_board_place(g, type, x, y, rot);
-	CARC_EXT_EACH(g, CARC_HOOK_PLACED, e)
-		if (e->tile_placed) e->tile_placed(g, cell, NULL);
+	placed_hooks(g, cell, NULL);
 	carc_event *e = carc_emit(out, CARC_EV_TILE_PLACED);
 	if (e) {
 		e->tile = (uint16_t)type;
@@ -1195,6 +1210,13 @@ static carc_rc game_init(carc_game *g, const carc_config *cfg, carc_sink *out)
 		}
 	}
 	g->hooks = carc_ext_hooks(cfg, g->components, &g->exts, g->hook_exts);
+	for (int i = 0; carc_exts[i]; i++) { /* which placements each tile_placed sees */
+		const carc_ext *e = carc_exts[i];
+		if (!(g->exts >> i & 1) || !e->tile_placed) continue;
+		if (!e->placed_tiles) g->placed_all |= (uint16_t)(1u << i);
+		for (unsigned f = 0; f < 16; f++)
+			if (f & e->placed_tiles) g->placed_for[f] |= (uint16_t)(1u << i);
+	}
 	for (int kind = 0; kind < CARC_FIG_COUNT; kind++) /* who deploys each special figure */
 		CARC_EXT_EACH(g, CARC_HOOK_SPECIAL, e)
 			if (!g->special_ext[kind] && e->deploy_special && (e->special_kinds >> kind & 1))
