@@ -31,12 +31,14 @@ static int abbey_tile(void)
 extern const carc_ext carc_ext_abbey;
 
 /* Set-up: the abbey's tile type, looked up once for the whole game.
- * Placements matter only once there is a barn (abbey_placed): until the
- * first barn's deploy this expansion is out of the tile_placed hook. */
+ * Placements matter only once there is a barn (abbey_placed), the end of
+ * a turn only when a wagon waits (wagon_turn_end): this expansion leaves
+ * those hooks until then. */
 static void abbey_setup(carc_game *g)
 {
 	g->abbey_type = (uint16_t)abbey_tile();
 	carc_ext_hook(g, &carc_ext_abbey, CARC_HOOK_PLACED, 0);
+	carc_ext_hook(g, &carc_ext_abbey, CARC_HOOK_TURN_END, 0);
 }
 
 /* Each seat's abbey goes on the board too, after any number of tiles. */
@@ -279,7 +281,7 @@ static void barn_final(carc_game *g, carc_sink *out)
 
 /* Remembers the wagons of a feature scored in play, before they go home:
  * wagons are followers, so only those on the board (followers_on) are
- * looked at, in slot order. */
+ * looked at, in slot order.  The end of the turn then moves them. */
 static void wagon_scored(carc_game *g, int root, carc_sink *out)
 {
 	(void)out;
@@ -290,6 +292,7 @@ static void wagon_scored(carc_game *g, int root, carc_sink *out)
 		if (g->nwagons < CARC_MAX_SEATS)
 			g->wagons[g->nwagons++] = (__typeof__(g->wagons[0])){ f->seat, (uint8_t)i, (uint16_t)root,
 				                                               g->nodes[f->node].cell };
+		if (g->nwagons == 1) carc_ext_hook(g, &carc_ext_abbey, CARC_HOOK_TURN_END, 1);
 	}
 }
 
@@ -357,14 +360,19 @@ static int wagon_moves(const carc_game *g, carc_move *out, int cap)
 	return n ? n + 1 : 0;
 }
 
-/* Drops waiting wagons with nowhere to go; the next one decides, if any. */
+/* Drops waiting wagons with nowhere to go; the next one decides, if any
+ * (none: the end of a turn has nothing more to do here until a wagon's
+ * feature scores). */
 static int next_wagon(carc_game *g)
 {
 	while (g->nwagons && !wagon_targets(g, NULL, 0)) {
 		g->nwagons--;
 		for (int i = 0; i < g->nwagons; i++) g->wagons[i] = g->wagons[i + 1];
 	}
-	if (!g->nwagons) return 0;
+	if (!g->nwagons) {
+		carc_ext_hook(g, &carc_ext_abbey, CARC_HOOK_TURN_END, 0);
+		return 0;
+	}
 	g->phase = CARC_PH_WAGON;
 	g->seat = g->wagons[0].seat;
 	return 1;

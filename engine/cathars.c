@@ -23,6 +23,12 @@
  * root. */
 #define NSIEGE ((int)(sizeof ((carc_game *)0)->siege / sizeof ((carc_game *)0)->siege[0]))
 
+extern const carc_ext carc_ext_cathars;
+
+/* The end of a turn has nothing to do until a besieged city may let a
+ * follower escape (siege_update): out of the turn_end hook till then. */
+static void cathars_setup(carc_game *g) { carc_ext_hook(g, &carc_ext_cathars, CARC_HOOK_TURN_END, 0); }
+
 static int city_flags(const carc_game *g, int root)
 {
 	uint16_t flags = 0;
@@ -135,6 +141,7 @@ static __attribute__((noinline)) void siege_update(carc_game *g, int cell, const
 			}
 			g->nsiege++;
 		}
+	if (g->siege_look || g->nsiege > NSIEGE) carc_ext_hook(g, &carc_ext_cathars, CARC_HOOK_TURN_END, 1);
 }
 
 /* Asked only about tiles that are either (placed_tiles); a cloister-type
@@ -167,20 +174,27 @@ static int escape_possible(carc_game *g)
 	return 0;
 }
 
-/* The end of a turn with a besieged city to look at. */
+/* The end of a turn with a besieged city to look at.  No city has been
+ * left yet this turn. */
 static __attribute__((noinline)) int escape_decide(carc_game *g)
 {
+	g->nescaped = 0;
 	if (!escape_possible(g) || !cathars_moves(g, NULL, 0)) return 0;
 	g->phase = CARC_PH_ESCAPE;
 	g->seat = g->turn_seat;
 	return 1;
 }
 
+/* Asked from the first siege tile that may let a follower escape on;
+ * once none may, no more (siege_update asks again). */
 static int cathars_turn_end(carc_game *g, carc_sink *out)
 {
 	(void)out;
-	g->nescaped = 0;
-	return !g->siege_look && g->nsiege <= NSIEGE ? 0 : escape_decide(g);
+	if (!g->siege_look && g->nsiege <= NSIEGE) {
+		carc_ext_hook(g, &carc_ext_cathars, CARC_HOOK_TURN_END, 0);
+		return 0;
+	}
+	return escape_decide(g);
 }
 
 static void cathars_apply(carc_game *g, const carc_move *m, carc_sink *out)
@@ -196,6 +210,7 @@ static void cathars_apply(carc_game *g, const carc_move *m, carc_sink *out)
 
 const carc_ext carc_ext_cathars = {
 	.name = "cathars",
+	.setup = cathars_setup,
 	.feature_points = cathars_points,
 	.city_weight = cathars_weight,
 	.turn_end = cathars_turn_end,

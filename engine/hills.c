@@ -29,8 +29,15 @@ _Static_assert(CARC_SPECIALS_PER_SEAT == 1, "one shepherd a seat: g->shepherd ho
  * segment nor CARC_NONE, so a shepherd in the supply never matches it. */
 enum { SHEP_UNSEEN = 0xfffe };
 
+extern const carc_ext carc_ext_hills;
+
+/* Something for the end of the turn to do (flock_due, flock_check): until
+ * then this expansion is out of the turn_end hook. */
+static void flock_wake(carc_game *g) { carc_ext_hook(g, &carc_ext_hills, CARC_HOOK_TURN_END, 1); }
+
 static void hills_setup(carc_game *g)
 {
+	carc_ext_hook(g, &carc_ext_hills, CARC_HOOK_TURN_END, 0);
 	for (int s = 0; s < CARC_MAX_SEATS; s++) g->shep_node[s] = SHEP_UNSEEN;
 	for (int t = 0; t <= CARC_WOLF; t++) g->bag[t] = g->components >> CARC_C_SHEPHERD & 1 ? bag_start[t] : 0;
 	for (int s = 0; s < CARC_MAX_SEATS; s++) {
@@ -230,6 +237,7 @@ static void shepherd_deployed(carc_game *g, int fig, carc_sink *out)
 	int seat = g->figs[fig].seat;
 	shepherd_seen(g, seat, fig, carc_feat_root(g, g->figs[fig].node));
 	g->flock_check = 1; /* its farm may be one that can no longer grow */
+	flock_wake(g);
 	expand(g, seat, out);
 }
 
@@ -238,6 +246,7 @@ static __attribute__((noinline)) void shepherd_grew(carc_game *g, int seat, int 
 {
 	if (seat == g->turn_seat && g->phase != CARC_PH_OVER) g->flock_due |= (uint8_t)(1u << seat);
 	if (!g->nodes[root].open) g->flock_check = 1;
+	if (g->flock_due | g->flock_check) flock_wake(g);
 	g->shep_farm[seat] = (uint16_t)root;
 	g->shep_size[seat] = g->nodes[root].size;
 }
@@ -279,7 +288,10 @@ static void hill_placed(carc_game *g, int cell, carc_sink *out)
 	 * placed as a start tile was not drawn (turn 0: no turn has begun) */
 	if ((carc_tile_traits[g->cells[cell].type].flags & CARC_TT_HILL) && g->turn && g->next < g->nsupply)
 		hide_tile(g, cell, out);
-	if (g->shep_one && (carc_cell_type(g, cell)->symbols & CARC_SYM_ABBEY)) g->flock_check = 1;
+	if (g->shep_one && (carc_cell_type(g, cell)->symbols & CARC_SYM_ABBEY)) {
+		g->flock_check = 1;
+		flock_wake(g);
+	}
 	unsigned look = 0; /* seats whose shepherd's farm may have grown */
 	for (unsigned m = g->shep_one; m; m &= m - 1) {
 		int s = __builtin_ctz(m);
@@ -327,9 +339,12 @@ static __attribute__((noinline)) int flock_decide(carc_game *g, int due, carc_si
 	return 0;
 }
 
+/* Asked only when flock_due or flock_check was set (flock_wake); both
+ * are cleared here, and so this leaves the hook again. */
 static int flock_turn_end(carc_game *g, carc_sink *out)
 {
-	if (!(g->flock_due | g->flock_check)) return 0; /* the usual turn */
+	carc_ext_hook(g, &carc_ext_hills, CARC_HOOK_TURN_END, 0);
+	if (!(g->flock_due | g->flock_check)) return 0;
 	int due = g->flock_due >> g->turn_seat & 1;
 	g->flock_due = 0;
 	return flock_decide(g, due, out);

@@ -35,8 +35,19 @@ static int herd_counts(const carc_game *g, int type, int feat)
 
 /* ---- set-up ------------------------------------------------------------------ */
 
+extern const carc_ext carc_ext_traders;
+
+/* An extra turn earned: builder_extra_turn is asked at the end of this
+ * turn (out of the extra_turn hook otherwise). */
+static void builder_earned(carc_game *g)
+{
+	g->builder_turn = 1;
+	carc_ext_hook(g, &carc_ext_traders, CARC_HOOK_EXTRA, 1);
+}
+
 static void traders_setup(carc_game *g)
 {
+	carc_ext_hook(g, &carc_ext_traders, CARC_HOOK_EXTRA, 0);
 	for (int s = 0; s < CARC_MAX_SEATS; s++) {
 		g->trade_fig[s][0] = g->trade_fig[s][1] = FIG_NONE;
 		for (int j = 0; s < g->nseats && j < CARC_FIGS_PER_SEAT; j++) {
@@ -150,7 +161,7 @@ static __attribute__((noinline)) void builder_extends(carc_game *g, int cell, in
 	int root = carc_feat_root(g, node), kind = g->nodes[root].kind;
 	for (int j = 0; j < t->nfeat; j++) /* segments of its road or city */
 		if (t->f[j].kind == kind && carc_feat_root(g, c->node0 + j) == root) {
-			g->builder_turn = 1;
+			builder_earned(g);
 			return;
 		}
 }
@@ -169,13 +180,14 @@ static __attribute__((noinline)) void builder_check(carc_game *g, int cell, int 
 	int node = g->figs[slot].node;
 	if (node == CARC_NONE) return;
 	if (carc_tile_traits[g->cells[cell].type].kinds >> g->nodes[node].kind & 1) builder_extends(g, cell, node);
-	else if (g->nodes[carc_feat_root(g, node)].open == 0) g->builder_turn = 1;
+	else if (g->nodes[carc_feat_root(g, node)].open == 0) builder_earned(g);
 }
 
 static int builder_extra_turn(carc_game *g)
 {
 	int earned = g->builder_turn;
 	g->builder_turn = 0;
+	carc_ext_hook(g, &carc_ext_traders, CARC_HOOK_EXTRA, 0);
 	return earned;
 }
 
