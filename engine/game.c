@@ -148,14 +148,6 @@ const char *carc_tile_edge(int type, int rot, int dir)
 
 static int set_chosen(const carc_tileset *s, uint32_t expansions) { return expansions >> s->expansion_index & 1; }
 
-static int tile_has(int type, int fkind)
-{
-	const carc_tiletype *t = &carc_tiletypes[type];
-	for (int i = 0; i < t->nfeat; i++)
-		if (t->f[i].kind == fkind) return 1;
-	return 0;
-}
-
 /* The standard start: a river game starts at the spring (the base start
  * tile is then left out, RULES.md section 6), any other at the start tile
  * of the first chosen set that has one. */
@@ -191,18 +183,30 @@ static carc_rc build_supply(carc_game *g, const carc_tileset *start, carc_rng *d
 		const carc_tileset *s = &carc_tilesets[i];
 		if (!set_chosen(s, ex)) continue;
 		int river_only = s->start == CARC_NONE;
-		for (int j = 0; j < s->nref && river_only; j++) river_only = tile_has(s->ref[j].type, CARC_F_RIVER);
+		for (int j = 0; j < s->nref && river_only; j++)
+			river_only = carc_tile_traits[s->ref[j].type].kinds >> CARC_F_RIVER & 1;
 		if (river_only && !river) continue;
 		for (int j = 0; j < s->nref; j++) {
-			int type = s->ref[j].type, max = carc_tiletypes[type].max;
-			if (carc_tiletypes[type].symbols & NEVER_DEALT) continue;
-			for (int k = 0; k < s->ref[j].count; k++) {
-				if (taken[type] == 0xff || (max && taken[type] >= max)) break;
-				taken[type]++;
-				if (starts[type] && starts[type]--) continue;
-				if (g->nsupply >= CARC_MAX_TILES) return CARC_E_CAPACITY;
-				g->supply[g->nsupply++] = (uint16_t)type;
-			}
+			int type = s->ref[j].type;
+			const carc_tiletype *t = &carc_tiletypes[type];
+			if (t->symbols & NEVER_DEALT || taken[type] == 0xff) continue;
+			/* the copies up to the tile's maximum (taken never passes it),
+			 * less the start tiles among them */
+			int n = s->ref[j].count;
+			if (t->max && n > t->max - taken[type]) n = t->max - taken[type];
+			if (n > 0xff - taken[type]) n = 0xff - taken[type]; /* a count of 0xff reads as removed */
+			if (n <= 0) continue;
+			taken[type] = (uint8_t)(taken[type] + n);
+			int in_start = starts[type] < n ? starts[type] : n;
+			starts[type] = (uint8_t)(starts[type] - in_start);
+			n -= in_start;
+			if (g->nsupply + n > CARC_MAX_TILES) return CARC_E_CAPACITY;
+			/* four at a time (most counts are 1 to 4): the slots past the
+			 * count are written again by the next tiles, or never read */
+			_Static_assert(sizeof g->supply / sizeof g->supply[0] >= CARC_MAX_TILES + 3, "room for 3 more");
+			uint16_t *to = &g->supply[g->nsupply];
+			for (int k = 0; k < n; k += 4) to[k] = to[k + 1] = to[k + 2] = to[k + 3] = (uint16_t)type;
+			g->nsupply = (uint16_t)(g->nsupply + n);
 		}
 	}
 	for (int i = g->nsupply - 1; i > 0; i--) {
