@@ -24,7 +24,7 @@
 static int abbey_tile(void)
 {
 	for (int i = 0; i < carc_ntiletypes; i++)
-		if (carc_tiletypes[i].symbols & CARC_SYM_ABBEY) return i;
+		if (carc_tile_traits[i].flags & CARC_TT_ABBEY) return i;
 	return -1;
 }
 

@@ -42,8 +42,8 @@ typedef struct carc_ext {
 	/* A tile has been placed (before anyone deploys). */
 	void (*tile_placed)(carc_game *g, int cell, carc_sink *out);
 	/* The tiles tile_placed is asked about: those with one of these facts
-	 * (CARC_TT_* and CARC_TT_BUILDING), and every tile while the expansion
-	 * asks for all (carc_ext_see_all); 0: every tile, always. */
+	 * (CARC_TT_*: hill, siege, herd or building), and every tile while
+	 * the expansion asks for all (carc_ext_see_all); 0: every tile, always. */
 	uint8_t placed_tiles;
 	/* A feature was completed by the seat on turn, before it is scored. */
 	void (*feature_completed)(carc_game *g, int root, carc_sink *out);
@@ -123,10 +123,6 @@ enum {
 	CARC_PT_BUILDING = 1 << 0, /* a centre building: cloister or cult place (carc_tile_traits) */
 	CARC_PT_RIVER = 1 << 1     /* a river edge (carc_tile_river) */
 };
-
-/* Beside the CARC_TT_* flags of a tile's traits, a fact of carc_ext.placed_tiles. */
-enum { CARC_TT_BUILDING = 1 << 3 }; /* a centre building: cloister or cult place (carc_tiletraits.building) */
-_Static_assert((CARC_TT_HILL | CARC_TT_SIEGE | CARC_TT_HERD) < CARC_TT_BUILDING, "the tile facts are four bits");
 
 /* Expansions with hooks, NULL-terminated. */
 extern const carc_ext *const carc_exts[];

@@ -367,8 +367,8 @@ void carc_draw(carc_game *g, carc_sink *out)
  * (carc_ext.placed_tiles). */
 static inline unsigned placed_facts(int type)
 {
-	const carc_tiletraits *t = &carc_tile_traits[type];
-	return (t->flags | (t->building ? CARC_TT_BUILDING : 0u)) & 15;
+	_Static_assert((CARC_TT_HILL | CARC_TT_SIEGE | CARC_TT_HERD | CARC_TT_BUILDING) < 16, "four facts index placed_for");
+	return carc_tile_traits[type].flags & 15;
 }
 
 /* The tile_placed hooks of the expansions that see this tile: most tiles

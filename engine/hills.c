@@ -288,7 +288,7 @@ static void hill_placed(carc_game *g, int cell, carc_sink *out)
 	 * placed as a start tile was not drawn (turn 0: no turn has begun) */
 	if ((carc_tile_traits[g->cells[cell].type].flags & CARC_TT_HILL) && g->turn && g->next < g->nsupply)
 		hide_tile(g, cell, out);
-	if (g->shep_one && (carc_cell_type(g, cell)->symbols & CARC_SYM_ABBEY)) {
+	if (g->shep_one && (carc_tile_traits[g->cells[cell].type].flags & CARC_TT_ABBEY)) {
 		g->flock_check = 1;
 		flock_wake(g);
 	}

@@ -453,6 +453,8 @@ int main(int argc, char **argv)
 			if (o.f[j].flags & CARC_TF_PIGHERD) tflags |= CARC_TT_HERD;
 		}
 		if (o.symbols & CARC_SYM_HILL) tflags |= CARC_TT_HILL;
+		if (building) tflags |= CARC_TT_BUILDING;
+		if (o.symbols & CARC_SYM_ABBEY) tflags |= CARC_TT_ABBEY;
 		printf("%s{%u,%u,0x%x,%u},", i % 8 ? " " : "\n  ", building, corners, fkinds, tflags);
 	}
 	printf("\n};\n\n");

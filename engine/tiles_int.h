@@ -136,7 +136,9 @@ typedef struct carc_tiletraits {
 enum {
 	CARC_TT_HILL = 1 << 0,  /* a hill (CARC_SYM_HILL) */
 	CARC_TT_SIEGE = 1 << 1, /* a besieged city segment (CARC_TF_BESIEGED) */
-	CARC_TT_HERD = 1 << 2   /* a field with a pig herd (CARC_TF_PIGHERD) */
+	CARC_TT_HERD = 1 << 2,  /* a field with a pig herd (CARC_TF_PIGHERD) */
+	CARC_TT_BUILDING = 1 << 3, /* a centre building: building is not 0 */
+	CARC_TT_ABBEY = 1 << 4  /* a player's abbey (CARC_SYM_ABBEY) */
 };
 extern const carc_tiletraits carc_tile_traits[];
 extern const carc_tileset carc_tilesets[];
