@@ -19,16 +19,19 @@ static int strength(const carc_game *g, const carc_fig *f, int pennants)
 }
 
 /* Strength of every seat in a feature; returns the top strength (0 when
- * nobody can win). */
+ * nobody can win).  Only followers have strength, and the feature counts
+ * them (nfig): the look stops at the last. */
 static int majority(carc_game *g, int root, int pennants, int str[CARC_MAX_SEATS])
 {
 	memset(str, 0, sizeof(int) * CARC_MAX_SEATS);
-	if (!g->nodes[root].nfig) return 0; /* only followers have strength */
-	CARC_FIGS_IN(g, followers_on, i) {
-		const carc_fig *f = &g->figs[i];
-		if (carc_feat_root(g, f->node) != root) continue;
-		str[f->seat] += strength(g, f, pennants);
-	}
+	unsigned left = g->nodes[root].nfig;
+	for (unsigned s = 0; left && s < g->nseats; s++)
+		for (unsigned m = g->followers_on[s]; left && m; m &= m - 1) {
+			const carc_fig *f = &g->figs[s * CARC_FIGS_PER_SEAT + (unsigned)__builtin_ctz(m)];
+			if (carc_feat_root(g, f->node) != root) continue;
+			str[s] += strength(g, f, pennants);
+			left--;
+		}
 	int top = 0;
 	for (int s = 0; s < g->nseats; s++)
 		if (str[s] > top) top = str[s];
@@ -89,7 +92,16 @@ static void pay_majority(carc_game *g, int root, int sc, int points, int pennant
 void carc_return_figures(carc_game *g, int root, carc_sink *out)
 {
 	int kind = g->nodes[root].kind;
-	if (!g->nodes[root].nfig && !g->nspecial[kind]) return; /* nobody there */
+	if (!g->nspecial[kind]) { /* followers only, as many as the feature counts (nfig) */
+		for (unsigned s = 0; g->nodes[root].nfig && s < g->nseats; s++)
+			for (unsigned m = g->followers_on[s], i; m && (i = s * CARC_FIGS_PER_SEAT + (unsigned)__builtin_ctz(m), 1);
+			     m &= m - 1)
+				if (carc_feat_root(g, g->figs[i].node) == root) {
+					carc_return_figure(g, (int)i, CARC_WHY_SCORED, out);
+					if (!g->nodes[root].nfig) return;
+				}
+		return;
+	}
 	CARC_FIGS_IN(g, on_board, i) {
 		const carc_fig *f = &g->figs[i];
 		if (f->node != CARC_NONE && carc_feat_root(g, f->node) == root)
