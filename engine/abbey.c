@@ -273,7 +273,7 @@ static void barn_final(carc_game *g, carc_sink *out)
 				owner[b->seat] = 1;
 		}
 		for (int s = 0; s < g->nseats; s++)
-			if (owner[s]) carc_add_score(g, s, CARC_SC_BARN, 4 * worth, carc_feat_first_node(g, root), 1, out);
+			if (owner[s]) carc_add_score(g, s, CARC_SC_BARN, 4 * worth, carc_feat_where(g, root, out), 1, out);
 	}
 }
 

@@ -438,9 +438,10 @@ static void find_completed(carc_game *g, int cell)
 static void score_pending(carc_game *g, carc_sink *out)
 {
 	for (int i = 0; i < g->npending; i++) {
-		int root = g->pending[i], first = carc_feat_first_node(g, root);
+		int root = g->pending[i];
 		carc_event *e = carc_emit(out, CARC_EV_FEATURE_COMPLETED);
 		if (e) {
+			int first = carc_feat_first_node(g, root);
 			const carc_cell *c = &g->cells[g->nodes[first].cell];
 			e->fkind = g->nodes[root].kind;
 			e->x = c->x;

@@ -327,6 +327,13 @@ static inline int carc_feat_join(carc_game *g, int a, int b)
 		     i##_m &= i##_m - 1)
 int carc_feat_tiles(const carc_game *g, int root, int *pennants, uint16_t *flags);
 int carc_feat_first_node(const carc_game *g, int root);
+/* The segment that events name a feature by (carc_feat_first_node), for
+ * carc_add_score: read only for an event, so with no sink to record
+ * events into, 0 and no walk over the feature. */
+static inline int carc_feat_where(const carc_game *g, int root, const carc_sink *out)
+{
+	return out ? carc_feat_first_node(g, root) : 0;
+}
 
 /* What scoring knows of a feature before majorities are counted. */
 typedef struct carc_feat_info {

@@ -204,7 +204,7 @@ static void gather(carc_game *g, int root, carc_sink *out)
 	int sheep = 0;
 	for (int s = 0; s < g->nseats; s++)
 		for (int t = 1; (m >> s & 1) && t < CARC_WOLF; t++) sheep += t * g->flock[s][t];
-	int where = carc_feat_first_node(g, root);
+	int where = carc_feat_where(g, root, out);
 	for (int s = 0; s < g->nseats; s++)
 		if (m >> s & 1) carc_add_score(g, s, CARC_SC_FLOCK, sheep, where, 0, out);
 	for (int s = 0; s < g->nseats; s++)

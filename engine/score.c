@@ -84,7 +84,7 @@ static void pay_majority(carc_game *g, int root, int sc, int points, int pennant
 	int str[CARC_MAX_SEATS];
 	majority(g, root, pennants, str);
 	unsigned win = winners(g, root, str);
-	int where = win ? carc_feat_first_node(g, root) : 0;
+	int where = win ? carc_feat_where(g, root, out) : 0;
 	for (int s = 0; s < g->nseats; s++)
 		if (win >> s & 1) carc_add_score(g, s, sc, points, where, final, out);
 }
@@ -257,7 +257,7 @@ static void score_farms(carc_game *g, carc_sink *out)
 	int rule = g->cfg.rules[CARC_R_FARM_SCORING];
 	if (rule != CARC_FARM_PER_CITY_4) {
 		for (int k = 0; k < nfarms; k++) {
-			int where = carc_feat_first_node(g, farms[k].root), worth = farm_worth(g, &farms[k]);
+			int where = carc_feat_where(g, farms[k].root, out), worth = farm_worth(g, &farms[k]);
 			unsigned win = winners(g, farms[k].root, farms[k].str);
 			for (int s = 0; s < g->nseats; s++)
 				if (win >> s & 1)
@@ -291,7 +291,7 @@ static void score_farms(carc_game *g, carc_sink *out)
 				}
 			}
 		unsigned win = winners_of(g, roots, nroots, str);
-		int where = carc_feat_first_node(g, city);
+		int where = carc_feat_where(g, city, out);
 		for (int s = 0; s < g->nseats; s++)
 			if (win >> s & 1)
 				carc_add_score(g, s, CARC_SC_FIELD, (4 + __builtin_popcount(bonus[s])) * city_weight(g, city),
@@ -308,7 +308,7 @@ void carc_score_farm_now(carc_game *g, int root, int per_city, carc_sink *out)
 	majority(g, root, 0, fm.str);
 	farm_cities(g, &fm, NULL);
 	unsigned win = winners(g, root, fm.str);
-	int worth = farm_worth(g, &fm), where = carc_feat_first_node(g, root);
+	int worth = farm_worth(g, &fm), where = carc_feat_where(g, root, out);
 	for (int s = 0; s < g->nseats; s++)
 		if (win >> s & 1)
 			carc_add_score(g, s, CARC_SC_FIELD, (per_city + farm_bonus_points(g, root, s)) * worth, where, 0, out);
