@@ -110,10 +110,13 @@ void carc_return_figures(carc_game *g, int root, carc_sink *out)
 }
 
 /* Scores one road, city or cloister, complete (during play) or not (at
- * the end).  The caller returns the figures afterwards. */
+ * the end).  The caller returns the figures afterwards.  With no follower
+ * in it nobody scores: its points are not even counted (feature_points
+ * only reads the game). */
 void carc_score_feature(carc_game *g, int root, int final, carc_sink *out)
 {
 	const carc_node *r = &g->nodes[root];
+	if (!r->nfig) return;
 	int pennants = 0, points = 0, sc;
 	uint16_t flags = 0;
 	int tiles = carc_feat_tiles(g, root, &pennants, &flags);
