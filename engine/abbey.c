@@ -285,7 +285,6 @@ static void barn_final(carc_game *g, carc_sink *out)
 static void wagon_scored(carc_game *g, int root, carc_sink *out)
 {
 	(void)out;
-	if (!g->nodes[root].nfig) return; /* no follower there, so no wagon */
 	CARC_FIGS_IN(g, followers_on, i) {
 		const carc_fig *f = &g->figs[i];
 		if (f->kind != CARC_FIG_WAGON || f->node == CARC_NONE || carc_feat_root(g, f->node) != root) continue;

@@ -168,7 +168,7 @@ static __attribute__((noinline)) void cult_challenge(carc_game *g, const carc_no
 static void cult_scored(carc_game *g, int root, carc_sink *out)
 {
 	const carc_node *r = &g->nodes[root];
-	if (r->kind == CARC_F_CLOISTER && r->nfig) cult_challenge(g, r, out);
+	if (r->kind == CARC_F_CLOISTER) cult_challenge(g, r, out); /* with a follower: it was scored */
 }
 
 /* Marks the 3x3 square around (x, y) for a listed building of kind b,

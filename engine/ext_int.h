@@ -50,7 +50,8 @@ typedef struct carc_ext {
 	/* The points of a road, city or cloister before majorities: returns
 	 * `points` changed or not. */
 	int (*feature_points)(const carc_game *g, int root, const carc_feat_info *fi, int points);
-	/* A completed feature has been scored, its figures not yet returned. */
+	/* A completed feature with followers in it has been scored, its
+	 * figures not yet returned. */
 	void (*feature_scored)(carc_game *g, int root, carc_sink *out);
 	/* A deploy of a figure kind the base rules do not place (builder,
 	 * pig, barn, ...) at `port` of the tile just placed: CARC_OK with the

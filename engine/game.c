@@ -452,8 +452,9 @@ static void score_pending(carc_game *g, carc_sink *out)
 		CARC_EXT_EACH(g, CARC_HOOK_COMPLETED, x)
 			if (x->feature_completed) x->feature_completed(g, root, out);
 		carc_score_feature(g, root, 0, out);
-		CARC_EXT_EACH(g, CARC_HOOK_SCORED, x)
-			if (x->feature_scored) x->feature_scored(g, root, out);
+		if (g->nodes[root].nfig) /* scored for someone */
+			CARC_EXT_EACH(g, CARC_HOOK_SCORED, x)
+				x->feature_scored(g, root, out);
 		carc_return_figures(g, root, out);
 	}
 	g->npending = 0;
