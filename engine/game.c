@@ -221,6 +221,8 @@ static carc_rc build_supply(carc_game *g, const carc_tileset *start, carc_rng *d
 static const carc_tileset *expansion_set(int e)
 {
 	const char *id = carc_expansion(e)->tileset;
+	for (int s = 0; s < carc_ntilesets; s++) /* first among the expansion's own sets, where it is */
+		if (carc_tilesets[s].expansion_index == e && !strcmp(carc_tilesets[s].id, id)) return &carc_tilesets[s];
 	for (int s = 0; s < carc_ntilesets; s++)
 		if (!strcmp(carc_tilesets[s].id, id)) return &carc_tilesets[s];
 	return NULL;

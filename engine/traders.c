@@ -26,11 +26,12 @@ _Static_assert(CARC_SPECIALS_PER_SEAT == 1, "one builder and one pig a seat: g->
 static int herd_tile(uint16_t type) { return carc_tile_traits[type].flags & CARC_TT_HERD; }
 
 /* Does the pig herd of feature `feat` of a tile of this type count (the
- * GQ11 one only under gq11_pig_herd)? */
+ * GQ11 one only under gq11_pig_herd)?  The tile's set is looked up only
+ * when the rule may leave it out. */
 static int herd_counts(const carc_game *g, int type, int feat)
 {
 	return carc_tiletypes[type].f[feat].flags & CARC_TF_PIGHERD &&
-	       (carc_tile_expansion(type) != carc_expansion_find("mini") || g->cfg.rules[CARC_R_GQ11_PIG_HERD] == 0);
+	       (g->cfg.rules[CARC_R_GQ11_PIG_HERD] == 0 || carc_tile_expansion(type) != carc_expansion_find("mini"));
 }
 
 /* ---- set-up ------------------------------------------------------------------ */
