@@ -30,6 +30,18 @@ static int abbey_tile(void)
 
 extern const carc_ext carc_ext_abbey;
 
+/* Once no seat holds an abbey, the start of a turn, the tile decision and
+ * the end of the supply have nothing to ask here: this expansion leaves
+ * those hooks for good. */
+static void abbeys_left(carc_game *g)
+{
+	for (int s = 0; s < g->nseats; s++)
+		if (g->abbeys[s]) return;
+	carc_ext_hook(g, &carc_ext_abbey, CARC_HOOK_TURN_START, 0);
+	carc_ext_hook(g, &carc_ext_abbey, CARC_HOOK_TILE_MOVES, 0);
+	carc_ext_hook(g, &carc_ext_abbey, CARC_HOOK_END_ROUND, 0);
+}
+
 /* Set-up: the abbey's tile type, looked up once for the whole game.
  * Placements matter only once there is a barn (abbey_placed), the end of
  * a turn only when a wagon waits (wagon_turn_end): this expansion leaves
@@ -39,6 +51,7 @@ static void abbey_setup(carc_game *g)
 	g->abbey_type = (uint16_t)abbey_tile();
 	carc_ext_hook(g, &carc_ext_abbey, CARC_HOOK_PLACED, 0);
 	carc_ext_hook(g, &carc_ext_abbey, CARC_HOOK_TURN_END, 0);
+	abbeys_left(g);
 }
 
 /* Each seat's abbey goes on the board too, after any number of tiles. */
@@ -413,6 +426,7 @@ static void abbey_apply(carc_game *g, const carc_move *m, carc_sink *out)
 		carc_draw(g, out);
 	} else { /* place_abbey; barn deploys are the base game's deploys */
 		g->abbeys[g->seat]--;
+		abbeys_left(g);
 		carc_place_tile(g, g->abbey_type, m->x, m->y, 0, out);
 	}
 }
