@@ -28,8 +28,6 @@ static int abbey_tile(void)
 	return -1;
 }
 
-extern const carc_ext carc_ext_abbey;
-
 /* Once no seat holds an abbey, the start of a turn, the tile decision and
  * the end of the supply have nothing to ask here: this expansion leaves
  * those hooks for good. */
@@ -37,9 +35,9 @@ static void abbeys_left(carc_game *g)
 {
 	for (int s = 0; s < g->nseats; s++)
 		if (g->abbeys[s]) return;
-	carc_ext_hook(g, &carc_ext_abbey, CARC_HOOK_TURN_START, 0);
-	carc_ext_hook(g, &carc_ext_abbey, CARC_HOOK_TILE_MOVES, 0);
-	carc_ext_hook(g, &carc_ext_abbey, CARC_HOOK_END_ROUND, 0);
+	carc_ext_hook(g, CARC_EXT_ABBEY, CARC_HOOK_TURN_START, 0);
+	carc_ext_hook(g, CARC_EXT_ABBEY, CARC_HOOK_TILE_MOVES, 0);
+	carc_ext_hook(g, CARC_EXT_ABBEY, CARC_HOOK_END_ROUND, 0);
 }
 
 /* Set-up: the abbey's tile type, looked up once for the whole game.
@@ -49,8 +47,8 @@ static void abbeys_left(carc_game *g)
 static void abbey_setup(carc_game *g)
 {
 	g->abbey_type = (uint16_t)abbey_tile();
-	carc_ext_hook(g, &carc_ext_abbey, CARC_HOOK_PLACED, 0);
-	carc_ext_hook(g, &carc_ext_abbey, CARC_HOOK_TURN_END, 0);
+	carc_ext_hook(g, CARC_EXT_ABBEY, CARC_HOOK_PLACED, 0);
+	carc_ext_hook(g, CARC_EXT_ABBEY, CARC_HOOK_TURN_END, 0);
 	abbeys_left(g);
 }
 
@@ -229,7 +227,7 @@ static void barn_deployed(carc_game *g, int fig, carc_sink *out)
 	int k; /* listed once: one barn slot a seat */
 	for (k = 0; k < g->nbarns && g->barn_fig[k] != fig; k++) {}
 	if (k == g->nbarns && k < CARC_MAX_SEATS) g->barn_fig[g->nbarns++] = (uint8_t)fig;
-	if (g->nbarns == 1) carc_ext_hook(g, &carc_ext_abbey, CARC_HOOK_PLACED, 1);
+	if (g->nbarns == 1) carc_ext_hook(g, CARC_EXT_ABBEY, CARC_HOOK_PLACED, 1);
 	int root = carc_feat_root(g, g->figs[fig].node);
 	if (k < CARC_MAX_SEATS) g->barn_farm[k] = (uint16_t)root;
 	if (farm_has_farmers(g, root)) carc_score_farm_now(g, root, 3, out);
@@ -304,7 +302,7 @@ static void wagon_scored(carc_game *g, int root, carc_sink *out)
 		if (g->nwagons < CARC_MAX_SEATS)
 			g->wagons[g->nwagons++] = (__typeof__(g->wagons[0])){ f->seat, (uint8_t)i, (uint16_t)root,
 				                                               g->nodes[f->node].cell };
-		if (g->nwagons == 1) carc_ext_hook(g, &carc_ext_abbey, CARC_HOOK_TURN_END, 1);
+		if (g->nwagons == 1) carc_ext_hook(g, CARC_EXT_ABBEY, CARC_HOOK_TURN_END, 1);
 	}
 }
 
@@ -382,7 +380,7 @@ static int next_wagon(carc_game *g)
 		for (int i = 0; i < g->nwagons; i++) g->wagons[i] = g->wagons[i + 1];
 	}
 	if (!g->nwagons) {
-		carc_ext_hook(g, &carc_ext_abbey, CARC_HOOK_TURN_END, 0);
+		carc_ext_hook(g, CARC_EXT_ABBEY, CARC_HOOK_TURN_END, 0);
 		return 0;
 	}
 	g->phase = CARC_PH_WAGON;

@@ -23,11 +23,9 @@
  * root. */
 #define NSIEGE ((int)(sizeof ((carc_game *)0)->siege / sizeof ((carc_game *)0)->siege[0]))
 
-extern const carc_ext carc_ext_cathars;
-
 /* The end of a turn has nothing to do until a besieged city may let a
  * follower escape (siege_update): out of the turn_end hook till then. */
-static void cathars_setup(carc_game *g) { carc_ext_hook(g, &carc_ext_cathars, CARC_HOOK_TURN_END, 0); }
+static void cathars_setup(carc_game *g) { carc_ext_hook(g, CARC_EXT_CATHARS, CARC_HOOK_TURN_END, 0); }
 
 static int city_flags(const carc_game *g, int root)
 {
@@ -141,7 +139,7 @@ static __attribute__((noinline)) void siege_update(carc_game *g, int cell, const
 			}
 			g->nsiege++;
 		}
-	if (g->siege_look || g->nsiege > NSIEGE) carc_ext_hook(g, &carc_ext_cathars, CARC_HOOK_TURN_END, 1);
+	if (g->siege_look || g->nsiege > NSIEGE) carc_ext_hook(g, CARC_EXT_CATHARS, CARC_HOOK_TURN_END, 1);
 }
 
 /* Asked only about tiles that are either (placed_tiles); a cloister-type
@@ -191,7 +189,7 @@ static int cathars_turn_end(carc_game *g, carc_sink *out)
 {
 	(void)out;
 	if (!g->siege_look && g->nsiege <= NSIEGE) {
-		carc_ext_hook(g, &carc_ext_cathars, CARC_HOOK_TURN_END, 0);
+		carc_ext_hook(g, CARC_EXT_CATHARS, CARC_HOOK_TURN_END, 0);
 		return 0;
 	}
 	return escape_decide(g);

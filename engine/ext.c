@@ -12,8 +12,10 @@ extern const carc_ext carc_ext_river, carc_ext_inns, carc_ext_king, carc_ext_abb
 
 /* The wagon moves (abbey) before followers escape (cathars) at the end of a turn. */
 const carc_ext *const carc_exts[] = {
-	&carc_ext_river, &carc_ext_inns, &carc_ext_king, &carc_ext_abbey, &carc_ext_cathars, &carc_ext_traders,
-	&carc_ext_cult, &carc_ext_hills, NULL
+	[CARC_EXT_RIVER] = &carc_ext_river, [CARC_EXT_INNS] = &carc_ext_inns, [CARC_EXT_KING] = &carc_ext_king,
+	[CARC_EXT_ABBEY] = &carc_ext_abbey, [CARC_EXT_CATHARS] = &carc_ext_cathars,
+	[CARC_EXT_TRADERS] = &carc_ext_traders, [CARC_EXT_CULT] = &carc_ext_cult, [CARC_EXT_HILLS] = &carc_ext_hills,
+	[CARC_EXT_COUNT] = NULL
 };
 
 static int active(const carc_ext *e, uint32_t expansions, uint32_t components)
@@ -45,22 +47,4 @@ unsigned carc_ext_hooks(const carc_config *cfg, uint32_t components, uint32_t *o
 		for (unsigned m = mine; m; m &= m - 1) per_hook[__builtin_ctz(m)] |= (uint16_t)(1u << (p - carc_exts));
 	}
 	return h;
-}
-
-static unsigned ext_bit(const carc_ext *e)
-{
-	unsigned i = 0;
-	while (carc_exts[i] != e) i++;
-	return 1u << i;
-}
-
-void carc_ext_hook(carc_game *g, const carc_ext *e, unsigned hook, int on)
-{
-	uint16_t *m = &g->hook_exts[__builtin_ctz(hook)];
-	*m = (uint16_t)(on ? *m | ext_bit(e) : *m & ~ext_bit(e));
-}
-
-void carc_ext_see_all(carc_game *g, const carc_ext *e, int on)
-{
-	g->placed_all = (uint16_t)(on ? g->placed_all | ext_bit(e) : g->placed_all & ~ext_bit(e));
 }

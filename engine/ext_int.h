@@ -42,8 +42,7 @@ typedef struct carc_ext {
 	/* A tile has been placed (before anyone deploys). */
 	void (*tile_placed)(carc_game *g, int cell, carc_sink *out);
 	/* The tiles tile_placed is asked about: those with one of these facts
-	 * (CARC_TT_*: hill, siege, herd or building), and every tile while
-	 * the expansion asks for all (carc_ext_see_all); 0: every tile, always. */
+	 * (CARC_TT_*: hill, siege, herd or building); 0: every tile. */
 	uint8_t placed_tiles;
 	/* A feature was completed by the seat on turn, before it is scored. */
 	void (*feature_completed)(carc_game *g, int root, carc_sink *out);
@@ -125,8 +124,13 @@ enum {
 	CARC_PT_RIVER = 1 << 1     /* a river edge (carc_tile_river) */
 };
 
-/* Expansions with hooks, NULL-terminated. */
+/* Expansions with hooks, NULL-terminated, in this order (their index in
+ * carc_exts, and their bit in g->exts and g->hook_exts). */
 extern const carc_ext *const carc_exts[];
+enum {
+	CARC_EXT_RIVER, CARC_EXT_INNS, CARC_EXT_KING, CARC_EXT_ABBEY, CARC_EXT_CATHARS, CARC_EXT_TRADERS,
+	CARC_EXT_CULT, CARC_EXT_HILLS, CARC_EXT_COUNT
+};
 
 /* The hooks the game's expansions fill (CARC_HOOK_* bits) and which
  * expansions are active (bit i: carc_exts[i]), worked out once at set-up;
@@ -135,12 +139,13 @@ extern const carc_ext *const carc_exts[];
 unsigned carc_ext_hooks(const carc_config *cfg, uint32_t components, uint32_t *active,
                         uint16_t per_hook[CARC_HOOK_COUNT]);
 
-/* An expansion leaves a hook it has no use for now (1 << h: CARC_HOOK_*),
- * or, with `on`, comes back to it (g->hook_exts). */
-void carc_ext_hook(carc_game *g, const carc_ext *e, unsigned hook, int on);
-/* An expansion with placed_tiles asks tile_placed to see every tile
- * (`on`), or only those placed_tiles names. */
-void carc_ext_see_all(carc_game *g, const carc_ext *e, int on);
+/* Expansion `ext` (CARC_EXT_*) leaves a hook it has no use for now
+ * (CARC_HOOK_*), or, with `on`, comes back to it (g->hook_exts). */
+static inline void carc_ext_hook(carc_game *g, unsigned ext, unsigned hook, int on)
+{
+	uint16_t *m = &g->hook_exts[__builtin_ctz(hook)];
+	*m = (uint16_t)(on ? *m | 1u << ext : *m & ~(1u << ext));
+}
 
 /* Runs the statement for each expansion of the mask (bit i: carc_exts[i]),
  * in the order of carc_exts; e##_i is its index there.  The mask is read

@@ -377,7 +377,7 @@ static inline unsigned placed_facts(int type)
  * matter only to a few of them. */
 static inline void placed_hooks(carc_game *g, int cell, carc_sink *out)
 {
-	unsigned see = g->placed_all | g->placed_for[placed_facts(g->cells[cell].type)];
+	unsigned see = g->placed_for[placed_facts(g->cells[cell].type)];
 	CARC_EXT_IN(g->hook_exts[__builtin_ctz(CARC_HOOK_PLACED)] & see, h)
 		h->tile_placed(g, cell, out);
 }
@@ -1221,9 +1221,8 @@ static carc_rc game_init(carc_game *g, const carc_config *cfg, carc_sink *out)
 	for (int i = 0; carc_exts[i]; i++) { /* which placements each tile_placed sees */
 		const carc_ext *e = carc_exts[i];
 		if (!(g->exts >> i & 1) || !e->tile_placed) continue;
-		if (!e->placed_tiles) g->placed_all |= (uint16_t)(1u << i);
 		for (unsigned f = 0; f < 16; f++)
-			if (f & e->placed_tiles) g->placed_for[f] |= (uint16_t)(1u << i);
+			if (!e->placed_tiles || (f & e->placed_tiles)) g->placed_for[f] |= (uint16_t)(1u << i);
 	}
 	for (int kind = 0; kind < CARC_FIG_COUNT; kind++) /* who deploys each special figure */
 		CARC_EXT_EACH(g, CARC_HOOK_SPECIAL, e)

@@ -75,8 +75,8 @@ struct carc_game {
 	uint16_t hook_exts[CARC_NHOOKS]; /* per hook bit: the active expansions that fill it (an expansion
 	                                    may leave a hook it has no use for, for good: river.c, or until
 	                                    it has: abbey.c) */
-	uint16_t placed_all;  /* the active expansions whose tile_placed sees every tile (carc_ext.placed_tiles) */
-	uint16_t placed_for[16]; /* per tile facts (the first four CARC_TT_*): the others that see such a tile */
+	uint16_t placed_for[16]; /* per tile facts (the first four CARC_TT_*): the active expansions whose
+	                            tile_placed sees such a tile (carc_ext.placed_tiles) */
 	uint8_t special_ext[CARC_FIG_COUNT]; /* 1 + the carc_exts index that deploys a special figure kind, 0 none */
 	uint16_t drawn;       /* tile type to place, CARC_NONE if none */
 	uint16_t first_fit;   /* the first position of front[] where `drawn` may go (set at each draw

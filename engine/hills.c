@@ -29,15 +29,13 @@ _Static_assert(CARC_SPECIALS_PER_SEAT == 1, "one shepherd a seat: g->shepherd ho
  * segment nor CARC_NONE, so a shepherd in the supply never matches it. */
 enum { SHEP_UNSEEN = 0xfffe };
 
-extern const carc_ext carc_ext_hills;
-
 /* Something for the end of the turn to do (flock_due, flock_check): until
  * then this expansion is out of the turn_end hook. */
-static void flock_wake(carc_game *g) { carc_ext_hook(g, &carc_ext_hills, CARC_HOOK_TURN_END, 1); }
+static void flock_wake(carc_game *g) { carc_ext_hook(g, CARC_EXT_HILLS, CARC_HOOK_TURN_END, 1); }
 
 static void hills_setup(carc_game *g)
 {
-	carc_ext_hook(g, &carc_ext_hills, CARC_HOOK_TURN_END, 0);
+	carc_ext_hook(g, CARC_EXT_HILLS, CARC_HOOK_TURN_END, 0);
 	for (int s = 0; s < CARC_MAX_SEATS; s++) g->shep_node[s] = SHEP_UNSEEN;
 	for (int t = 0; t <= CARC_WOLF; t++) g->bag[t] = g->components >> CARC_C_SHEPHERD & 1 ? bag_start[t] : 0;
 	for (int s = 0; s < CARC_MAX_SEATS; s++) {
@@ -343,7 +341,7 @@ static __attribute__((noinline)) int flock_decide(carc_game *g, int due, carc_si
  * are cleared here, and so this leaves the hook again. */
 static int flock_turn_end(carc_game *g, carc_sink *out)
 {
-	carc_ext_hook(g, &carc_ext_hills, CARC_HOOK_TURN_END, 0);
+	carc_ext_hook(g, CARC_EXT_HILLS, CARC_HOOK_TURN_END, 0);
 	if (!(g->flock_due | g->flock_check)) return 0;
 	int due = g->flock_due >> g->turn_seat & 1;
 	g->flock_due = 0;

@@ -36,19 +36,17 @@ static int herd_counts(const carc_game *g, int type, int feat)
 
 /* ---- set-up ------------------------------------------------------------------ */
 
-extern const carc_ext carc_ext_traders;
-
 /* An extra turn earned: builder_extra_turn is asked at the end of this
  * turn (out of the extra_turn hook otherwise). */
 static void builder_earned(carc_game *g)
 {
 	g->builder_turn = 1;
-	carc_ext_hook(g, &carc_ext_traders, CARC_HOOK_EXTRA, 1);
+	carc_ext_hook(g, CARC_EXT_TRADERS, CARC_HOOK_EXTRA, 1);
 }
 
 static void traders_setup(carc_game *g)
 {
-	carc_ext_hook(g, &carc_ext_traders, CARC_HOOK_EXTRA, 0);
+	carc_ext_hook(g, CARC_EXT_TRADERS, CARC_HOOK_EXTRA, 0);
 	for (int s = 0; s < CARC_MAX_SEATS; s++) {
 		g->trade_fig[s][0] = g->trade_fig[s][1] = FIG_NONE;
 		for (int j = 0; s < g->nseats && j < CARC_FIGS_PER_SEAT; j++) {
@@ -188,7 +186,7 @@ static int builder_extra_turn(carc_game *g)
 {
 	int earned = g->builder_turn;
 	g->builder_turn = 0;
-	carc_ext_hook(g, &carc_ext_traders, CARC_HOOK_EXTRA, 0);
+	carc_ext_hook(g, CARC_EXT_TRADERS, CARC_HOOK_EXTRA, 0);
 	return earned;
 }
 
