@@ -210,6 +210,7 @@ const carc_ext carc_ext_cathars = {
 	.name = "cathars",
 	.setup = cathars_setup,
 	.feature_points = cathars_points,
+	.feature_kinds = 1u << CARC_F_CITY,
 	.city_weight = cathars_weight,
 	.turn_end = cathars_turn_end,
 	.tile_placed = cathars_placed,

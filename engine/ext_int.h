@@ -49,6 +49,9 @@ typedef struct carc_ext {
 	/* The points of a road, city or cloister before majorities: returns
 	 * `points` changed or not. */
 	int (*feature_points)(const carc_game *g, int root, const carc_feat_info *fi, int points);
+	/* The kinds of feature (bit k: carc_fkind k) feature_completed and
+	 * feature_points are asked about; 0: every kind. */
+	uint8_t feature_kinds;
 	/* A completed feature with followers in it has been scored, its
 	 * figures not yet returned. */
 	void (*feature_scored)(carc_game *g, int root, carc_sink *out);

@@ -451,8 +451,8 @@ static void score_pending(carc_game *g, carc_sink *out)
 			e->port = (uint8_t)carc_board_first_port(g, first);
 			e->ntiles = (uint16_t)carc_feat_tiles(g, root, NULL, NULL);
 		}
-		CARC_EXT_EACH(g, CARC_HOOK_COMPLETED, x)
-			if (x->feature_completed) x->feature_completed(g, root, out);
+		CARC_EXT_IN(g->hook_exts[__builtin_ctz(CARC_HOOK_COMPLETED)] & g->feature_exts[g->nodes[root].kind], x)
+			x->feature_completed(g, root, out);
 		carc_score_feature(g, root, 0, out);
 		if (g->nodes[root].nfig) /* scored for someone */
 			CARC_EXT_EACH(g, CARC_HOOK_SCORED, x)
@@ -1218,12 +1218,19 @@ static carc_rc game_init(carc_game *g, const carc_config *cfg, carc_sink *out)
 		}
 	}
 	g->hooks = carc_ext_hooks(cfg, g->components, &g->exts, g->hook_exts);
-	for (int i = 0; carc_exts[i]; i++) { /* which placements each tile_placed sees */
+	uint16_t every = 0, by_fact[4] = { 0 }; /* expansions whose tile_placed sees every tile, each fact's */
+	for (unsigned m = g->exts; m; m &= m - 1) { /* which features and placements each expansion is asked about */
+		unsigned i = (unsigned)__builtin_ctz(m);
 		const carc_ext *e = carc_exts[i];
-		if (!(g->exts >> i & 1) || !e->tile_placed) continue;
-		for (unsigned f = 0; f < 16; f++)
-			if (!e->placed_tiles || (f & e->placed_tiles)) g->placed_for[f] |= (uint16_t)(1u << i);
+		for (unsigned k = e->feature_kinds ? e->feature_kinds : (1u << CARC_F_COUNT) - 1; k; k &= k - 1)
+			g->feature_exts[__builtin_ctz(k)] |= (uint16_t)(1u << i);
+		if (e->tile_placed && !e->placed_tiles) every |= (uint16_t)(1u << i);
+		for (unsigned f = e->tile_placed ? e->placed_tiles & 15u : 0; f; f &= f - 1)
+			by_fact[__builtin_ctz(f)] |= (uint16_t)(1u << i);
 	}
+	for (unsigned f = 0; f < 16; f++)
+		g->placed_for[f] = (uint16_t)(every | (f & 1 ? by_fact[0] : 0) | (f & 2 ? by_fact[1] : 0) |
+		                              (f & 4 ? by_fact[2] : 0) | (f & 8 ? by_fact[3] : 0));
 	for (int kind = 0; kind < CARC_FIG_COUNT; kind++) /* who deploys each special figure */
 		CARC_EXT_EACH(g, CARC_HOOK_SPECIAL, e)
 			if (!g->special_ext[kind] && e->deploy_special && (e->special_kinds >> kind & 1))

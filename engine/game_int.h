@@ -77,6 +77,8 @@ struct carc_game {
 	                                    it has: abbey.c) */
 	uint16_t placed_for[16]; /* per tile facts (the first four CARC_TT_*): the active expansions whose
 	                            tile_placed sees such a tile (carc_ext.placed_tiles) */
+	uint16_t feature_exts[CARC_F_COUNT]; /* per feature kind: the active expansions asked about such a
+	                                        feature (carc_ext.feature_kinds) */
 	uint8_t special_ext[CARC_FIG_COUNT]; /* 1 + the carc_exts index that deploys a special figure kind, 0 none */
 	uint16_t drawn;       /* tile type to place, CARC_NONE if none */
 	uint16_t first_fit;   /* the first position of front[] where `drawn` may go (set at each draw

@@ -363,6 +363,7 @@ const carc_ext carc_ext_hills = {
 	.setup = hills_setup,
 	.tiebreak = hills_tiebreak,
 	.feature_points = vineyard_points,
+	.feature_kinds = 1u << CARC_F_CLOISTER,
 	.deploy_special = shepherd_special,
 	.special_kinds = 1u << CARC_FIG_SHEPHERD,
 	.deployed = shepherd_deployed,

@@ -21,4 +21,5 @@ static int inns_points(const carc_game *g, int root, const carc_feat_info *fi, i
 const carc_ext carc_ext_inns = {
 	.name = "inns-cathedrals",
 	.feature_points = inns_points,
+	.feature_kinds = 1u << CARC_F_ROAD | 1u << CARC_F_CITY,
 };

@@ -89,5 +89,6 @@ const carc_ext carc_ext_king = {
 	.name = "king-robber",
 	.components = 1u << CARC_C_KING | 1u << CARC_C_ROBBER,
 	.feature_completed = king_completed,
+	.feature_kinds = 1u << CARC_F_ROAD | 1u << CARC_F_CITY,
 	.final_scoring = king_final,
 };

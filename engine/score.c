@@ -139,8 +139,8 @@ void carc_score_feature(carc_game *g, int root, int final, carc_sink *out)
 		return;
 	}
 	carc_feat_info fi = { r->kind, tiles, pennants, flags, final };
-	CARC_EXT_EACH(g, CARC_HOOK_POINTS, e)
-		if (e->feature_points) points = e->feature_points(g, root, &fi, points);
+	CARC_EXT_IN(g->hook_exts[__builtin_ctz(CARC_HOOK_POINTS)] & g->feature_exts[r->kind], e)
+		points = e->feature_points(g, root, &fi, points);
 	pay_majority(g, root, sc, points, pennants, final, out);
 }
 

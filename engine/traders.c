@@ -270,6 +270,7 @@ const carc_ext carc_ext_traders = {
 	.components = 1u << CARC_C_BUILDER | 1u << CARC_C_PIG | 1u << CARC_C_GOODS,
 	.setup = traders_setup,
 	.feature_completed = goods_completed,
+	.feature_kinds = 1u << CARC_F_CITY,
 	.final_scoring = goods_final,
 	.deploy_special = traders_special,
 	.special_kinds = 1u << CARC_FIG_BUILDER | 1u << CARC_FIG_PIG,
