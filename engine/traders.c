@@ -158,11 +158,9 @@ static __attribute__((noinline)) void builder_extends(carc_game *g, int cell, in
 	const carc_cell *c = &g->cells[cell];
 	const carc_tiletype *t = &carc_tiletypes[c->type];
 	int root = carc_feat_root(g, node), kind = g->nodes[root].kind;
-	for (int j = 0; j < t->nfeat; j++) /* segments of its road or city */
-		if (t->f[j].kind == kind && carc_feat_root(g, c->node0 + j) == root) {
-			builder_earned(g);
-			return;
-		}
+	unsigned joined = 0; /* a segment of its road or city; every segment looked at, without a branch */
+	for (int j = 0; j < t->nfeat; j++) joined |= (t->f[j].kind == kind) & (carc_feat_root(g, c->node0 + j) == root);
+	if (joined) builder_earned(g);
 }
 
 /* The same for the seat's builder (at home, it earns nothing): the tile
