@@ -122,8 +122,8 @@ int carc_tile_expansion(int type)
 }
 
 /* Tiles no dealt supply holds: springs are start tiles, abbeys the
- * seats' own. */
-#define NEVER_DEALT (CARC_SYM_SPRING | CARC_SYM_ABBEY)
+ * seats' own (as tile traits). */
+#define NEVER_DEALT (CARC_TT_SPRING | CARC_TT_ABBEY)
 
 int carc_tile_in_expansions(int type, uint32_t expansions)
 {
@@ -170,7 +170,7 @@ static const carc_tileset *standard_start(uint32_t expansions)
 static carc_rc build_supply(carc_game *g, const carc_tileset *start, carc_rng *deal)
 {
 	uint32_t ex = g->cfg.expansions;
-	int river = start && carc_tiletypes[start->start].symbols & CARC_SYM_SPRING;
+	int river = start && carc_tile_traits[start->start].flags & CARC_TT_SPRING;
 	uint8_t taken[1024] = { 0 }, starts[1024] = { 0 }; /* per tile type */
 	if (carc_ntiletypes > (int)sizeof taken) return CARC_E_CAPACITY;
 	for (int i = 0; i < carc_ntilesets; i++) {
@@ -187,13 +187,13 @@ static carc_rc build_supply(carc_game *g, const carc_tileset *start, carc_rng *d
 			river_only = carc_tile_traits[s->ref[j].type].kinds >> CARC_F_RIVER & 1;
 		if (river_only && !river) continue;
 		for (int j = 0; j < s->nref; j++) {
-			int type = s->ref[j].type;
-			const carc_tiletype *t = &carc_tiletypes[type];
-			if (t->symbols & NEVER_DEALT || taken[type] == 0xff) continue;
+			int type = s->ref[j].type, flags = carc_tile_traits[type].flags;
+			if (flags & NEVER_DEALT || taken[type] == 0xff) continue;
 			/* the copies up to the tile's maximum (taken never passes it),
-			 * less the start tiles among them */
-			int n = s->ref[j].count;
-			if (t->max && n > t->max - taken[type]) n = t->max - taken[type];
+			 * less the start tiles among them; the traits tell the few
+			 * tiles with a maximum */
+			int n = s->ref[j].count, max = flags & CARC_TT_MAX ? carc_tiletypes[type].max : 0;
+			if (max && n > max - taken[type]) n = max - taken[type];
 			if (n > 0xff - taken[type]) n = 0xff - taken[type]; /* a count of 0xff reads as removed */
 			if (n <= 0) continue;
 			taken[type] = (uint8_t)(taken[type] + n);

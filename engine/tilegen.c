@@ -455,6 +455,8 @@ int main(int argc, char **argv)
 		if (o.symbols & CARC_SYM_HILL) tflags |= CARC_TT_HILL;
 		if (building) tflags |= CARC_TT_BUILDING;
 		if (o.symbols & CARC_SYM_ABBEY) tflags |= CARC_TT_ABBEY;
+		if (o.symbols & CARC_SYM_SPRING) tflags |= CARC_TT_SPRING;
+		if (o.max) tflags |= CARC_TT_MAX;
 		printf("%s{%u,%u,0x%x,%u},", i % 8 ? " " : "\n  ", building, corners, fkinds, tflags);
 	}
 	printf("\n};\n\n");

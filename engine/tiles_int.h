@@ -138,7 +138,9 @@ enum {
 	CARC_TT_SIEGE = 1 << 1, /* a besieged city segment (CARC_TF_BESIEGED) */
 	CARC_TT_HERD = 1 << 2,  /* a field with a pig herd (CARC_TF_PIGHERD) */
 	CARC_TT_BUILDING = 1 << 3, /* a centre building: building is not 0 */
-	CARC_TT_ABBEY = 1 << 4  /* a player's abbey (CARC_SYM_ABBEY) */
+	CARC_TT_ABBEY = 1 << 4, /* a player's abbey (CARC_SYM_ABBEY) */
+	CARC_TT_SPRING = 1 << 5, /* a river spring (CARC_SYM_SPRING) */
+	CARC_TT_MAX = 1 << 6    /* the tile type has a maximum (carc_tiletype.max is not 0) */
 };
 extern const carc_tiletraits carc_tile_traits[];
 extern const carc_tileset carc_tilesets[];
