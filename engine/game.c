@@ -479,7 +479,7 @@ void carc_turn_continue(carc_game *g, carc_sink *out)
 		if (e->extra_turn && e->extra_turn(g)) again = 1;
 	g->last = CARC_NONE;
 	g->extra = (uint8_t)again;
-	if (!again) g->turn_seat = (uint8_t)((g->turn_seat + 1) % g->nseats);
+	if (!again) g->turn_seat = (uint8_t)(g->turn_seat + 1 < g->nseats ? g->turn_seat + 1 : 0); /* no division */
 	begin_turn(g, out);
 }
 
