@@ -334,6 +334,9 @@ static proto_err tile_of(proto_arena *a, const proto_val *v, const carc_config *
 	int t = carc_tile_find(v->u.s);
 	if (t < 0) return INVALID("%s: there is no tile `%s`", what, v->u.s);
 	int e = carc_tile_expansion(t);
+	if (e >= 0 && (cfg->expansions >> e & 1) && !carc_tile_in_expansions(t, cfg->expansions))
+		return INVALID("%s: tile `%s` of `%s` joins only a game with a river (`river` or `river2`)", what, v->u.s,
+		               carc_expansion(e)->name);
 	if (e < 0 || !carc_tile_in_expansions(t, cfg->expansions)) /* the spring is River II's too */
 		return INVALID("%s: tile `%s` belongs to `%s`, which this game does not have", what, v->u.s,
 		               e < 0 ? "?" : carc_expansion(e)->name);

@@ -153,7 +153,8 @@ const char *carc_tile_id(int type);     /* NULL for an unknown type */
 int carc_tile_find(const char *id);      /* -1 when unknown or NULL */
 int carc_tile_expansion(int type);       /* the expansion a tile type belongs to; -1 for an unknown type */
 /* Is the tile type in the tile set of one of these expansions (bit i:
- * carc_expansion(i))?  The spring is in both rivers' sets. */
+ * carc_expansion(i))?  The spring is in both rivers' sets; the mini
+ * expansion's river tiles count only with a river among them. */
 int carc_tile_in_expansions(int type, uint32_t expansions);
 /* May the tile type be in a supply, so be listed in carc_config.tiles?
  * 0 for an unknown type and the abbey (each seat holds its own, RULES.md

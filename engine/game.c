@@ -125,12 +125,35 @@ int carc_tile_expansion(int type)
  * seats' own (as tile traits). */
 #define NEVER_DEALT (CARC_TT_SPRING | CARC_TT_ABBEY)
 
+/* A set of river tiles only, with no start of its own (the mini
+ * expansion's river tiles): it joins a game only with a river, whose
+ * spring starts it (RULES.md 2.4), as build_supply deals it. */
+static int river_only_set(const carc_tileset *s)
+{
+	if (s->start != CARC_NONE) return 0;
+	for (int j = 0; j < s->nref; j++)
+		if (!(carc_tile_traits[s->ref[j].type].kinds >> CARC_F_RIVER & 1)) return 0;
+	return 1;
+}
+
+/* Is there a river in these expansions: a set whose start is a spring? */
+static int has_river(uint32_t expansions)
+{
+	for (int s = 0; s < carc_ntilesets; s++)
+		if ((expansions >> carc_tilesets[s].expansion_index & 1) && carc_tilesets[s].start != CARC_NONE &&
+		    (carc_tiletypes[carc_tilesets[s].start].symbols & CARC_SYM_SPRING))
+			return 1;
+	return 0;
+}
+
 int carc_tile_in_expansions(int type, uint32_t expansions)
 {
 	for (int s = 0; s < carc_ntilesets; s++)
 		if (expansions >> carc_tilesets[s].expansion_index & 1)
 			for (int j = 0; j < carc_tilesets[s].nref; j++)
-				if (carc_tilesets[s].ref[j].type == type) return 1;
+				if (carc_tilesets[s].ref[j].type == type &&
+				    (!river_only_set(&carc_tilesets[s]) || has_river(expansions)))
+					return 1;
 	return 0;
 }
 

@@ -186,7 +186,26 @@ class BinStrings(unittest.TestCase):
         self.assertEqual(setup["rules"]["hill_tiebreak"], "count")
 
 
-GROUPS = (IfEndedNow, AbbeyBesideCultPlaces, Details)
+class MiniRiverTiles:
+    """Contract 4.1, `expansions`: "`mini` gq11 (+ gq11/river with a
+    river)"; `tiles`: "An id from a set not in `expansions` is
+    `invalid_params`".  proto/PROTOCOL.md, Expansions: "The mini
+    expansion's river tiles join only a river game."  Without `river` or
+    `river2`, the gq11/river tiles (GQ/CICI, and the spring with a road
+    GQ/RFI) are no tiles of the game (carcd once dealt them there, a
+    river edge laid against a city)."""
+
+    def test_gq11_river_tiles_need_a_river(self):
+        for tile in ("GQ/CICI", "GQ/RFI"):
+            with self.subTest(tile=tile):
+                self.assertEqual(code_of(self.c.new_game, ["ann"], expansions=["base", "mini"], tiles=[tile]),
+                                 "invalid_params")
+        # with a river they are welcome
+        self.assertIsNone(code_of(self.c.new_game, ["ann"], expansions=["base", "river", "mini"],
+                                  tiles=["GQ/CICI"]))
+
+
+GROUPS = (IfEndedNow, AbbeyBesideCultPlaces, Details, MiniRiverTiles)
 register_over_both(globals(), GROUPS, OverBoth)
 
 
