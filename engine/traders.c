@@ -72,15 +72,21 @@ static void goods_completed(carc_game *g, int root, carc_sink *out)
 	} while (n != root);
 }
 
+/* 10 for each kind of goods a seat holds the most of, ties each (row
+ * 17): one score a seat, the sum of its majorities (PROTOCOL.md 6: one
+ * `scored` a seat for what is scored together). */
 static void goods_final(carc_game *g, carc_sink *out)
 {
+	int points[CARC_MAX_SEATS] = { 0 };
 	for (int t = CARC_TOK_WINE; t <= CARC_TOK_CLOTH; t++) {
 		int top = 0;
 		for (int s = 0; s < g->nseats; s++)
 			if (g->tokens[s][t] > top) top = g->tokens[s][t];
 		for (int s = 0; top && s < g->nseats; s++)
-			if (g->tokens[s][t] == top) carc_add_score(g, s, CARC_SC_TRADE, 10, -1, 1, out);
+			if (g->tokens[s][t] == top) points[s] += 10;
 	}
+	for (int s = 0; s < g->nseats; s++)
+		if (points[s]) carc_add_score(g, s, CARC_SC_TRADE, points[s], -1, 1, out);
 }
 
 /* ---- builders and pigs: where they may go --------------------------------------- */

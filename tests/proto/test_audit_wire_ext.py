@@ -186,6 +186,14 @@ class BinStrings(unittest.TestCase):
         self.assertEqual(setup["rules"]["hill_tiebreak"], "count")
 
 
+# A solo game (one seat: every "next player" is seat 0) where seat 0
+# completes a city with wine, then one with grain: it ends holding one wine
+# and one grain, the majority of both.
+GOODS_TILES = ["TB/CFc.w", "BA/C", "TB/Cc.g", "BA/C", "BA/C"]
+GOODS_MOVES = [place("TB/CFc.w", 0, -1, 90), PASS, place("BA/C", 0, -2, 180), PASS,
+               place("TB/Cc.g", 0, 1, 180), PASS, place("BA/C", 1, 1, 270), PASS, place("BA/C", 0, 2, 0), PASS]
+
+
 class MiniRiverTiles:
     """Contract 4.1, `expansions`: "`mini` gq11 (+ gq11/river with a
     river)"; `tiles`: "An id from a set not in `expansions` is
@@ -205,7 +213,25 @@ class MiniRiverTiles:
                                   tiles=["GQ/CICI"]))
 
 
-GROUPS = (IfEndedNow, AbbeyBesideCultPlaces, Details, MiniRiverTiles)
+class TradeScoredOnce:
+    """Contract section 6, `scored`: "One event per seat per scored feature
+    with its total"; `feature` `trade`.  A seat with the majority of two
+    goods gets one `scored` event of 20 (carcd once sent two of 10, the
+    same in every field)."""
+
+    def test_one_trade_event_per_seat(self):
+        t = self.table(["ann"], expansions=["base", "traders-builders"], tiles=GOODS_TILES, seed=5)
+        evs = []
+        for move in GOODS_MOVES:
+            evs += t.events(move)
+        self.assertEqual([e["token"] for e in of_type(evs, "token_taken")], ["wine", "grain"])
+        self.assertEqual(evs[-1], {"type": "game_over", "scores": [20]})
+        trade = [e for e in of_type(evs, "scored") if e["feature"] == "trade"]
+        self.assertEqual(trade, [{"type": "scored", "seat": 0, "points": 20, "feature": "trade", "x": None,
+                                  "y": None, "at": None, "ports": None, "final": True}])
+
+
+GROUPS = (IfEndedNow, AbbeyBesideCultPlaces, Details, MiniRiverTiles, TradeScoredOnce)
 register_over_both(globals(), GROUPS, OverBoth)
 
 

@@ -786,14 +786,18 @@ void ore_final(ore *o, ore_pay *pay, int *npay)
 		for (int s = 0; s < o->nseats; s++)
 			if (owner[s]) add_pay(pay, npay, s, CARC_SC_BARN, 4 * worth, r);
 	}
-	/* row 17: the most tokens of each kind score 10, ties each, at least 1 */
+	/* row 17: the most tokens of each kind score 10, ties each, at least
+	 * 1; one payment a seat, its majorities summed (PROTOCOL.md 6) */
 	if (o->goods_on)
-		for (int t = 0; t < 3; t++) {
-			int top = 0;
-			for (int s = 0; s < o->nseats; s++)
-				if (o->tokens[s][t] > top) top = o->tokens[s][t];
-			for (int s = 0; top && s < o->nseats; s++)
-				if (o->tokens[s][t] == top) add_pay(pay, npay, s, CARC_SC_TRADE, 10, -1);
+		for (int s = 0; s < o->nseats; s++) {
+			int points = 0;
+			for (int t = 0; t < 3; t++) {
+				int top = 0;
+				for (int k = 0; k < o->nseats; k++)
+					if (o->tokens[k][t] > top) top = o->tokens[k][t];
+				if (top && o->tokens[s][t] == top) points += 10;
+			}
+			if (points) add_pay(pay, npay, s, CARC_SC_TRADE, points, -1);
 		}
 	/* rows 18-19: the king's holder 1 per completed city, the robber's 1
 	 * per completed road, whoever owns them */
