@@ -463,6 +463,9 @@ const char *proto_move_explain(proto_arena *a, const carc_game *g, const carc_mo
 		return proto_arena_printf(a, "figures go on the tile just placed, at (%d,%d), not (%d,%d)", last.x, last.y,
 		                          m->x, m->y);
 	case CARC_E_NO_FEATURE:
+		if (m->kind == CARC_FIG_BARN && m->port < CARC_P_NW) /* a port of a feature, not a corner */
+			return proto_arena_printf(a, "a barn goes on a corner of the tile (nw, ne, se or sw), not at %s",
+			                          carc_port_name(m->port));
 		return proto_arena_printf(a, "the tile at (%d,%d) has nothing to stand on at %s", m->x, m->y,
 		                          carc_port_name(m->port));
 	case CARC_E_FEATURE_TAKEN: {

@@ -231,7 +231,24 @@ class TradeScoredOnce:
                                   "y": None, "at": None, "ports": None, "final": True}])
 
 
-GROUPS = (IfEndedNow, AbbeyBesideCultPlaces, Details, MiniRiverTiles, TradeScoredOnce)
+class BarnMessage:
+    """Contract section 2: `illegal_move` (`message` says why, in words a
+    player understands).  A barn named at a field's half-edge (not a
+    corner) is told that it goes on a corner (carcd once said "the tile at
+    (1,1) has nothing to stand on at NL", false: NL is a field there)."""
+
+    def test_a_barn_at_a_half_edge_is_told_it_goes_on_a_corner(self):
+        start = [{"tile": "BA/L", "x": x, "y": y, "rot": 0} for x, y in [(0, 0), (1, 0), (0, 1)]]
+        t = self.table(["ann", "bob"], expansions=["base", "abbey-mayor"], start=start,
+                       tiles=["BA/L", "BA/L", "BA/L"], seed=1)
+        t.play(place("BA/L", 1, 1, 0))
+        self.assertIn({"type": "deploy", "kind": "barn", "x": 1, "y": 1, "at": "nw"}, t.legal()["moves"])
+        msg = t.refuse({"type": "deploy", "kind": "barn", "x": 1, "y": 1, "at": "NL"}, "illegal_move")
+        self.assertNotIn("nothing to stand on", msg)
+        self.assertIn("corner", msg)
+
+
+GROUPS = (IfEndedNow, AbbeyBesideCultPlaces, Details, MiniRiverTiles, TradeScoredOnce, BarnMessage)
 register_over_both(globals(), GROUPS, OverBoth)
 
 
