@@ -160,10 +160,19 @@ START_TEST(test_tile_in_expansions)
 	for (int j = 0; j < NJUNK; j++)
 		if (junk_ints[j] < 0 || junk_ints[j] >= carc_tile_count())
 			ck_assert_int_eq(carc_tile_in_expansions(junk_ints[j], ~0u), 0);
-	/* every tile is in the set carc_tile_expansion names */
+	/* every tile is in the set carc_tile_expansion names; the mini
+	 * expansion's river tiles only with a river too (RULES.md 2.4) */
+	uint32_t mini = 1u << carc_expansion_find("mini");
+	int gq_river = carc_tile_find("GQ/CICI");
+	ck_assert_int_ge(gq_river, 0);
+	ck_assert_int_eq(carc_tile_in_expansions(gq_river, base | mini), 0);
+	ck_assert_int_eq(carc_tile_in_expansions(gq_river, base | mini | river2), 1);
 	for (int t = 0; t < carc_tile_count(); t++) {
 		int e = carc_tile_expansion(t);
-		if (e >= 0) ck_assert_int_eq(carc_tile_in_expansions(t, 1u << e), 1);
+		if (e < 0) continue;
+		if (carc_tile_in_expansions(t, 1u << e)) continue;
+		ck_assert_uint_eq(1u << e, mini);
+		ck_assert_int_eq(carc_tile_in_expansions(t, mini | river), 1);
 	}
 }
 END_TEST
