@@ -152,7 +152,8 @@ static inline unsigned connect(carc_game *g, int a, int b)
 	return (r->open == 0) & (r->kind <= CARC_F_CITY);
 }
 
-/* A feature loses an open end at an abbey wall; as connect(). */
+/* A feature loses an open end (at an abbey wall, or the one end of a
+ * multi= city that joins across); as connect(). */
 static unsigned walled(carc_game *g, int a)
 {
 	carc_node *r = &g->nodes[carc_feat_root(g, a)];
@@ -172,14 +173,7 @@ static __attribute__((noinline)) unsigned multi_side(carc_game *g, int a, int am
 	int pairs[2][2] = { { am, b }, { bm, a } };
 	for (int k = 0; k < 2; k++) {
 		int m = pairs[k][0], across = pairs[k][1];
-		if (m < 0) continue;
-		if (across < 0) {
-			closing |= walled(g, m);
-			continue;
-		}
-		carc_node *r = &g->nodes[carc_feat_join(g, m, across)];
-		r->open--;
-		closing |= (r->open == 0) & (r->kind <= CARC_F_CITY);
+		if (m >= 0) closing |= walled(g, across < 0 ? m : carc_feat_join(g, m, across)); /* one end less */
 	}
 	return closing;
 }

@@ -274,6 +274,16 @@ static inline uint32_t river_sides(const carc_front *f)
 
 static inline int shows_river(const carc_front *f) { return river_sides(f) != 0; }
 
+/* Does the open end show a river on two sides or more?  Any river tile
+ * there would join two ends of the river: its branches, which must never
+ * meet (RULES.md 2.3, 4.20).  In play the room kept ahead of every end
+ * keeps them apart; start tiles may bring two face to face. */
+static inline int joins_ends(const carc_front *f)
+{
+	uint32_t r = river_sides(f);
+	return (r & (r - 1)) != 0;
+}
+
 /* An open end of the other branch, as it is with the new tile placed:
  * continuable there?  `known` and `room` as for continuable. */
 static int other_end_ok(const vboard *v, const carc_front *f, const rivers *r, unsigned known, unsigned room)
@@ -355,6 +365,10 @@ static __attribute__((noinline)) int river_ends_ok(const carc_game *g, int type,
 	return 1;
 }
 
+/* Has every river edge `e` of a tile at an open end (its river_room
+ * `kept`) that faces an empty place the room ahead of it? */
+static inline int room_ahead(unsigned kept, unsigned e) { return !(e & ~(kept >> 4) & ~kept); }
+
 /* Is a river tile put back under the supply (`unplaceable_tile`
  * reshuffle) at the bottom now?  Then river_at_end looks at what it may
  * count (boxed_put_back); the answers kept for the next draw assume not. */
@@ -371,11 +385,9 @@ static int takes_now(const carc_game *g, int type)
 	carc_v4u code = carc_codes(type);
 	for (int i = 0; i < g->nriver_open; i++) {
 		const carc_front *f = &g->river_open[i];
-		uint32_t sides = river_sides(f);
-		if (sides & (sides - 1)) continue; /* it would join two ends */
-		unsigned kept = g->river_room[i];
+		if (joins_ends(f)) continue;
 		for (unsigned fits = carc_fit_mask(code, f); fits; fits &= fits - 1)
-			if (!(river_turned(type, __builtin_ctz(fits)) & ~(kept >> 4) & ~kept)) return 1;
+			if (room_ahead(g->river_room[i], river_turned(type, __builtin_ctz(fits)))) return 1;
 	}
 	return 0;
 }
@@ -425,8 +437,8 @@ static inline void counts_now(const carc_game *g, int *left, int *dead)
 static __attribute__((noinline)) int river_at_end(const carc_game *g, int type, int rot, int i, unsigned e)
 {
 	unsigned kept = g->river_room[i];
+	if (!room_ahead(kept, e)) return 0;
 	unsigned open = e & ~(kept >> 4);
-	if (open & ~kept) return 0;
 	int left, dead;
 	counts_now(g, &left, &dead);
 	if (!left) return 1;
@@ -678,16 +690,6 @@ static int free_with(const carc_game *g, free_ask *a, int rot)
 /* Bit 4 i + rot: the tile type turned rot may go at listed open end i,
  * by the rules above, and of those placements only the ones that leave
  * the river a free end if any do. */
-/* Does the open end show a river on two sides or more?  Any river tile
- * there would join two ends of the river: its branches, which must never
- * meet (RULES.md 2.3, 4.20).  In play the room kept ahead of every end
- * keeps them apart; start tiles may bring two face to face. */
-static inline int joins_ends(const carc_front *f)
-{
-	uint32_t r = river_sides(f);
-	return (r & (r - 1)) != 0;
-}
-
 static uint64_t allow_mask(const carc_game *g, int type)
 {
 	unsigned fast = fast_ends(g);
@@ -978,11 +980,9 @@ static void river_placed(carc_game *g, int cell, carc_sink *out)
 		river_follow(g, cell);
 		return;
 	}
-	int me = 0;
-	while (carc_exts[me] != &carc_ext_river) me++;
-	g->hook_exts[__builtin_ctz(CARC_HOOK_PLACED)] &= (uint16_t)~(1u << me);
-	g->hook_exts[__builtin_ctz(CARC_HOOK_DEPLOY)] &= (uint16_t)~(1u << me);
-	g->hook_exts[__builtin_ctz(CARC_HOOK_EXTRA)] &= (uint16_t)~(1u << me);
+	carc_ext_hook(g, CARC_EXT_RIVER, CARC_HOOK_PLACED, 0);
+	carc_ext_hook(g, CARC_EXT_RIVER, CARC_HOOK_DEPLOY, 0);
+	carc_ext_hook(g, CARC_EXT_RIVER, CARC_HOOK_EXTRA, 0);
 }
 
 /* The volcano lake (no figure on it, another turn for its placer) is
