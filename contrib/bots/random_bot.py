@@ -131,8 +131,8 @@ class RandomBot:
                 try:
                     self.c.apply_move(self.game, move, token=token, seq=lm["seq"])
                 except carcd.Error as e:
-                    if e.code == "conflict":
-                        continue  # the game moved on meanwhile: look again
+                    if e.code in ("conflict", "game_over"):
+                        continue  # the game moved on (or ended) meanwhile: look again
                     if e.code == "not_your_turn" and None in self.tokens:
                         self.not_mine.add(lm["seat"])
                         continue
