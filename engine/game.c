@@ -50,9 +50,10 @@ static const unsigned special_at[CARC_FIG_COUNT] = {
 	[CARC_FIG_SHEPHERD] = FK(FIELD),
 };
 #undef FK
-/* A figure at a corner stands where four tiles meet (the barn, RULES.md
- * 2.9): the tile just placed has the three others among its placed
- * neighbours. */
+/* A figure at a corner stands in the field there, where four tiles meet
+ * (the barn, RULES.md 2.9): the tile just placed has the three others
+ * among its placed neighbours and one field at both half-edges of that
+ * corner (carc_tile_traits.corner_fields), in a game with fields. */
 #define CORNER_NEIGHBOURS 3
 /* Special figures that stay only while their owner has a follower in the
  * feature: a builder or a pig goes home with its owner's last follower
@@ -829,14 +830,25 @@ static inline unsigned feature_scan(const carc_game *g, unsigned on, unsigned *t
 	return open;
 }
 
+/* The corners (bit k: NW NE SE SW) of the tile just placed where a figure
+ * may stand at all (CORNER_NEIGHBOURS): its field corners, turned as the
+ * tile is. */
+static inline unsigned field_corners(const carc_game *g)
+{
+	const carc_cell *c = &g->cells[g->last];
+	if (c->nb < CORNER_NEIGHBOURS || !g->cfg.rules[CARC_R_FARMERS]) return 0;
+	unsigned u = carc_tile_traits[c->type].corner_fields; /* corner k is corner k - rot of the unturned tile */
+	return (u << c->rot | u >> (4 - c->rot)) & 15;
+}
+
 /* Deploys of the special figures `kinds` on the tile just placed, kind by
  * kind: at the first port of each feature, then at the corners NW NE SE
  * SW, where the expansion that brings them accepts (deploy_special).  It
  * is asked only where it may say yes: at the features of the kinds
  * special_at gives, for LONELY_KINDS only those a follower stands in
- * (`taken`, bit i: feature i); at the corners, only on a tile with
- * CORNER_NEIGHBOURS placed neighbours.  With no `out` it stops at the
- * first.  Inlined in both callers: the check after each placement is hot. */
+ * (`taken`, bit i: feature i); at the corners, only those field_corners
+ * gives.  With no `out` it stops at the first.  Inlined in both callers:
+ * the check after each placement is hot. */
 static inline __attribute__((always_inline)) int special_moves(const carc_game *g, unsigned kinds, unsigned taken,
                                                                carc_move *out, int n, int cap)
 {
@@ -859,10 +871,10 @@ static inline __attribute__((always_inline)) int special_moves(const carc_game *
 			n = push(out, n, cap, &m);
 			if (!out) return n;
 		}
-		for (int k = 0; (at & AT_CORNER) && c->nb >= CORNER_NEIGHBOURS && k < 4; k++) {
-			int node;
-			if (owner->deploy_special(g, g->seat, kind, CARC_P_NW + k, &node) != CARC_OK) continue;
-			m.port = (uint8_t)(CARC_P_NW + k);
+		for (unsigned k = at & AT_CORNER ? field_corners(g) : 0; k; k &= k - 1) {
+			int node, port = CARC_P_NW + __builtin_ctz(k);
+			if (owner->deploy_special(g, g->seat, kind, port, &node) != CARC_OK) continue;
+			m.port = (uint8_t)port;
 			n = push(out, n, cap, &m);
 			if (!out) return n;
 		}
