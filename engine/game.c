@@ -1070,11 +1070,14 @@ static carc_rc check_deploy(const carc_game *g, const carc_move *m, int *node)
 	return CARC_OK;
 }
 
-carc_rc carc_check_move(const carc_game *g, const carc_move *m, int *detail)
+/* Is this move legal now?  A deploy's feature segment goes to *node; a
+ * move an expansion lists, as it lists it, to *listed with that
+ * expansion in *owner (when `owner` is not NULL). */
+static carc_rc check_move(const carc_game *g, const carc_move *m, int *detail, int *node, carc_move *listed,
+                          const carc_ext **owner)
 {
 	if (g->over) return CARC_E_OVER;
 	carc_rc rc = CARC_E_PHASE;
-	int node;
 	if (g->phase == CARC_PH_TILE && m->type == CARC_MV_PLACE_TILE) {
 		if (g->drawn == CARC_NONE) return CARC_E_PHASE; /* draw (or place the abbey) first */
 		if (m->tile != g->drawn) return CARC_E_TILE;
@@ -1084,10 +1087,18 @@ carc_rc carc_check_move(const carc_game *g, const carc_move *m, int *detail)
 		return judged_allowed(g, g->judges, m->tile, m->x, m->y, m->rot) ? CARC_OK : CARC_E_RULE;
 	}
 	if (g->phase == CARC_PH_ACTION && m->type == CARC_MV_PASS) return CARC_OK;
-	if (g->phase == CARC_PH_ACTION && m->type == CARC_MV_DEPLOY) return check_deploy(g, m, &node);
+	if (g->phase == CARC_PH_ACTION && m->type == CARC_MV_DEPLOY) return check_deploy(g, m, node);
 	if (g->phase == CARC_PH_TILE && m->type == CARC_MV_DEPLOY) return CARC_E_PHASE;
 	if (m->type >= CARC_MV_COUNT) return CARC_E_ARG;
-	return ext_move_owner(g, m, &rc, NULL) ? CARC_OK : rc;
+	const carc_ext *e = ext_move_owner(g, m, &rc, listed);
+	if (owner) *owner = e;
+	return e ? CARC_OK : rc;
+}
+
+carc_rc carc_check_move(const carc_game *g, const carc_move *m, int *detail)
+{
+	int node;
+	return check_move(g, m, detail, &node, NULL, NULL);
 }
 
 void carc_place_tile(carc_game *g, int type, int x, int y, int rot, carc_sink *out)
@@ -1154,21 +1165,21 @@ carc_rc carc_apply(carc_game *g, const carc_move *m, carc_sink *out)
 {
 	if (out && !sink_ok(out)) return CARC_E_ARG;
 	int node = -1;
-	int deploy = g->phase == CARC_PH_ACTION && m->type == CARC_MV_DEPLOY; /* checked once, for its segment */
-	carc_rc rc = deploy ? check_deploy(g, m, &node) : carc_check_move(g, m, NULL);
+	carc_move listed; /* an expansion's move as listed: the feature named on the tile the listing names it */
+	const carc_ext *e = NULL;
+	carc_rc rc = check_move(g, m, NULL, &node, &listed, &e); /* checked once, with what applying it needs */
 	if (rc != CARC_OK) return rc;
 	if (g->phase == CARC_PH_TILE && m->type == CARC_MV_PLACE_TILE) {
 		carc_place_tile(g, m->tile, m->x, m->y, m->rot, out);
-	} else if (deploy) {
+	} else if (g->phase == CARC_PH_ACTION && m->type == CARC_MV_DEPLOY) {
 		carc_deploy(g, fig_slot_free(g, g->seat, m->kind), node, m->port, out);
 		finish_turn(g, out);
 	} else if (g->phase == CARC_PH_ACTION && m->type == CARC_MV_PASS) {
 		finish_turn(g, out);
+	} else if (e->phases >> g->phase & 1) {
+		e->phase_apply(g, &listed, out);
 	} else {
-		carc_move listed; /* the move as listed: the feature named on the tile the listing names it */
-		const carc_ext *e = ext_move_owner(g, m, &rc, &listed);
-		if (e->phases >> g->phase & 1) e->phase_apply(g, &listed, out);
-		else e->apply_move(g, &listed, out);
+		e->apply_move(g, &listed, out);
 	}
 	return CARC_OK;
 }
