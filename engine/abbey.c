@@ -41,13 +41,14 @@ static void abbeys_left(carc_game *g)
 }
 
 /* Set-up: the abbey's tile type, looked up once for the whole game.
- * Placements matter only once there is a barn (abbey_placed), the end of
- * a turn only when a wagon waits (wagon_turn_end): this expansion leaves
- * those hooks until then. */
+ * Placements and farms shut to farmers matter only once there is a barn
+ * (abbey_placed, barn_closed), the end of a turn only when a wagon waits
+ * (wagon_turn_end): this expansion leaves those hooks until then. */
 static void abbey_setup(carc_game *g)
 {
 	g->abbey_type = (uint16_t)abbey_tile();
 	carc_ext_hook(g, CARC_EXT_ABBEY, CARC_HOOK_PLACED, 0);
+	carc_ext_hook(g, CARC_EXT_ABBEY, CARC_HOOK_CLOSED, 0);
 	carc_ext_hook(g, CARC_EXT_ABBEY, CARC_HOOK_TURN_END, 0);
 	abbeys_left(g);
 }
@@ -227,7 +228,10 @@ static void barn_deployed(carc_game *g, int fig, carc_sink *out)
 	int k; /* listed once: one barn slot a seat */
 	for (k = 0; k < g->nbarns && g->barn_fig[k] != fig; k++) {}
 	if (k == g->nbarns && k < CARC_MAX_SEATS) g->barn_fig[g->nbarns++] = (uint8_t)fig;
-	if (g->nbarns == 1) carc_ext_hook(g, CARC_EXT_ABBEY, CARC_HOOK_PLACED, 1);
+	if (g->nbarns == 1) {
+		carc_ext_hook(g, CARC_EXT_ABBEY, CARC_HOOK_PLACED, 1);
+		carc_ext_hook(g, CARC_EXT_ABBEY, CARC_HOOK_CLOSED, 1);
+	}
 	int root = carc_feat_root(g, g->figs[fig].node);
 	if (k < CARC_MAX_SEATS) g->barn_farm[k] = (uint16_t)root;
 	if (farm_has_farmers(g, root)) carc_score_farm_now(g, root, 3, out);

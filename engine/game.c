@@ -822,7 +822,7 @@ static inline unsigned feature_scan(const carc_game *g, unsigned on, unsigned *t
 		int root = carc_feat_root(g, c->node0 + i);
 		if (g->nodes[root].nfig) {
 			*taken |= 1u << i;
-		} else if ((on >> t->f[i].kind & 1) && !((g->hooks & CARC_HOOK_CLOSED) && feature_closed(g, root))) {
+		} else if ((on >> t->f[i].kind & 1) && !feature_closed(g, root)) {
 			open |= 1u << i;
 			if (first) break;
 		}
@@ -1042,7 +1042,8 @@ static carc_rc check_special(const carc_game *g, int kind, int port, int *node)
 }
 
 /* Is this feature shut to new followers (a farm with a barn)?  Asked
- * only of the expansions that may shut features of its kind. */
+ * only of the expansions that may shut features of its kind, and that
+ * fill the hook now (none: no question at all). */
 static inline int feature_closed(const carc_game *g, int root)
 {
 	unsigned kind = g->nodes[root].kind;
@@ -1066,7 +1067,7 @@ static carc_rc check_deploy(const carc_game *g, const carc_move *m, int *node)
 	if (!may_stand(g, m->kind, g->nodes[*node].kind)) return CARC_E_KIND;
 	int root = carc_feat_root(g, *node);
 	if (g->nodes[root].nfig) return CARC_E_FEATURE_TAKEN;
-	if ((g->hooks & CARC_HOOK_CLOSED) && feature_closed(g, root)) return CARC_E_RULE;
+	if (feature_closed(g, root)) return CARC_E_RULE;
 	return CARC_OK;
 }
 
