@@ -546,10 +546,15 @@ static inline unsigned supply_kinds(const carc_game *g, int seat)
 }
 _Static_assert(CARC_FIG_COUNT == 8, "supply_kinds reads the eight kinds of a seat as one word");
 
+/* The seat's first figure of this kind in its supply: among the slots
+ * not on the board (on_board). */
 static int fig_slot_free(const carc_game *g, int seat, int kind)
 {
-	for (int i = seat * CARC_FIGS_PER_SEAT; i < (seat + 1) * CARC_FIGS_PER_SEAT; i++)
-		if (g->figs[i].used && g->figs[i].kind == kind && g->figs[i].node == CARC_NONE) return i;
+	int base = seat * CARC_FIGS_PER_SEAT;
+	for (unsigned m = ~g->on_board[seat] & ((1u << CARC_FIGS_PER_SEAT) - 1); m; m &= m - 1) {
+		int i = base + __builtin_ctz(m);
+		if (g->figs[i].used && g->figs[i].kind == kind) return i;
+	}
 	return -1;
 }
 
