@@ -32,12 +32,26 @@ static const struct {
  * Figures with other ways (builder, pig, barn, shepherd) come through the
  * expansions' action moves. */
 #define FK(k) (1u << CARC_F_##k)
+#define STAND_FOLLOWER (FK(ROAD) | FK(CITY) | FK(CLOISTER) | FK(FIELD)) /* and the large follower */
+#define STAND_WAGON (FK(ROAD) | FK(CITY) | FK(CLOISTER))
+#define STAND_MAYOR FK(CITY)
 static const unsigned stand_on[CARC_FIG_COUNT] = {
-	[CARC_FIG_FOLLOWER] = FK(ROAD) | FK(CITY) | FK(CLOISTER) | FK(FIELD),
-	[CARC_FIG_LARGE] = FK(ROAD) | FK(CITY) | FK(CLOISTER) | FK(FIELD),
-	[CARC_FIG_WAGON] = FK(ROAD) | FK(CITY) | FK(CLOISTER),
-	[CARC_FIG_MAYOR] = FK(CITY),
+	[CARC_FIG_FOLLOWER] = STAND_FOLLOWER,
+	[CARC_FIG_LARGE] = STAND_FOLLOWER,
+	[CARC_FIG_WAGON] = STAND_WAGON,
+	[CARC_FIG_MAYOR] = STAND_MAYOR,
 };
+/* The same for the followers of a mask of kinds (bit k: figure kind k,
+ * followers only) together, so that the question after each placement
+ * reads it at once. */
+#define STAND(f) (((f) & 3 ? STAND_FOLLOWER : 0) | ((f) & 4 ? STAND_WAGON : 0) | ((f) & 8 ? STAND_MAYOR : 0))
+static const uint8_t stand_on_any[16] = {
+	STAND(0), STAND(1), STAND(2),  STAND(3),  STAND(4),  STAND(5),  STAND(6),  STAND(7),
+	STAND(8), STAND(9), STAND(10), STAND(11), STAND(12), STAND(13), STAND(14), STAND(15),
+};
+_Static_assert(CARC_FIG_FOLLOWER == 0 && CARC_FIG_LARGE == 1 && CARC_FIG_WAGON == 2 && CARC_FIG_MAYOR == 3,
+               "stand_on_any: the followers are the first four kinds");
+#undef STAND
 
 /* Where a special figure can go at all: the deploy listing asks its
  * expansion only at such ports (features of these kinds; AT_CORNER: the
@@ -807,10 +821,9 @@ int carc_deploy_here_ok(const carc_game *g) { return deploy_here_ok(g); }
  * feature kinds those followers may stand on. */
 static inline unsigned deploy_kinds(const carc_game *g, unsigned *followers, unsigned *specials)
 {
-	unsigned kinds = supply_kinds(g, g->seat), on = 0;
+	unsigned kinds = supply_kinds(g, g->seat), on = stand_on_any[kinds & FOLLOWER_KINDS];
 	*followers = kinds & FOLLOWER_KINDS;
 	*specials = g->hooks & CARC_HOOK_SPECIAL ? kinds & ~FOLLOWER_KINDS : 0;
-	for (unsigned k = *followers; k; k &= k - 1) on |= stand_on[__builtin_ctz(k)];
 	return g->cfg.rules[CARC_R_FARMERS] ? on : on & ~(1u << CARC_F_FIELD);
 }
 
@@ -932,11 +945,17 @@ static int deploy_moves(const carc_game *g, carc_move *out, int n, int cap)
 	return specials ? special_moves(g, specials, taken, out, n, cap) : n;
 }
 
-static int action_moves(const carc_game *g, carc_move *out, int cap)
+/* The moves expansions add to the action phase after the deploys. */
+static inline int ext_action_moves(const carc_game *g, carc_move *out, int n, int cap)
 {
-	int n = deploy_moves(g, out, 0, cap);
 	CARC_EXT_EACH(g, CARC_HOOK_ACTION, e)
 		if (e->action_moves) n = e->action_moves(g, out, n, cap);
+	return n;
+}
+
+static int action_moves(const carc_game *g, carc_move *out, int cap)
+{
+	int n = ext_action_moves(g, out, deploy_moves(g, out, 0, cap), cap);
 	if (n == 0) return 0;
 	carc_move pass = { .type = CARC_MV_PASS, .tile = CARC_NONE, .figure = CARC_NONE };
 	return push(out, n, cap, &pass);
@@ -1123,8 +1142,8 @@ void carc_place_tile(carc_game *g, int type, int x, int y, int rot, carc_sink *o
 	find_completed(g, cell);
 	placed_hooks(g, cell, out);
 	g->phase = CARC_PH_ACTION;
-	if (!deploy_moves(g, NULL, 0, 0) && !(g->hooks & CARC_HOOK_ACTION && action_moves(g, NULL, 0)))
-		finish_turn(g, out);
+	/* nothing to decide (not even with an expansion's action move): the turn goes on */
+	if (!deploy_any(g) && !(g->hooks & CARC_HOOK_ACTION && ext_action_moves(g, NULL, 0, 0))) finish_turn(g, out);
 }
 
 void carc_deploy(carc_game *g, int fig, int node, int at, carc_sink *out)
