@@ -498,57 +498,67 @@ static inline void steps(const rend *e, int d2, int x, int y, int *a, int *b)
 	*b = (x - e->x) * dx[d2] + (y - e->y) * dy[d2];
 }
 
-/* A box of places, from x[0] to x[1] and y[0] to y[1]; never empty. */
-typedef struct box {
-	int x[2], y[2];
-} box;
-
-/* Narrows the box to the places lo to hi steps from (px, py) along d.
- * Without a branch: the ends and directions are the game's, as random as
- * its tiles. */
-static inline void along(box *r, int px, int py, int d, int lo, int hi)
+/* Is the place a, b steps from the end (as steps() counts them) one the
+ * river from it would need, with the room ahead of each of its tiles?  A
+ * corridor: a >= 0 and |b| <= 1; a staircase: a >= 0 and b >= -1, and the
+ * row behind the end's place (a = -1) from b = 1 on.  No branch: the
+ * places asked are the game's, as random as its tiles. */
+static inline int in_way(int a, int b, int corridor)
 {
-	int *v = d & 1 ? r->x : r->y, p = d & 1 ? px : py, s = ((d + 1) & 2) - 1; /* s: +1 (E, S) or -1 (N, W) */
-	int a = p + s * lo, b = p + s * hi, min = a < b ? a : b, max = a < b ? b : a;
-	v[0] = v[0] > min ? v[0] : min;
-	v[1] = v[1] < max ? v[1] : max;
+	if (corridor) return (a >= 0) & ((unsigned)(b + 1) <= 2);
+	return ((a >= 0) & (b >= -1)) | ((a == -1) & (b >= 1));
 }
 
-/* Is (x, y) in the box?  One test of each side's distance. */
-static inline int in_box(const box *r, int x, int y)
+/* Steps without end, for a way open on one side. */
+#define FAR (1 << 20)
+
+/* The places lo to hi steps from p along d, as a range of x (d E or W)
+ * or y (N or S), into c[1] or c[0]. */
+static inline void along(int c[2][2], int p, int d, int lo, int hi)
 {
-	return ((unsigned)(x - r->x[0]) <= (unsigned)(r->x[1] - r->x[0])) &
-	       ((unsigned)(y - r->y[0]) <= (unsigned)(r->y[1] - r->y[0]));
+	int s = ((d + 1) & 2) - 1, a = p + s * lo, b = p + s * hi; /* s: +1 (E, S) or -1 (N, W) */
+	c[d & 1][0] = a < b ? a : b;
+	c[d & 1][1] = a < b ? b : a;
 }
 
-/* Must the places the river from the end e would need, with the room
- * ahead of each of its tiles, be empty, and are they?  A corridor: a >= 0
- * and |b| <= 1; a staircase: a >= 0 and b >= -1, and the row behind the
- * end's place (a = -1) from b = 1 on.  The board's box settles most asks
- * without a look at its tiles. */
+/* Is a tile placed on one of the places a0 to a1 steps from the end's
+ * place along e->d and b0 to b1 along d2?  Only the box of the placed
+ * tiles (river_box) is looked at: row by row in river_occ when it lies
+ * there, one bit a place, else tile by tile. */
+static int placed_in(const carc_game *g, const rend *e, int d2, int a0, int a1, int b0, int b1)
+{
+	int c[2][2];
+	along(c, e->d & 1 ? e->x : e->y, e->d, a0, a1);
+	along(c, d2 & 1 ? e->x : e->y, d2, b0, b1);
+	int x0 = c[1][0] > g->river_box[0] ? c[1][0] : g->river_box[0];
+	int x1 = c[1][1] < g->river_box[1] ? c[1][1] : g->river_box[1];
+	int y0 = c[0][0] > g->river_box[2] ? c[0][0] : g->river_box[2];
+	int y1 = c[0][1] < g->river_box[3] ? c[0][1] : g->river_box[3];
+	if (x0 > x1 || y0 > y1) return 0;
+	unsigned ux0 = (unsigned)(x0 - g->river_x0), ux1 = (unsigned)(x1 - g->river_x0);
+	unsigned uy0 = (unsigned)(y0 - g->river_y0), uy1 = (unsigned)(y1 - g->river_y0);
+	uint32_t hit = 0;
+	if ((ux0 | ux1 | uy0 | uy1) < 32) {
+		uint32_t m = (~0u << ux0) & (~0u >> (31 - ux1));
+		for (unsigned y = uy0; y <= uy1; y++) hit |= g->river_occ[y] & m;
+		return hit != 0;
+	}
+	for (int k = 0; k < g->ncells; k++) {
+		int x = g->cells[k].x, y = g->cells[k].y;
+		hit |= (unsigned)(x >= x0) & (unsigned)(x <= x1) & (unsigned)(y >= y0) & (unsigned)(y <= y1);
+	}
+	return hit != 0;
+}
+
+/* Must the places the river from the end e would need (in_way) be
+ * empty, and are they? */
 static int way_empty(const vboard *v, const rend *e, int d2, int corridor)
 {
-	const carc_game *g = v->g;
-	box r[2];
-	int nr = corridor ? 1 : 2;
-	for (int k = 0; k < nr; k++) {
-		r[k] = (box){ { INT_MIN / 4, INT_MAX / 4 }, { INT_MIN / 4, INT_MAX / 4 } };
-		along(&r[k], e->x, e->y, e->d, k ? -1 : 0, k ? -1 : INT_MAX / 4);
-		along(&r[k], e->x, e->y, d2, corridor ? -1 : k ? 1 : -1, corridor ? 1 : INT_MAX / 4);
-	}
-	int any = 0;
-	for (int k = 0; k < nr; k++) {
-		if (in_box(&r[k], v->x, v->y)) return 0;
-		any |= (r[k].x[0] <= g->river_box[1]) & (r[k].x[1] >= g->river_box[0]) & (r[k].y[0] <= g->river_box[3]) &
-		       (r[k].y[1] >= g->river_box[2]);
-	}
-	if (!any) return 1;
-	if (nr == 1) r[1] = r[0];
-	for (int c = 0; c < g->ncells; c++) {
-		int x = g->cells[c].x, y = g->cells[c].y;
-		if (in_box(&r[0], x, y) | in_box(&r[1], x, y)) return 0;
-	}
-	return 1;
+	int a, b;
+	steps(e, d2, v->x, v->y, &a, &b);
+	if (in_way(a, b, corridor)) return 0;
+	if (corridor) return !placed_in(v->g, e, d2, 0, FAR, -1, 1);
+	return !placed_in(v->g, e, d2, 0, FAR, -1, FAR) && !placed_in(v->g, e, d2, -1, -1, 1, FAR);
 }
 
 /* Would that river put a tile on the place (x, y) or next to it? */
