@@ -134,6 +134,7 @@ struct carc_game {
 	uint8_t river_shapes1;            /* river: of the river tiles after river_peek, bit 0 a fork, bit 1 a curve */
 	uint8_t river_known;              /* river: river_allow holds the answers for the next draw, if that
 	                                     is river_peek (a river tile) */
+	uint8_t river_forks, river_curves; /* river: of river_left, the forks and the curves */
 	uint64_t river_allow;             /* river: bit 4 i + rot: river_peek turned rot may go at river_open[i],
 	                                     by every rule of river.c (set only with river_known) */
 	int16_t river_x0, river_y0;       /* river: the corner of river_occ, 16 places W and N of the first tile */

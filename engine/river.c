@@ -23,11 +23,12 @@
  * the river is closed: the open river ends with the edges around them and
  * what is known about each (river_open, river_room, river_alone, and
  * river_near to turn every other place away at once), the river tiles
- * still to draw (river_left, river_dead, river_shapes1 and the same after
- * the next draw), the placed tiles near the start (river_occ), the box
- * they all lie in (river_box) and the last volcano lake (river_lake).  Once the river has no open end or no river tile is left
- * to draw, no river tile can be placed any more, and every hook is one
- * compare.
+ * still to draw (river_left, river_dead, river_forks, river_curves, and
+ * after the next draw river_left1, river_dead1, river_shapes1), the placed
+ * tiles near the start (river_occ), the box they all lie in (river_box)
+ * and the last volcano lake (river_lake).  Once the river has no open end
+ * or no river tile is left to draw, no river tile can be placed any more,
+ * and every hook is one compare.
  */
 #include <limits.h>
 #include <stdlib.h>
@@ -47,6 +48,11 @@ static inline unsigned river_turned(int type, int rot) { return carc_tile_river[
  * continued while one is still to come. */
 static inline int dead_end(unsigned edges) { return edges && !(edges & (edges - 1)); }
 
+/* River edges of a fork (three or more) and of a curve (two, not
+ * opposite): bit `edges` of these. */
+#define FORK_EDGES 0xe880u
+#define CURVE_EDGES 0x1248u
+
 /* River tiles first (a fork before the rest, lakes last), land after;
  * within each group the shuffled order stays.  One pass: land tiles slide
  * down in place, river tiles are set aside by rank (0 forks, 1 the
@@ -55,7 +61,7 @@ static inline int dead_end(unsigned edges) { return edges && !(edges & (edges - 
 static void river_order(carc_game *g)
 {
 	uint16_t river[3][CARC_MAX_TILES];
-	int nrank[3] = { 0, 0, 0 }, nland = 0, dead = 0;
+	int nrank[3] = { 0, 0, 0 }, nland = 0, dead = 0, curves = 0;
 	for (int i = 0; i < g->nsupply; i++) {
 		uint16_t t = g->supply[i];
 		if (!carc_tile_river[t]) {
@@ -66,6 +72,7 @@ static void river_order(carc_game *g)
 		int rank = carc_tiletypes[t].symbols & CARC_SYM_LAKE ? 2 : two & (two - 1) ? 0 : 1;
 		river[rank][nrank[rank]++] = t;
 		dead += !two;
+		curves += CURVE_EDGES >> e & 1;
 	}
 	int nriver = nrank[0] + nrank[1] + nrank[2];
 	memmove(&g->supply[nriver], g->supply, (size_t)nland * sizeof g->supply[0]);
@@ -75,6 +82,8 @@ static void river_order(carc_game *g)
 	g->river_end = (uint16_t)nriver;
 	g->river_left = (uint16_t)nriver; /* for river_start */
 	g->river_dead = (uint16_t)dead;
+	g->river_forks = (uint8_t)nrank[0];
+	g->river_curves = (uint8_t)curves;
 }
 
 /* The river tiles still to draw lie in supply[lo[0]..hi[0]) and
@@ -596,29 +605,27 @@ static int end_free(const vboard *v, const rend *ends, int n, int i, int dead, i
 	return 0;
 }
 
-/* Of the river tiles in supply[from..) still to draw (as rivers_left
- * reads them, from g->next on): bit 0 a fork is among them, bit 1 a
- * curve. */
-static unsigned shapes_from(const carc_game *g, int from)
+/* Of the river tiles still to draw after the tile drawn now (as
+ * rivers_left reads them): bit 0 a fork is among them, bit 1 a curve.
+ * Usually river_follow counted them (shapes_left). */
+static unsigned shapes_from(const carc_game *g)
 {
 	rivers r = rivers_left(g);
-	if (r.lo[0] < from) r.lo[0] = from;
 	unsigned shapes = 0;
 	for (int k = 0; k < 2; k++)
 		for (int i = r.lo[k]; i < r.hi[k]; i++) {
-			unsigned e = river_edges(g->supply[i] & 0x7fff), two = e & (e - 1);
-			if (two & (two - 1)) shapes |= 1;
-			else if (two && e != 5 && e != 10) shapes |= 2;
+			unsigned e = river_edges(g->supply[i] & 0x7fff);
+			shapes |= (FORK_EDGES >> e & 1) | (CURVE_EDGES >> e & 1) << 1;
 		}
 	return shapes;
 }
 
-/* The same after the tile drawn now: kept by river_follow when it is the
- * tile that was next then. */
+/* The same, kept by river_follow when the tile drawn now is the one
+ * that was next then. */
 static inline unsigned shapes_left(const carc_game *g)
 {
 	if (peek_drawn(g, g->next)) return g->river_shapes1;
-	return shapes_from(g, g->next);
+	return shapes_from(g);
 }
 
 /* What allow_mask asks at one listed open end i, for any turn of the drawn
@@ -811,14 +818,18 @@ static void river_start(carc_game *g, int x, int y)
 	g->river_box[0] = g->river_box[1] = (int16_t)x;
 	g->river_box[2] = g->river_box[3] = (int16_t)y;
 	if (!g->river_end) {
-		int left = 0, dead = 0;
+		int left = 0, dead = 0, forks = 0, curves = 0;
 		for (int i = 0; i < g->nsupply; i++) {
 			unsigned e = river_edges(g->supply[i] & 0x7fff);
 			left += e != 0;
 			dead += dead_end(e);
+			forks += FORK_EDGES >> e & 1;
+			curves += CURVE_EDGES >> e & 1;
 		}
 		g->river_left = (uint16_t)left;
 		g->river_dead = (uint16_t)dead;
+		g->river_forks = (uint8_t)forks;
+		g->river_curves = (uint8_t)curves;
 	}
 	g->river_next = g->next;
 	g->river_peek = 0xffff; /* no entry: counts_at counts */
@@ -905,18 +916,27 @@ static __attribute__((noinline)) void river_follow(carc_game *g, int cell)
 	if (y < g->river_box[2]) g->river_box[2] = (int16_t)y;
 	if (y > g->river_box[3]) g->river_box[3] = (int16_t)y;
 	/* the tiles drawn (or hidden) since, then the next one to draw */
-	int left, dead, next = g->next;
+	int left, dead, next = g->next, forks = g->river_forks, curves = g->river_curves;
 	counts_at(g, next, &left, &dead);
+	for (int k = g->river_next; k < next; k++) {
+		unsigned e = river_edges(g->supply[k] & 0x7fff);
+		forks -= FORK_EDGES >> e & 1;
+		curves -= CURVE_EDGES >> e & 1;
+	}
 	g->river_next = (uint16_t)next;
 	g->river_left = (uint16_t)left;
 	g->river_dead = (uint16_t)dead;
+	g->river_forks = (uint8_t)forks;
+	g->river_curves = (uint8_t)curves;
 	g->river_peek = 0xffff; /* none: the supply is empty */
 	if (next < g->nsupply) {
 		unsigned e = river_edges(g->supply[next] & 0x7fff);
 		g->river_peek = g->supply[next];
 		g->river_left1 = (uint16_t)(left - (e != 0));
 		g->river_dead1 = (uint16_t)(dead - dead_end(e));
-		g->river_shapes1 = (uint8_t)(g->river_left1 ? shapes_from(g, next + 1) : 0);
+		forks -= FORK_EDGES >> e & 1;
+		curves -= CURVE_EDGES >> e & 1;
+		g->river_shapes1 = (uint8_t)((forks > 0) | (curves > 0) << 1);
 	}
 	int n = g->nriver_open;
 	if (g->turn && (!n || !left)) { /* in play, not between start tiles */
