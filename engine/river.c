@@ -658,6 +658,8 @@ static void free_begin(const carc_game *g, free_ask *a)
 /* The rest, at listed open end i for the tile type: the other ends. */
 static void free_at_end(const carc_game *g, free_ask *a, int type, int i)
 {
+	/* bit d: the place (rx + 1, ry + 1) of 3 x 3 is the neighbour toward d */
+	static const uint8_t next_to[9] = { 0, 1, 0, 8, 0, 2, 0, 4, 0 };
 	const carc_front *here = &g->river_open[i];
 	a->v = (vboard){ g, here->x, here->y, type, 0 };
 	a->around = around(g, here->x, here->y);
@@ -667,13 +669,13 @@ static void free_at_end(const carc_game *g, free_ask *a, int type, int i)
 	for (int j = 0; j < g->nriver_open; j++) {
 		if (j == i) continue;
 		const carc_front *f = &g->river_open[j];
-		int from = -1, others = 0;
-		for (int d = 0; d < 4; d++) {
-			if (!occupied(&a->v, f->x + dx[d], f->y + dy[d])) continue;
-			if (from < 0 && (f->mask >> (8 * d) & 0xff) && (f->want >> (8 * d) & 0xff) == CARC_EK_RIVER) from = d;
-			else others++;
-		}
-		a->ends[4 + a->n++] = (rend){ f->x, f->y, (from + 2) & 3, !others };
+		/* its neighbours: the placed tiles (the mask), the new one if it
+		 * is one; the river it continues comes from the first placed one
+		 * that shows a river, and it is plain if there is no other */
+		unsigned rx = (unsigned)(here->x - f->x + 1), ry = (unsigned)(here->y - f->y + 1);
+		unsigned taken = taken_sides(f) | (rx <= 2 && ry <= 2 ? next_to[3 * ry + rx] : 0u);
+		unsigned river = ((river_sides(f) >> 7) * 0x00204081u) >> 21 & 0xf, from = river & -river;
+		a->ends[4 + a->n++] = (rend){ f->x, f->y, from ? (__builtin_ctz(from) + 2) & 3 : 1, !(taken & ~from) };
 	}
 }
 
