@@ -54,20 +54,26 @@ static inline int dead_end(unsigned edges) { return edges && !(edges & (edges - 
 #define CURVE_EDGES 0x1248u
 
 /* River tiles first (a fork before the rest, lakes last), land after;
- * within each group the shuffled order stays.  One pass: land tiles slide
- * down in place, river tiles are set aside by rank (0 forks, 1 the
- * others, 2 lakes) and then put in front.  Records where the river tiles
- * end (g->river_end), so the rules below need not read the land tiles. */
+ * within each group the shuffled order stays.  A pass over the supply
+ * without a branch a tile (river tiles are few and shuffled among the
+ * rest): land tiles slide down in place and river tiles are set aside;
+ * then the river tiles are sorted by rank (0 forks, 1 the others, 2
+ * lakes) and put in front.  Records where the river tiles end
+ * (g->river_end), so the rules below need not read the land tiles. */
 static void river_order(carc_game *g)
 {
-	uint16_t river[3][CARC_MAX_TILES];
-	int nrank[3] = { 0, 0, 0 }, nland = 0, dead = 0, curves = 0;
+	uint16_t all[CARC_MAX_TILES], river[3][CARC_MAX_TILES];
+	int nall = 0, nrank[3] = { 0, 0, 0 }, nland = 0, dead = 0, curves = 0;
 	for (int i = 0; i < g->nsupply; i++) {
 		uint16_t t = g->supply[i];
-		if (!carc_tile_river[t]) {
-			g->supply[nland++] = t;
-			continue;
-		}
+		int is = carc_tile_river[t] != 0;
+		g->supply[nland] = t; /* nland <= i: read already */
+		all[nall] = t;
+		nland += !is;
+		nall += is;
+	}
+	for (int i = 0; i < nall; i++) {
+		uint16_t t = all[i];
 		unsigned e = river_edges(t), two = e & (e - 1); /* e less its lowest edge */
 		int rank = carc_tiletypes[t].symbols & CARC_SYM_LAKE ? 2 : two & (two - 1) ? 0 : 1;
 		river[rank][nrank[rank]++] = t;
@@ -507,42 +513,52 @@ static inline void steps(const rend *e, int d2, int x, int y, int *a, int *b)
 	*b = (x - e->x) * dx[d2] + (y - e->y) * dy[d2];
 }
 
-/* Is the place a, b steps from the end (as steps() counts them) one the
- * river from it would need, with the room ahead of each of its tiles?  A
- * corridor: a >= 0 and |b| <= 1; a staircase: a >= 0 and b >= -1, and the
- * row behind the end's place (a = -1) from b = 1 on.  No branch: the
- * places asked are the game's, as random as its tiles. */
+/* The places the river from an end would need, with the room ahead of
+ * each of its tiles, relative to the end's place: boxes of places from x0
+ * to x1 and y0 to y1 (F: without end), by the way the river runs into the
+ * end (d) and the side it may turn to (d + 1, then d + 3): the corridor
+ * (a >= 0 and |b| <= 1 in the steps of steps()), then the staircase's
+ * two (a >= 0 and b >= -1; the row behind the end's place, a = -1, from
+ * b = 1 on). */
+#define F (1 << 12)
+static const int16_t way_boxes[4][2][3][4] = {
+	{ /* N */
+		{ { -1, 1, -F, 0 }, { -1, F, -F, 0 }, { 1, F, 1, 1 } },
+		{ { -1, 1, -F, 0 }, { -F, 1, -F, 0 }, { -F, -1, 1, 1 } },
+	},
+	{ /* E */
+		{ { 0, F, -1, 1 }, { 0, F, -1, F }, { -1, -1, 1, F } },
+		{ { 0, F, -1, 1 }, { 0, F, -F, 1 }, { -1, -1, -F, -1 } },
+	},
+	{ /* S */
+		{ { -1, 1, 0, F }, { -F, 1, 0, F }, { -F, -1, -1, -1 } },
+		{ { -1, 1, 0, F }, { -1, F, 0, F }, { 1, F, -1, -1 } },
+	},
+	{ /* W */
+		{ { -F, 0, -1, 1 }, { -F, 0, -F, 1 }, { 1, 1, -F, -1 } },
+		{ { -F, 0, -1, 1 }, { -F, 0, -1, F }, { 1, 1, 1, F } },
+	},
+};
+#undef F
+
+/* Is the place a, b steps from the end (as steps() counts them) in the
+ * way (way_boxes)?  No branch: the places asked are the game's, as random
+ * as its tiles. */
 static inline int in_way(int a, int b, int corridor)
 {
 	if (corridor) return (a >= 0) & ((unsigned)(b + 1) <= 2);
 	return ((a >= 0) & (b >= -1)) | ((a == -1) & (b >= 1));
 }
 
-/* Steps without end, for a way open on one side. */
-#define FAR (1 << 20)
-
-/* The places lo to hi steps from p along d, as a range of x (d E or W)
- * or y (N or S), into c[1] or c[0]. */
-static inline void along(int c[2][2], int p, int d, int lo, int hi)
+/* Is a tile placed in the box b away from the end e?  Only the box of the
+ * placed tiles (river_box) is looked at: row by row in river_occ when it
+ * lies there, one bit a place, else tile by tile. */
+static int placed_in(const carc_game *g, const rend *e, const int16_t b[4])
 {
-	int s = ((d + 1) & 2) - 1, a = p + s * lo, b = p + s * hi; /* s: +1 (E, S) or -1 (N, W) */
-	c[d & 1][0] = a < b ? a : b;
-	c[d & 1][1] = a < b ? b : a;
-}
-
-/* Is a tile placed on one of the places a0 to a1 steps from the end's
- * place along e->d and b0 to b1 along d2?  Only the box of the placed
- * tiles (river_box) is looked at: row by row in river_occ when it lies
- * there, one bit a place, else tile by tile. */
-static int placed_in(const carc_game *g, const rend *e, int d2, int a0, int a1, int b0, int b1)
-{
-	int c[2][2];
-	along(c, e->d & 1 ? e->x : e->y, e->d, a0, a1);
-	along(c, d2 & 1 ? e->x : e->y, d2, b0, b1);
-	int x0 = c[1][0] > g->river_box[0] ? c[1][0] : g->river_box[0];
-	int x1 = c[1][1] < g->river_box[1] ? c[1][1] : g->river_box[1];
-	int y0 = c[0][0] > g->river_box[2] ? c[0][0] : g->river_box[2];
-	int y1 = c[0][1] < g->river_box[3] ? c[0][1] : g->river_box[3];
+	int x0 = e->x + b[0] > g->river_box[0] ? e->x + b[0] : g->river_box[0];
+	int x1 = e->x + b[1] < g->river_box[1] ? e->x + b[1] : g->river_box[1];
+	int y0 = e->y + b[2] > g->river_box[2] ? e->y + b[2] : g->river_box[2];
+	int y1 = e->y + b[3] < g->river_box[3] ? e->y + b[3] : g->river_box[3];
 	if (x0 > x1 || y0 > y1) return 0;
 	unsigned ux0 = (unsigned)(x0 - g->river_x0), ux1 = (unsigned)(x1 - g->river_x0);
 	unsigned uy0 = (unsigned)(y0 - g->river_y0), uy1 = (unsigned)(y1 - g->river_y0);
@@ -559,15 +575,20 @@ static int placed_in(const carc_game *g, const rend *e, int d2, int a0, int a1, 
 	return hit != 0;
 }
 
-/* Must the places the river from the end e would need (in_way) be
- * empty, and are they? */
-static int way_empty(const vboard *v, const rend *e, int d2, int corridor)
+/* Must the places the river from the end e would need, turning to `side`
+ * (0: e->d + 1, 1: e->d + 3) if it is a staircase, be empty (way_boxes),
+ * and are they, the new tile on the board too?  `own`: e is an end of the
+ * new tile, which lies right behind it (a = -1, b = 0), out of its way. */
+static int way_empty(const vboard *v, const rend *e, int side, int corridor, int own)
 {
-	int a, b;
-	steps(e, d2, v->x, v->y, &a, &b);
-	if (in_way(a, b, corridor)) return 0;
-	if (corridor) return !placed_in(v->g, e, d2, 0, FAR, -1, 1);
-	return !placed_in(v->g, e, d2, 0, FAR, -1, FAR) && !placed_in(v->g, e, d2, -1, -1, 1, FAR);
+	const int16_t(*b)[4] = way_boxes[e->d][side];
+	int a, s;
+	if (!own) {
+		steps(e, (e->d + 1 + 2 * side) & 3, v->x, v->y, &a, &s);
+		if (in_way(a, s, corridor)) return 0;
+	}
+	if (corridor) return !placed_in(v->g, e, b[0]);
+	return !placed_in(v->g, e, b[1]) && !placed_in(v->g, e, b[2]);
 }
 
 /* Would that river put a tile on the place (x, y) or next to it? */
@@ -575,8 +596,8 @@ static inline int by_way(const rend *e, int d2, int corridor, int x, int y)
 {
 	int a, b;
 	steps(e, d2, x, y, &a, &b);
-	if (corridor) return (a >= -1 && b == 0) || (a >= 0 && b >= -1 && b <= 1);
-	return (a >= -1 && b >= 0) || (a >= 0 && b >= -1);
+	if (corridor) return ((a >= -1) & (b == 0)) | ((a >= 0) & ((unsigned)(b + 1) <= 2));
+	return ((a >= -1) & (b >= 0)) | ((a >= 0) & (b >= -1));
 }
 
 /* Is end i free: the way ahead of it (way_empty) holds no tile, the new
@@ -586,12 +607,13 @@ static inline int by_way(const rend *e, int d2, int corridor, int x, int y)
  * the tile before it and has the room ahead, and the end it leaves is
  * free again), and a dead end closes one of the other ends (`dead`: how
  * many may have to, one dead end being kept for the last draw), which
- * leaves the rest as they were.  `curves`: a curve is still to come. */
-static int end_free(const vboard *v, const rend *ends, int n, int i, int dead, int curves)
+ * leaves the rest as they were.  `curves`: a curve is still to come;
+ * ends[0..nown) are the new tile's. */
+static int end_free(const vboard *v, const rend *ends, int n, int nown, int i, int dead, int curves)
 {
 	const rend *e = &ends[i];
 	if (!e->plain || dead > n - 1) return 0;
-	for (int j = 0; j < n; j++)
+	for (int j = 0; n > 2 && j < n; j++) /* two ends or fewer: no pair without i */
 		for (int k = j + 1; k < n; k++)
 			if (j != i && k != i && abs(ends[j].x - ends[k].x) + abs(ends[j].y - ends[k].y) <= 1) return 0;
 	for (int turn = 1; turn <= 3; turn += 2) {
@@ -599,7 +621,7 @@ static int end_free(const vboard *v, const rend *ends, int n, int i, int dead, i
 		/* the other ends first, the board last: it is the longer look */
 		for (int j = 0; ok && j < n; j++)
 			if (j != i) ok = ends[j].plain && !by_way(e, d2, corridor, ends[j].x, ends[j].y);
-		if (ok && way_empty(v, e, d2, corridor)) return 1;
+		if (ok && way_empty(v, e, turn >> 1, corridor, i < nown)) return 1;
 		if (corridor) break; /* the same way either side */
 	}
 	return 0;
@@ -701,33 +723,42 @@ static int free_with(const carc_game *g, free_ask *a, int rot)
 		a->ends[--k] = (rend){ here->x + dx[d], here->y + dy[d], d, !(a->around & beside_end[d]) };
 	}
 	int n = 4 - k + a->n, free = 0;
-	for (int e = 0; e < n && !free; e++) free = end_free(&a->v, a->ends + k, n, e, a->dead, a->curves);
+	for (int e = 0; e < n && !free; e++) free = end_free(&a->v, a->ends + k, n, 4 - k, e, a->dead, a->curves);
 	a->known[open] = (uint8_t)(1 + free);
 	return free;
 }
 
 /* Bit 4 i + rot: the tile type turned rot may go at listed open end i,
  * by the rules above, and of those placements only the ones that leave
- * the river a free end if any do. */
+ * the river a free end if any do.  The free ends are looked for only
+ * where they can make a difference: among two placements or more, and
+ * while river tiles are still to come (free_begin). */
 static uint64_t allow_mask(const carc_game *g, int type)
 {
 	unsigned fast = fast_ends(g);
-	free_ask a;
-	free_begin(g, &a);
-	uint64_t ok = 0, free = 0;
+	uint64_t ok = 0;
 	for (int i = 0; i < g->nriver_open; i++) {
 		const carc_front *f = &g->river_open[i];
 		if (joins_ends(f)) continue;
 		/* an open end keeps the edges around it as its frontier place
 		 * does: which turns fit, all four at once */
-		unsigned fits = carc_fit_mask(carc_codes(type), f);
-		if (!fits) continue;
-		if (a.settled < 0) free_at_end(g, &a, type, i);
-		for (; fits; fits &= fits - 1) {
+		for (unsigned fits = carc_fit_mask(carc_codes(type), f); fits; fits &= fits - 1) {
 			int rot = __builtin_ctz(fits);
-			if (!end_ok(g, type, rot, i, fast)) continue;
-			ok |= (uint64_t)1 << (4 * i + rot);
-			if (a.settled < 0 && free_with(g, &a, rot)) free |= (uint64_t)1 << (4 * i + rot);
+			if (end_ok(g, type, rot, i, fast)) ok |= (uint64_t)1 << (4 * i + rot);
+		}
+	}
+	if (!(ok & (ok - 1))) return ok; /* one placement or none: the answer, free end or not */
+	free_ask a;
+	free_begin(g, &a);
+	if (a.settled >= 0) return ok; /* every placement leaves a free end, or none does */
+	uint64_t free = 0;
+	for (int i = 0; i < g->nriver_open; i++) {
+		unsigned rots = ok >> (4 * i) & 0xf;
+		if (!rots) continue;
+		free_at_end(g, &a, type, i);
+		for (; rots; rots &= rots - 1) {
+			int rot = __builtin_ctz(rots);
+			if (free_with(g, &a, rot)) free |= (uint64_t)1 << (4 * i + rot);
 		}
 	}
 	return free ? free : ok;
