@@ -807,6 +807,22 @@ static int river_filter(const carc_game *g, int type, carc_move *moves, int n)
 	 * (they are listed together); at most 4 turns at each listed open end */
 	_Static_assert(4 * sizeof g->river_open / sizeof g->river_open[0] <= 64, "a bit a placement");
 	uint64_t allow = allowed_now(g, type);
+	if (g->nriver_open <= 2) {
+		/* one open end or two (the usual): every move compared with
+		 * both, without a branch (the moves kept are few and anywhere);
+		 * a move is written back over itself or one dropped before */
+		const carc_front *o = g->river_open;
+		int last = g->nriver_open - 1; /* near: at least one */
+		int x0 = o[0].x, y0 = o[0].y, x1 = o[last].x, y1 = o[last].y;
+		unsigned a0 = (unsigned)allow & 0xf, a1 = (unsigned)(allow >> (4 * last)) & 0xf;
+		for (int i = 0; i < n; i++) {
+			carc_move m = moves[i];
+			unsigned at0 = (unsigned)(m.x == x0) & (unsigned)(m.y == y0), at1 = (unsigned)(m.x == x1) & (unsigned)(m.y == y1);
+			moves[k] = m;
+			k += (int)(((-at0 & a0) | (-at1 & a1)) >> m.rot & 1);
+		}
+		return k;
+	}
 	int at = -1, lx = INT_MIN, ly = 0; /* the open end at the place (lx, ly) looked up last, -1 none */
 	for (int i = 0; i < n; i++) {
 		carc_move m = moves[i];
@@ -944,10 +960,10 @@ static __attribute__((noinline)) void river_follow(carc_game *g, int cell)
 	if (g->ncells == 1) river_start(g, x, y);
 	unsigned ux = (unsigned)(x - g->river_x0), uy = (unsigned)(y - g->river_y0);
 	if (ux < 32 && uy < 32) g->river_occ[uy] |= 1u << ux;
-	if (x < g->river_box[0]) g->river_box[0] = (int16_t)x;
-	if (x > g->river_box[1]) g->river_box[1] = (int16_t)x;
-	if (y < g->river_box[2]) g->river_box[2] = (int16_t)y;
-	if (y > g->river_box[3]) g->river_box[3] = (int16_t)y;
+	g->river_box[0] = (int16_t)(x < g->river_box[0] ? x : g->river_box[0]);
+	g->river_box[1] = (int16_t)(x > g->river_box[1] ? x : g->river_box[1]);
+	g->river_box[2] = (int16_t)(y < g->river_box[2] ? y : g->river_box[2]);
+	g->river_box[3] = (int16_t)(y > g->river_box[3] ? y : g->river_box[3]);
 	/* the tiles drawn (or hidden) since, then the next one to draw */
 	int left, dead, next = g->next, forks = g->river_forks, curves = g->river_curves;
 	counts_at(g, next, &left, &dead);
