@@ -1201,9 +1201,9 @@ carc_rc carc_apply(carc_game *g, const carc_move *m, carc_sink *out)
 		finish_turn(g, out);
 	} else if (g->phase == CARC_PH_ACTION && m->type == CARC_MV_PASS) {
 		finish_turn(g, out);
-	} else if (e->phases >> g->phase & 1) {
+	} else if (e && e->phases >> g->phase & 1) { /* any other move accepted is an expansion's, e */
 		e->phase_apply(g, &listed, out);
-	} else {
+	} else if (e) {
 		e->apply_move(g, &listed, out);
 	}
 	return CARC_OK;

@@ -62,7 +62,9 @@ static inline int dead_end(unsigned edges) { return edges && !(edges & (edges - 
  * (g->river_end), so the rules below need not read the land tiles. */
 static void river_order(carc_game *g)
 {
-	uint16_t all[CARC_MAX_TILES], river[3][CARC_MAX_TILES];
+	/* all: the river tiles in supply order (zeroed so that no static analyser
+	 * reads its branch-free writes as a read of unset entries) */
+	uint16_t all[CARC_MAX_TILES] = { 0 }, river[3][CARC_MAX_TILES];
 	int nall = 0, nrank[3] = { 0, 0, 0 }, nland = 0, dead = 0, curves = 0;
 	for (int i = 0; i < g->nsupply; i++) {
 		uint16_t t = g->supply[i];
