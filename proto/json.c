@@ -66,6 +66,13 @@ static proto_val *parse(proto_arena *a, const char *s, size_t n, int depth, prot
 		 * reals, so that the parameter is refused as out of range
 		 * (invalid_params), as MessagePack's would be */
 		j = json_loadb(s, n, JSON_DECODE_ANY | JSON_ALLOW_NUL | JSON_DECODE_INT_AS_REAL, &err);
+	if (!j && json_error_code(&err) == json_error_stack_overflow) {
+		/* jansson gives up past its own depth (2048); that is nesting
+		 * deeper than 16 as much as 17 is, so the same answer */
+		d->code = PROTO_E_LIMIT;
+		d->why = "arrays and objects nest deeper than 16";
+		return NULL;
+	}
 	if (!j) {
 		d->code = PROTO_E_BAD_REQUEST;
 		d->why = proto_arena_printf(a, "bad JSON at column %d: %s", err.column, err.text);
