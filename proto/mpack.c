@@ -90,8 +90,7 @@ proto_decoded proto_mp_decode(proto_arena *a, const uint8_t *p, size_t n, proto_
 			d.why = why;
 			/* an envelope with something unreadable inside: its msgid,
 			 * when that is readable, is answered */
-			const msgpack_object *id = obj.type == MSGPACK_OBJECT_ARRAY && obj.via.array.size >= 3 &&
-			                                   obj.via.array.size <= 4
+			const msgpack_object *id = obj.type == MSGPACK_OBJECT_ARRAY && obj.via.array.size >= 2
 			                               ? &obj.via.array.ptr[1]
 			                               : NULL;
 			if (id && id->type == MSGPACK_OBJECT_POSITIVE_INTEGER && id->via.u64 <= UINT32_MAX) {

@@ -51,18 +51,25 @@ proto_decoded proto_envelope(proto_arena *a, const proto_val *env, proto_request
 {
 	static const char shape[] = "a request is an array [0, msgid, method, params]";
 	memset(rq, 0, sizeof *rq);
-	if (env->type != PV_ARRAY || env->n < 3 || env->n > 4) return failed(PROTO_E_BAD_REQUEST, shape);
-	const proto_val *type = env->u.c.first, *id = type->next, *method = id->next, *params = method->next;
+	/* any array long enough to hold a msgid is answered with it when it is
+	 * one, whatever else is wrong with it: a client waiting on that msgid
+	 * hears why */
+	if (env->type != PV_ARRAY || env->n < 2) return failed(PROTO_E_BAD_REQUEST, shape);
+	const proto_val *type = env->u.c.first, *id = type->next;
 	int64_t i;
 	/* the msgid first, so that every later error can answer it */
+	int id_ok = id->type == PV_NIL;
 	if (pv_to_int(id, &i) && i >= 0 && i <= UINT32_MAX) {
 		rq->has_id = 1;
 		rq->msgid = (uint32_t)i;
-	} else if (id->type != PV_NIL) {
-		return failed(PROTO_E_BAD_REQUEST, "the msgid must be an integer from 0 to 2^32-1");
+		id_ok = 1;
 	}
+	/* a response or a notification ([2, "event", ...]) is told so, not
+	 * that its second member is no msgid */
 	if (!pv_to_int(type, &i) || i != 0) return failed(PROTO_E_BAD_REQUEST, "only requests (type 0) go to the server");
+	if (!id_ok) return failed(PROTO_E_BAD_REQUEST, "the msgid must be an integer from 0 to 2^32-1");
 	if (env->n != 4) return failed(PROTO_E_BAD_REQUEST, shape);
+	const proto_val *method = id->next, *params = method->next;
 	if (method->type != PV_STR || memchr(method->u.s, 0, method->n))
 		return failed(PROTO_E_BAD_REQUEST, "the method must be a string");
 	rq->method = method->u.s;

@@ -94,3 +94,48 @@ class JsonPastTheParsersDepth(Wire):
                 self.assertError(resp, "limit")
                 self.assertIn("deeper than 16", resp[2]["message"])
                 self.assertPing(r, "json", 10 + i)
+
+
+# ---- msgids of arrays that are no request -------------------------------------------------------
+
+class MsgidOfNoRequest(Wire):
+    """Section 2: a response answers the request's msgid; proto/PROTOCOL.md
+    section 5: "bad_request (msgid nil unless it was readable)".  An
+    array of two, five or more elements with a msgid second is answered
+    with it, as one of three or four elements always was, so a client
+    waiting on that msgid hears why; a response or a notification sent to
+    the server is told that only requests go there."""
+
+    CASES = ([0, 5], [0, 5, "ping", {}, 1], [0, 5, "ping", {}, None, None, None],
+             [0, 5, "ping"], [0, 5, None, {}], [0, 5, "ping", 7], [7, 5, "ping", {}])
+
+    def check(self, r, mode, send):
+        for env in self.CASES:
+            send(env)
+            self.assertError(r.read_one(mode), "invalid_params" if env[3:4] == [7] else "bad_request", 5)
+        for env in ([2, "event", {"game": 1, "seq": 0, "events": []}], [1, 6, None, {}]):
+            send(env)
+            resp = r.read_one(mode)
+            self.assertError(resp, "bad_request", None if env[0] == 2 else 6)
+            self.assertIn("only requests", resp[2]["message"])
+        for env in ([0, "5", "ping", {}, 1], [0, -5]):
+            send(env)
+            self.assertError(r.read_one(mode), "bad_request", None)
+        self.assertPing(r, mode, 9)
+
+    def test_msgpack(self):
+        with daemon["d"].raw("unix") as r:
+            self.check(r, "msgpack", r.send_msgpack)
+
+    def test_json(self):
+        with daemon["d"].raw("tcp") as r:
+            self.check(r, "json", lambda env: r.send_line(json.dumps(env)))
+
+    def test_msgpack_with_an_extension_inside(self):
+        # from_object gives up on the extension type: the msgid is still read
+        with daemon["d"].raw("unix") as r:
+            r.send(b"\x95\x00\x05\xa4ping\x80\xd4\x01\x00")
+            self.assertError(r.read_one("msgpack"), "bad_request", 5)
+            r.send(b"\x92\x00\x05")
+            self.assertError(r.read_one("msgpack"), "bad_request", 5)
+            self.assertPing(r, "msgpack", 9)
