@@ -552,11 +552,10 @@ class Connections(Wire):
         try:
             # each is paused at 1 MiB of replies and 1 MiB of requests read ahead
             self.assertLess(vmrss_kib(pid) - rss0, 10 * 4 * 1024)
-            with daemon["d"].client("unix") as c:
-                t = time.monotonic()
+            # served meanwhile: a ping left unanswered fails at the client's timeout
+            with daemon["d"].client("unix", timeout=10 * harness.SLOW) as c:
                 for _ in range(50):
                     c.ping()
-                self.assertLess(time.monotonic() - t, 2.0)
                 self.assertEqual(c.stats()["connections"], 11)
         finally:
             for s in socks:
@@ -564,36 +563,48 @@ class Connections(Wire):
         with daemon["d"].client("unix") as c:
             self.connections(c, 1)
 
-    def test_a_flood_does_not_slow_the_others(self):
-        n = 100000
+    def test_a_flood_does_not_starve_the_others(self):
+        """A quiet client is answered while another floods the daemon with
+        pings: the flood goes on until the quiet client's 100 pings are
+        answered, so a daemon that served the flood first would leave them
+        unanswered until the client's timeout.  No clock is read."""
         s = socket.create_connection(("127.0.0.1", tcp_port()))
-        want = len(packb([1, 1, None, {}])) * n
-        got = [0]
+        s.settimeout(1.0)
+        chunk, reply = packb([0, 1, "ping", {}]) * 1000, len(packb([1, 1, None, {}]))
+        done, sent, got = threading.Event(), [0], [0]
+
+        def flood():
+            while not done.is_set():
+                s.sendall(chunk)
+                sent[0] += 1000
+
+        writer = threading.Thread(target=flood)
 
         def drain():
-            while got[0] < want:
-                data = s.recv(1 << 20)
+            while writer.is_alive() or got[0] < sent[0] * reply:
+                try:
+                    data = s.recv(1 << 20)
+                except socket.timeout:
+                    continue
                 if not data:
                     break
                 got[0] += len(data)
 
         reader = threading.Thread(target=drain)
-        reader.start()
-        writer = threading.Thread(target=s.sendall, args=(packb([0, 1, "ping", {}]) * n,))
         writer.start()
+        reader.start()
         try:
-            with daemon["d"].client("unix") as c:
-                worst = 0.0
+            with daemon["d"].client("unix", timeout=10 * harness.SLOW) as c:
                 for _ in range(100):
-                    t = time.monotonic()
                     c.ping()
-                    worst = max(worst, time.monotonic() - t)
-                self.assertLess(worst, 0.5 * harness.SLOW)
+            flooding = writer.is_alive()
         finally:
-            writer.join()
-            reader.join(30)
+            done.set()
+            writer.join(30 * harness.SLOW)
+            reader.join(30 * harness.SLOW)
             s.close()
-        self.assertEqual(got[0], want)
+        self.assertTrue(flooding)
+        self.assertEqual(got[0], sent[0] * reply)
 
 
 # ---- games that end, close and come back ------------------------------------------------------------
