@@ -136,10 +136,6 @@ int carc_tile_expansion(int type)
 	return -1;
 }
 
-/* Tiles no dealt supply holds: springs are start tiles, abbeys the
- * seats' own (as tile traits). */
-#define NEVER_DEALT (CARC_TT_SPRING | CARC_TT_ABBEY)
-
 /* A set of river tiles only, with no start of its own (the mini
  * expansion's river tiles): it joins a game only with a river, whose
  * spring starts it (RULES.md 2.4), as build_supply deals it. */
@@ -204,47 +200,48 @@ static const carc_tileset *standard_start(uint32_t expansions)
 /* Every tile of the chosen sets, shuffled (Fisher-Yates), less: one copy
  * of each set's start tile (placed, or left out beside a spring), springs
  * (only ever start tiles), the tiles a chosen set removes, copies past a
- * tile's maximum, and river-only sets when there is no river. */
+ * tile's maximum, and river-only sets when there is no river.  Each set's
+ * list of copies (carc_tileset.dealt) holds all but the few adjusted
+ * tiles, whose copies are counted here as the sets come (taken: copies
+ * dealt so far, 0xff for removed; starts: start tiles not yet taken out
+ * of them). */
 static carc_rc build_supply(carc_game *g, const carc_tileset *start, carc_rng *deal)
 {
 	uint32_t ex = g->cfg.expansions;
 	int river = start && carc_tile_traits[start->start].flags & CARC_TT_SPRING;
-	uint8_t taken[1024] = { 0 }, starts[1024] = { 0 }; /* per tile type */
-	if (carc_ntiletypes > (int)sizeof taken) return CARC_E_CAPACITY;
+	uint8_t taken[CARC_TILE_SLOTS] = { 0 }, starts[CARC_TILE_SLOTS] = { 0 }; /* per slot (carc_tile_slot) */
 	for (int i = 0; i < carc_ntilesets; i++) {
 		const carc_tileset *s = &carc_tilesets[i];
 		if (!set_chosen(s, ex)) continue;
-		if (s->start != CARC_NONE) starts[s->start]++;
-		for (int j = 0; j < s->nremove; j++) taken[s->remove[j]] = 0xff;
+		if (s->start != CARC_NONE && carc_tile_slot[s->start] != CARC_NO_SLOT) starts[carc_tile_slot[s->start]]++;
+		for (int j = 0; j < s->nremove; j++)
+			if (carc_tile_slot[s->remove[j]] != CARC_NO_SLOT) taken[carc_tile_slot[s->remove[j]]] = 0xff;
 	}
 	for (int i = 0; i < carc_ntilesets; i++) {
 		const carc_tileset *s = &carc_tilesets[i];
-		if (!set_chosen(s, ex)) continue;
-		int river_only = s->start == CARC_NONE;
-		for (int j = 0; j < s->nref && river_only; j++)
-			river_only = carc_tile_traits[s->ref[j].type].kinds >> CARC_F_RIVER & 1;
-		if (river_only && !river) continue;
-		for (int j = 0; j < s->nref; j++) {
-			int type = s->ref[j].type, flags = carc_tile_traits[type].flags;
-			if (flags & NEVER_DEALT || taken[type] == 0xff) continue;
+		if (!set_chosen(s, ex) || (s->river_only && !river)) continue;
+		for (int k = 0, from = 0;; k++) {
+			const carc_tileadjust *a = k < s->nadjust ? &s->adjust[k] : NULL;
+			int to = a ? a->at : s->ndealt, n = to - from; /* the plain copies before it */
+			if (g->nsupply + n > CARC_MAX_TILES) return CARC_E_CAPACITY;
+			if (n > 0) memcpy(&g->supply[g->nsupply], &s->dealt[from], (size_t)n * sizeof g->supply[0]);
+			g->nsupply = (uint16_t)(g->nsupply + n);
+			from = to;
+			if (!a) break;
 			/* the copies up to the tile's maximum (taken never passes it),
-			 * less the start tiles among them; the traits tell the few
-			 * tiles with a maximum */
-			int n = s->ref[j].count, max = flags & CARC_TT_MAX ? carc_tiletypes[type].max : 0;
-			if (max && n > max - taken[type]) n = max - taken[type];
-			if (n > 0xff - taken[type]) n = 0xff - taken[type]; /* a count of 0xff reads as removed */
+			 * less the start tiles among them */
+			int slot = carc_tile_slot[a->type], max = carc_tiletypes[a->type].max;
+			if (taken[slot] == 0xff) continue;
+			n = a->count;
+			if (max && n > max - taken[slot]) n = max - taken[slot];
+			if (n > 0xff - taken[slot]) n = 0xff - taken[slot]; /* a count of 0xff reads as removed */
 			if (n <= 0) continue;
-			taken[type] = (uint8_t)(taken[type] + n);
-			int in_start = starts[type] < n ? starts[type] : n;
-			starts[type] = (uint8_t)(starts[type] - in_start);
+			taken[slot] = (uint8_t)(taken[slot] + n);
+			int in_start = starts[slot] < n ? starts[slot] : n;
+			starts[slot] = (uint8_t)(starts[slot] - in_start);
 			n -= in_start;
 			if (g->nsupply + n > CARC_MAX_TILES) return CARC_E_CAPACITY;
-			/* four at a time (most counts are 1 to 4): the slots past the
-			 * count are written again by the next tiles, or never read */
-			_Static_assert(sizeof g->supply / sizeof g->supply[0] >= CARC_MAX_TILES + 3, "room for 3 more");
-			uint16_t *to = &g->supply[g->nsupply];
-			for (int k = 0; k < n; k += 4) to[k] = to[k + 1] = to[k + 2] = to[k + 3] = (uint16_t)type;
-			g->nsupply = (uint16_t)(g->nsupply + n);
+			for (int c = 0; c < n; c++) g->supply[g->nsupply++] = a->type;
 		}
 	}
 	for (int i = g->nsupply - 1; i > 0; i--) {

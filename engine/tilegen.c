@@ -52,6 +52,7 @@ static gtile types[MAX_TYPES];
 static int ntypes;
 static gset sets[MAX_SETS];
 static int nsets;
+static int sets_dealt[MAX_SETS], sets_adjust[MAX_SETS]; /* dealt copies and adjusted tiles of each set */
 static const char *cur_file;
 static int cur_line;
 
@@ -460,6 +461,61 @@ int main(int argc, char **argv)
 		printf("%s{%u,%u,0x%x,%u},", i % 8 ? " " : "\n  ", building, corners, fkinds, tflags);
 	}
 	printf("\n};\n\n");
+	/* What a supply deals of each set.  Most tiles are dealt as the sets
+	 * count them; the few a game may deal fewer copies of get a slot of
+	 * counters (carc_tile_slot): the start tiles, tiles a set removes,
+	 * and tiles whose maximum the sets together pass (or that could pass
+	 * the 254 copies a count holds).  Springs and abbeys are never dealt. */
+	static unsigned total[MAX_TYPES], slot[MAX_TYPES];
+	static int never[MAX_TYPES], adjusted[MAX_TYPES];
+	for (int i = 0; i < ntypes; i++) never[i] = (types[i].symbols & (CARC_SYM_SPRING | CARC_SYM_ABBEY)) != 0;
+	for (int i = 0; i < nsets; i++) {
+		const gset *s = &sets[i];
+		for (int j = 0; j < s->nref; j++) total[s->ref_type[j]] += (unsigned)s->ref_count[j];
+		if (s->start >= 0) adjusted[s->start] = 1;
+		for (int k = 0; k < s->nremove; k++) adjusted[s->remove_type[k]] = 1;
+	}
+	unsigned nslots = 0;
+	printf("const uint8_t carc_tile_slot[] = {");
+	for (int i = 0; i < ntypes; i++) {
+		if ((types[i].max && total[i] > types[i].max) || total[i] > 254) adjusted[i] = 1;
+		adjusted[i] &= !never[i];
+		slot[i] = adjusted[i] ? nslots++ : CARC_NO_SLOT;
+		printf("%s%u,", i % 16 ? " " : "\n  ", slot[i]);
+	}
+	printf("\n};\n\n");
+	cur_file = "tilegen";
+	cur_line = 0;
+	if (nslots > CARC_TILE_SLOTS) die("%u tiles need counters while dealt, more than CARC_TILE_SLOTS", nslots);
+	for (int i = 0; i < nsets; i++) {
+		const gset *s = &sets[i];
+		int ndealt = 0, nadjust = 0;
+		for (int j = 0; j < s->nref; j++) {
+			int ti = s->ref_type[j];
+			if (adjusted[ti]) nadjust++;
+			else if (!never[ti]) ndealt += s->ref_count[j];
+		}
+		if (ndealt > 0xffff || nadjust > 0xff) die("set %s deals too many tiles", s->id);
+		sets_dealt[i] = ndealt;
+		sets_adjust[i] = nadjust;
+		if (ndealt) {
+			printf("static const uint16_t set%d_dealt[] = {", i);
+			for (int j = 0; j < s->nref; j++) {
+				int ti = s->ref_type[j];
+				for (int k = 0; !never[ti] && !adjusted[ti] && k < s->ref_count[j]; k++) printf(" %d,", ti);
+			}
+			printf(" };\n");
+		}
+		if (nadjust) {
+			printf("static const carc_tileadjust set%d_adjust[] = {", i);
+			for (int j = 0, at = 0; j < s->nref; j++) {
+				int ti = s->ref_type[j];
+				if (adjusted[ti]) printf(" {%d, %d, %d},", at, ti, s->ref_count[j]);
+				else if (!never[ti]) at += s->ref_count[j];
+			}
+			printf(" };\n");
+		}
+	}
 	for (int i = 0; i < nsets; i++) {
 		const gset *s = &sets[i];
 		printf("static const carc_tileref set%d_refs[] = {", i);
@@ -483,10 +539,21 @@ int main(int argc, char **argv)
 		char starts[32] = "NULL", remove[32] = "NULL";
 		if (s->nstarts) snprintf(starts, sizeof starts, "set%d_starts", i);
 		if (s->nremove) snprintf(remove, sizeof remove, "set%d_remove", i);
-		printf("  { \"%s\", \"%s\", %u, %d, %d, %d, %d, set%d_refs, %d, %s, %d, %s, %d },\n", s->id, s->expansion,
-		       s->start < 0 ? 0xffffu : (unsigned)s->start, s->nstarts ? s->sx[0] : 0, s->nstarts ? s->sy[0] : 0,
-		       s->nstarts ? s->srot[0] : 0, s->nref, i, s->nstarts, starts, s->nremove, remove,
-		       carc_expansion_find(s->expansion));
+		/* river tiles only, and no start of its own */
+		int river_only = s->start < 0;
+		for (int j = 0; j < s->nref; j++) {
+			const gtile *t = &types[s->ref_type[j]];
+			int river = 0;
+			for (int k = 0; k < t->nfeat; k++) river |= t->f[k].kind == CARC_F_RIVER;
+			river_only &= river;
+		}
+		char dealt[32] = "NULL", adjust[32] = "NULL";
+		if (sets_dealt[i]) snprintf(dealt, sizeof dealt, "set%d_dealt", i);
+		if (sets_adjust[i]) snprintf(adjust, sizeof adjust, "set%d_adjust", i);
+		printf("  { \"%s\", \"%s\", %u, %d, %d, %d, %d, set%d_refs, %d, %s, %d, %s, %d, %d, %d, %s, %d, %s },\n",
+		       s->id, s->expansion, s->start < 0 ? 0xffffu : (unsigned)s->start, s->nstarts ? s->sx[0] : 0,
+		       s->nstarts ? s->sy[0] : 0, s->nstarts ? s->srot[0] : 0, s->nref, i, s->nstarts, starts, s->nremove,
+		       remove, carc_expansion_find(s->expansion), river_only, sets_dealt[i], dealt, sets_adjust[i], adjust);
 	}
 	printf("};\nconst int carc_ntilesets = %d;\n", nsets);
 	return 0;

@@ -102,6 +102,15 @@ typedef struct carc_tilestart {
 	uint8_t rot;
 } carc_tilestart;
 
+/* A tile of a set that a game may deal fewer copies of than the set
+ * counts (carc_tileset.adjust): a start tile, a tile another set
+ * removes, or a tile whose maximum the sets together pass. */
+typedef struct carc_tileadjust {
+	uint16_t at;               /* its copies go before dealt[at] */
+	uint16_t type;
+	uint8_t count;             /* copies the set counts */
+} carc_tileadjust;
+
 typedef struct carc_tileset {
 	const char *id;
 	const char *expansion;     /* expansion name the set belongs to */
@@ -116,6 +125,13 @@ typedef struct carc_tileset {
 	uint16_t nremove;          /* tiles of other sets left out of a game */
 	const uint16_t *remove;    /* that has this set (River II's lake rule) */
 	uint8_t expansion_index;   /* carc_expansion() index of `expansion` */
+	uint8_t river_only;        /* river tiles only and no start: dealt only
+	                              in a game with a river (RULES.md 2.4) */
+	uint16_t ndealt;           /* the copies of its tiles a supply deals,
+	                              in the set's order, counts expanded: */
+	const uint16_t *dealt;     /* no spring or abbey, and no adjusted tile */
+	uint8_t nadjust;           /* the adjusted tiles (carc_tile_slot), in */
+	const carc_tileadjust *adjust; /* order, with their place in dealt */
 } carc_tileset;
 
 extern const carc_tiletype carc_tiletypes[];
@@ -143,6 +159,12 @@ enum {
 	CARC_TT_MAX = 1 << 6    /* the tile type has a maximum (carc_tiletype.max is not 0) */
 };
 extern const carc_tiletraits carc_tile_traits[];
+/* Per tile type, its counters among the adjusted tiles (carc_tileadjust)
+ * while a supply is dealt, or CARC_NO_SLOT for a tile every chosen set
+ * deals all its copies of; fewer than CARC_TILE_SLOTS are used. */
+#define CARC_TILE_SLOTS 16
+#define CARC_NO_SLOT 0xff
+extern const uint8_t carc_tile_slot[];
 extern const carc_tileset carc_tilesets[];
 extern const int carc_ntilesets;
 
