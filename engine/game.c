@@ -326,9 +326,52 @@ static uint32_t placement_judged(const carc_game *g, int type);
 static int judged_allowed(const carc_game *g, uint32_t judges, int type, int x, int y, int rot);
 static int judged_filter(const carc_game *g, uint32_t judges, int type, carc_move *moves, int n);
 
+/* The rotations whose bits a fit mask sets, ascending, then zeros (read
+ * as one word, so 8-aligned), and how many they are. */
+static const _Alignas(8) uint16_t fit_turns[16][4] = {
+	{ 0 },       { 0 },       { 1 },          { 0, 1 },       { 2 },          { 0, 2 },    { 1, 2 },    { 0, 1, 2 },
+	{ 3 },       { 0, 3 },    { 1, 3 },       { 0, 1, 3 },    { 2, 3 },       { 0, 2, 3 }, { 1, 2, 3 }, { 0, 1, 2, 3 },
+};
+static const uint8_t fit_count[16] = { 0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4 };
+
+/* first_fit for a tile whose judges care about rotation (the river's):
+ * they mostly refuse the places they are asked about, and the tile fits
+ * at some rotations of most places, at random.  So the placements that
+ * fit are gathered first, a run of positions at a time, without a branch
+ * per position (each writes four slots, as position << 2 | rotation, and
+ * the count goes up by how many fit), and then judged in order; a lone
+ * judge is called directly. */
+static __attribute__((noinline)) int first_fit_turned(const carc_game *g, int type, uint32_t judges)
+{
+	enum { RUN = 32 };
+	_Static_assert(sizeof g->front / sizeof g->front[0] <= 0x4000, "a position and a rotation in 16 bits");
+	carc_v4u code = carc_codes(type);
+	uint32_t many = judges & 0x7fffffffu & (judges - 1);
+	int (*allowed)(const carc_game *, int, int, int, int) = carc_exts[__builtin_ctz(judges)]->placement_allowed;
+	uint16_t fit[4 * RUN + 3]; /* the slots past n are junk */
+	for (int from = 0; from < g->nfront; from += RUN) {
+		int n = 0, end = from + RUN < g->nfront ? from + RUN : g->nfront;
+		for (int i = from; i < end; i++) {
+			unsigned fits = carc_fit_mask(code, &g->front[i]);
+			uint64_t w; /* four slots: every one gets the position */
+			memcpy(&w, fit_turns[fits], sizeof w);
+			w |= ((uint64_t)i << 2) * 0x0001000100010001ull;
+			memcpy(&fit[n], &w, sizeof w);
+			n += fit_count[fits];
+		}
+		for (int k = 0; k < n; k++) {
+			const carc_front *f = &g->front[fit[k] >> 2];
+			if (many ? judged_allowed(g, judges, type, f->x, f->y, fit[k] & 3) : allowed(g, type, f->x, f->y, fit[k] & 3))
+				return fit[k] >> 2;
+		}
+	}
+	return -1;
+}
+
 /* The first frontier position where this tile may go, by the edges and
  * by every expansion's rule (`judges`: the expansions that have a say,
- * placement_judged), or -1 when there is none. */
+ * placement_judged), or -1 when there is none.  Judges that ignore the
+ * rotation are asked once a position. */
 static int first_fit(const carc_game *g, int type, uint32_t judges)
 {
 	carc_v4u code = carc_codes(type);
@@ -337,9 +380,11 @@ static int first_fit(const carc_game *g, int type, uint32_t judges)
 			if (carc_fit_mask(code, &g->front[i])) return i;
 		return -1;
 	}
-	for (int i = 0; i < g->nfront; i++)
-		for (unsigned fits = carc_fit_mask(code, &g->front[i]); fits; fits &= fits - 1)
-			if (judged_allowed(g, judges, type, g->front[i].x, g->front[i].y, __builtin_ctz(fits))) return i;
+	if (judges >> 31) return first_fit_turned(g, type, judges);
+	for (int i = 0; i < g->nfront; i++) {
+		unsigned fits = carc_fit_mask(code, &g->front[i]);
+		if (fits && judged_allowed(g, judges, type, g->front[i].x, g->front[i].y, __builtin_ctz(fits))) return i;
+	}
 	return -1;
 }
 
