@@ -253,16 +253,6 @@ static carc_rc build_supply(carc_game *g, const carc_tileset *start, carc_rng *d
 	return CARC_OK;
 }
 
-static const carc_tileset *expansion_set(int e)
-{
-	const char *id = carc_expansion(e)->tileset;
-	for (int s = 0; s < carc_ntilesets; s++) /* first among the expansion's own sets, where it is */
-		if (carc_tilesets[s].expansion_index == e && !strcmp(carc_tilesets[s].id, id)) return &carc_tilesets[s];
-	for (int s = 0; s < carc_ntilesets; s++)
-		if (!strcmp(carc_tilesets[s].id, id)) return &carc_tilesets[s];
-	return NULL;
-}
-
 /* ---- validation ----------------------------------------------------------- */
 
 static carc_rc check_config(const carc_config *cfg)
@@ -271,7 +261,8 @@ static carc_rc check_config(const carc_config *cfg)
 	if (!cfg->expansions) return CARC_E_ARG;
 	for (int e = 0; e < 32; e++)
 		if (cfg->expansions >> e & 1)
-			if (e >= carc_expansion_count() || !carc_expansion(e)->available || !expansion_set(e)) return CARC_E_ARG;
+			if (e >= carc_expansion_count() || !carc_expansion(e)->available || !(carc_tileset_of >> e & 1))
+				return CARC_E_ARG;
 	/* a component may be named alone, but only one that exists by now */
 	uint32_t available = 0;
 	for (int e = 0; e < carc_expansion_count(); e++)
@@ -1358,10 +1349,9 @@ static carc_rc game_init(carc_game *g, const carc_config *cfg, carc_sink *out)
 	for (unsigned f = 0; f < 16; f++)
 		g->placed_for[f] = (uint16_t)(every | (f & 1 ? by_fact[0] : 0) | (f & 2 ? by_fact[1] : 0) |
 		                              (f & 4 ? by_fact[2] : 0) | (f & 8 ? by_fact[3] : 0));
-	for (int kind = 0; kind < CARC_FIG_COUNT; kind++) /* who deploys each special figure */
-		CARC_EXT_EACH(g, CARC_HOOK_SPECIAL, e)
-			if (!g->special_ext[kind] && e->deploy_special && (e->special_kinds >> kind & 1))
-				g->special_ext[kind] = (uint8_t)(e_i + 1);
+	CARC_EXT_EACH(g, CARC_HOOK_SPECIAL, e) /* who deploys each special figure: the first that judges it */
+		for (unsigned k = e->deploy_special ? e->special_kinds & ((1u << CARC_FIG_COUNT) - 1) : 0; k; k &= k - 1)
+			if (!g->special_ext[__builtin_ctz(k)]) g->special_ext[__builtin_ctz(k)] = (uint8_t)(e_i + 1);
 	for (int i = 0; carc_exts[i]; i++)
 		if (g->exts >> i & 1 && carc_exts[i]->setup) carc_exts[i]->setup(g);
 

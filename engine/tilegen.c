@@ -556,5 +556,10 @@ int main(int argc, char **argv)
 		       remove, carc_expansion_find(s->expansion), river_only, sets_dealt[i], dealt, sets_adjust[i], adjust);
 	}
 	printf("};\nconst int carc_ntilesets = %d;\n", nsets);
+	unsigned long with_set = 0; /* the expansions whose reference set is here */
+	for (int e = 0; e < carc_expansion_count() && e < 32; e++)
+		for (int i = 0; i < nsets; i++)
+			if (!strcmp(sets[i].id, carc_expansion(e)->tileset)) with_set |= 1ul << e;
+	printf("const uint32_t carc_tileset_of = 0x%lxu;\n", with_set);
 	return 0;
 }

@@ -166,6 +166,9 @@ extern const carc_tiletraits carc_tile_traits[];
 #define CARC_NO_SLOT 0xff
 extern const uint8_t carc_tile_slot[];
 extern const carc_tileset carc_tilesets[];
+/* Bit e: expansion e (carc_expansion) has its reference set (its
+ * `tileset`) among carc_tilesets. */
+extern const uint32_t carc_tileset_of;
 extern const int carc_ntilesets;
 
 /* Rotation helpers: a port at board position p of a tile turned r quarter
