@@ -881,6 +881,19 @@ static inline unsigned feature_scan(const carc_game *g, unsigned on, unsigned *t
 	return open;
 }
 
+/* The features of the tile just placed, of the kinds `kinds` (bit k:
+ * carc_fkind k), in which a follower stands (bit i: feature i): each one
+ * looked at without a branch, as there is no first one to stop at. */
+static inline unsigned taken_scan(const carc_game *g, unsigned kinds)
+{
+	const carc_cell *c = &g->cells[g->last];
+	const carc_tiletype *t = carc_cell_type(g, g->last);
+	unsigned taken = 0;
+	for (int i = 0, n = t->nfeat; i < n; i++)
+		taken |= ((kinds >> t->f[i].kind) & (g->nodes[carc_feat_root(g, c->node0 + i)].nfig != 0)) << i;
+	return taken;
+}
+
 /* The corners (bit k: NW NE SE SW) of the tile just placed where a figure
  * may stand at all (CORNER_NEIGHBOURS): its field corners, turned as the
  * tile is. */
@@ -933,17 +946,41 @@ static inline __attribute__((always_inline)) int special_moves(const carc_game *
 	return n;
 }
 
+/* deploy_any for a seat that holds followers that may stand on features
+ * of the kinds `on`. */
+static __attribute__((noinline)) int deploy_any_followers(const carc_game *g, unsigned on, unsigned specials)
+{
+	unsigned taken = 0;
+	if (feature_scan(g, on, &taken, 1)) return 1;
+	return specials && special_moves(g, specials, taken, NULL, 0, 0);
+}
+
+/* deploy_any for special figures only (`kinds`); `taken` as special_moves. */
+static __attribute__((noinline)) int deploy_any_specials(const carc_game *g, unsigned kinds, unsigned taken)
+{
+	return special_moves(g, kinds, taken, NULL, 0, 0);
+}
+
 /* Is there anything to deploy on the tile just placed?  What
  * deploy_moves lists, up to the first: asked after every placement, and
- * most often answered by the first feature of the tile. */
+ * most often answered by the first feature of the tile, or, once the
+ * seat's followers are all on the board, by the few special figures it
+ * still holds. */
 static int deploy_any(const carc_game *g)
 {
 	if (!deploy_here_ok(g)) return 0;
 	unsigned followers, specials, taken = 0;
 	unsigned on = deploy_kinds(g, &followers, &specials);
-	if (!on && !(specials & LONELY_KINDS)) return specials && special_moves(g, specials, 0, NULL, 0, 0);
-	if (feature_scan(g, on, &taken, 1)) return 1;
-	return specials && special_moves(g, specials, taken, NULL, 0, 0);
+	if (on) return deploy_any_followers(g, on, specials);
+	/* a builder or pig needs a feature of its kinds where a follower
+	 * stands; without one, only the other special figures are asked */
+	unsigned lonely = specials & LONELY_KINDS;
+	unsigned where = (lonely >> CARC_FIG_BUILDER & 1 ? special_at[CARC_FIG_BUILDER] : 0) |
+	                 (lonely >> CARC_FIG_PIG & 1 ? special_at[CARC_FIG_PIG] : 0);
+	_Static_assert(LONELY_KINDS == (1u << CARC_FIG_BUILDER | 1u << CARC_FIG_PIG), "where: the lonely kinds");
+	if (lonely) taken = taken_scan(g, where);
+	if (!taken) specials &= ~LONELY_KINDS;
+	return specials && deploy_any_specials(g, specials, taken);
 }
 
 int carc_deploy_any(const carc_game *g) { return deploy_any(g); }
