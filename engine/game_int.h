@@ -148,6 +148,9 @@ struct carc_game {
 	uint8_t builder_turn;             /* traders: the builder earned an extra turn this turn */
 	uint8_t trade_fig[CARC_MAX_SEATS][2]; /* traders: each seat's builder and pig slot, set at set-up
 	                                     (0xff none) */
+	uint16_t build_node[CARC_MAX_SEATS]; /* traders: the segment each seat's builder stood on when
+	                                     builder_check last looked (CARC_NONE: never), */
+	uint16_t build_size[CARC_MAX_SEATS]; /* and the size of its feature after that placement */
 	uint8_t nherds;                   /* traders: counting pig herd segments listed in herds[], 0xff when
 	                                     more were placed (then farms are walked) */
 	uint16_t herds[4];
@@ -168,6 +171,8 @@ struct carc_game {
 	                                     only then does the turn's end look (gather_closed) */
 	uint8_t shepherd[CARC_MAX_SEATS]; /* hills: each seat's shepherd figure slot, set at set-up */
 	uint8_t shep_one;                 /* hills: bit s: seat s has a shepherd (set-up) */
+	uint8_t shep_out;                 /* hills: bit s: seat s's shepherd was deployed and has not been sent
+	                                     home by hills.c since (it may be on the board) */
 	uint16_t shep_node[CARC_MAX_SEATS]; /* hills: the segment seat s's shepherd stood on when seen (its deploy), */
 	uint16_t shep_farm[CARC_MAX_SEATS]; /* a segment of its farm at or near the root (walks start there;
 	                                     moved to the root when a placement grows the farm), */

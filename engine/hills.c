@@ -148,6 +148,7 @@ static void shepherd_seen(carc_game *g, int seat, int fig, int root)
 static void shepherd_home(carc_game *g, int fig, int why, carc_sink *out)
 {
 	int seat = g->figs[fig].seat;
+	g->shep_out &= (uint8_t)~(1u << seat);
 	for (int t = 1; t <= CARC_WOLF; t++) {
 		g->bag[t] += g->flock[seat][t];
 		g->flock[seat][t] = 0;
@@ -233,6 +234,7 @@ static void shepherd_deployed(carc_game *g, int fig, carc_sink *out)
 {
 	if (g->figs[fig].kind != CARC_FIG_SHEPHERD) return;
 	int seat = g->figs[fig].seat;
+	g->shep_out |= (uint8_t)(1u << seat);
 	shepherd_seen(g, seat, fig, carc_feat_root(g, g->figs[fig].node));
 	g->flock_check = 1; /* its farm may be one that can no longer grow */
 	flock_wake(g);
@@ -249,12 +251,13 @@ static __attribute__((noinline)) void shepherd_grew(carc_game *g, int seat, int 
 	g->shep_size[seat] = g->nodes[root].size;
 }
 
-/* hill_placed for the seats in `look`. */
+/* hill_placed for the seats in `look`: those whose shepherd stands on
+ * the board (its deploy saw it, shepherd_deployed). */
 static __attribute__((noinline)) void shepherd_farms(carc_game *g, unsigned look)
 {
 	for (; look; look &= look - 1) {
 		int s = __builtin_ctz(look), root = carc_feat_root(g, g->shep_farm[s]);
-		if (g->nodes[root].size != g->shep_size[s]) shepherd_grew(g, s, root);
+		if (!g->in_supply[s][CARC_FIG_SHEPHERD] && g->nodes[root].size != g->shep_size[s]) shepherd_grew(g, s, root);
 	}
 }
 
@@ -270,6 +273,18 @@ static __attribute__((noinline)) void hide_tile(carc_game *g, int cell, carc_sin
 	}
 }
 
+/* hill_placed for a hill or an abbey (CARC_TT_* `flags`). */
+static __attribute__((noinline)) void hill_or_abbey(carc_game *g, int cell, unsigned flags, carc_sink *out)
+{
+	/* a hill drawn takes the next tile under it (RULES.md 2.13); a hill
+	 * placed as a start tile was not drawn (turn 0: no turn has begun) */
+	if ((flags & CARC_TT_HILL) && g->turn && g->next < g->nsupply) hide_tile(g, cell, out);
+	if (g->shep_one && (flags & CARC_TT_ABBEY)) {
+		g->flock_check = 1;
+		flock_wake(g);
+	}
+}
+
 /* After a placement, for each shepherd on the board: did the tile extend
  * the farm of the placer's (flock_due), and can that farm no longer grow
  * (flock_check)?  A farm grows, and loses open edges, when a field of the
@@ -279,23 +294,15 @@ static __attribute__((noinline)) void hide_tile(carc_game *g, int cell, carc_sin
  * the turn that closed it.  The one other way to lose open edges is an
  * abbey: it fits any edges, and its walls bound the fields around it
  * (RULES.md 2.9) without joining them, so after an abbey every shepherd's
- * farm is looked at.  The usual case is a few loads a seat. */
+ * farm is looked at.  The usual case is a few loads for each seat whose
+ * shepherd is out (shep_out; shepherd_farms passes over those at home). */
 static void hill_placed(carc_game *g, int cell, carc_sink *out)
 {
-	/* a hill drawn takes the next tile under it (RULES.md 2.13); a hill
-	 * placed as a start tile was not drawn (turn 0: no turn has begun) */
-	if ((carc_tile_traits[g->cells[cell].type].flags & CARC_TT_HILL) && g->turn && g->next < g->nsupply)
-		hide_tile(g, cell, out);
-	if (g->shep_one && (carc_tile_traits[g->cells[cell].type].flags & CARC_TT_ABBEY)) {
-		g->flock_check = 1;
-		flock_wake(g);
-	}
+	unsigned flags = carc_tile_traits[g->cells[cell].type].flags;
+	if (flags & (CARC_TT_HILL | CARC_TT_ABBEY)) hill_or_abbey(g, cell, flags, out);
 	unsigned look = 0; /* seats whose shepherd's farm may have grown */
-	for (unsigned m = g->shep_one; m; m &= m - 1) {
+	for (unsigned m = g->shep_out; m; m &= m - 1) {
 		int s = __builtin_ctz(m);
-		/* the seat's one shepherd is at home, or on the board since its
-		 * deploy, which saw it (shepherd_deployed) */
-		if (g->in_supply[s][CARC_FIG_SHEPHERD]) continue;
 		unsigned farm = g->shep_farm[s];
 		const carc_node *r = &g->nodes[farm];
 		if (r->parent != farm || r->size != g->shep_size[s]) look |= m & -m; /* seat s; else still the root, as large */

@@ -49,6 +49,7 @@ static void traders_setup(carc_game *g)
 	carc_ext_hook(g, CARC_EXT_TRADERS, CARC_HOOK_EXTRA, 0);
 	for (int s = 0; s < CARC_MAX_SEATS; s++) {
 		g->trade_fig[s][0] = g->trade_fig[s][1] = FIG_NONE;
+		g->build_node[s] = CARC_NONE;
 		for (int j = 0; s < g->nseats && j < CARC_FIGS_PER_SEAT; j++) {
 			const carc_fig *f = &g->figs[s * CARC_FIGS_PER_SEAT + j];
 			if (!f->used) continue;
@@ -172,18 +173,27 @@ static __attribute__((noinline)) void builder_extends(carc_game *g, int cell, in
 /* The same for the seat's builder (at home, it earns nothing): the tile
  * extends or completes its road or city (RULES.md 2.6, 4.7).  A tile
  * with a segment of the builder's kind (that of its segment) is asked
- * whether it joins the feature; one without may still have completed it
- * (an abbey's walls): a feature with no open end left was completed by
- * this placement, since one completed before was scored and sent the
- * builder home. */
+ * whether it joins the feature, unless the feature is as large as when
+ * this last looked with the builder on the same segment (features only
+ * grow: then no segment joined it since, this tile's neither); one
+ * without may still have completed it (an abbey's walls): a feature with
+ * no open end left was completed by this placement, since one completed
+ * before was scored and sent the builder home. */
 static __attribute__((noinline)) void builder_check(carc_game *g, int cell, int seat)
 {
 	int slot = g->trade_fig[seat][0];
 	if (slot == FIG_NONE) return;
 	int node = g->figs[slot].node;
 	if (node == CARC_NONE) return;
-	if (carc_tile_traits[g->cells[cell].type].kinds >> g->nodes[node].kind & 1) builder_extends(g, cell, node);
-	else if (g->nodes[carc_feat_root(g, node)].open == 0) builder_earned(g);
+	const carc_node *r = &g->nodes[carc_feat_root(g, node)];
+	if (carc_tile_traits[g->cells[cell].type].kinds >> g->nodes[node].kind & 1) {
+		if (g->build_node[seat] == node && g->build_size[seat] == r->size) return;
+		g->build_node[seat] = (uint16_t)node;
+		g->build_size[seat] = r->size;
+		builder_extends(g, cell, node);
+	} else if (r->open == 0) {
+		builder_earned(g);
+	}
 }
 
 static int builder_extra_turn(carc_game *g)
