@@ -89,23 +89,34 @@ static void pay_majority(carc_game *g, int root, int sc, int points, int pennant
 		if (win >> s & 1) carc_add_score(g, s, sc, points, where, final, out);
 }
 
+/* Every figure in the feature of `root` goes home, seat by seat, in slot
+ * order.  Followers are looked at only while the feature counts some
+ * (nfig); the other figures only when some stand in a feature of its
+ * kind (nspecial).  A seat's followers have the slots before its other
+ * figures, so with both the order is the slot order. */
 void carc_return_figures(carc_game *g, int root, carc_sink *out)
 {
-	int kind = g->nodes[root].kind;
-	if (!g->nspecial[kind]) { /* followers only, as many as the feature counts (nfig) */
-		for (unsigned s = 0; g->nodes[root].nfig && s < g->nseats; s++)
-			for (unsigned m = g->followers_on[s], i; m && (i = s * CARC_FIGS_PER_SEAT + (unsigned)__builtin_ctz(m), 1);
-			     m &= m - 1)
-				if (carc_feat_root(g, g->figs[i].node) == root) {
+	int kind = g->nodes[root].kind, specials = g->nspecial[kind] != 0;
+	for (unsigned s = 0; s < g->nseats; s++) {
+		if (!g->nodes[root].nfig) {
+			if (!specials) return;
+			for (unsigned m = g->on_board[s] & ~g->followers_on[s]; m; m &= m - 1) {
+				unsigned i = s * CARC_FIGS_PER_SEAT + (unsigned)__builtin_ctz(m);
+				if (g->figs[i].node != CARC_NONE && carc_feat_root(g, g->figs[i].node) == root)
 					carc_return_figure(g, (int)i, CARC_WHY_SCORED, out);
-					if (!g->nodes[root].nfig) return;
-				}
-		return;
-	}
-	CARC_FIGS_IN(g, on_board, i) {
-		const carc_fig *f = &g->figs[i];
-		if (f->node != CARC_NONE && carc_feat_root(g, f->node) == root)
+			}
+			continue;
+		}
+		for (unsigned m = specials ? g->on_board[s] : g->followers_on[s]; m; m &= m - 1) {
+			unsigned i = s * CARC_FIGS_PER_SEAT + (unsigned)__builtin_ctz(m);
+			if (g->figs[i].node == CARC_NONE || carc_feat_root(g, g->figs[i].node) != root) continue;
 			carc_return_figure(g, (int)i, CARC_WHY_SCORED, out);
+			if (g->nodes[root].nfig) continue;
+			if (!specials) return;
+			/* the seat's other figures are left (bit i has left followers_on:
+			 * the loop's step clears it) */
+			m &= ~g->followers_on[s];
+		}
 	}
 }
 
@@ -252,10 +263,11 @@ static void score_farms(carc_game *g, carc_sink *out)
 		for (k = 0; k < nfarms && farms[k].root != root; k++) {}
 		if (k == nfarms) {
 			farms[nfarms].root = root;
-			majority(g, root, 0, farms[nfarms].str);
+			memset(farms[nfarms].str, 0, sizeof farms[nfarms].str);
 			farm_cities(g, &farms[nfarms], &all);
 			nfarms++;
 		}
+		farms[k].str[f->seat] += strength(g, f, 0); /* the farm's majority (as majority() counts it) */
 	}
 	int rule = g->cfg.rules[CARC_R_FARM_SCORING];
 	if (rule != CARC_FARM_PER_CITY_4) {
