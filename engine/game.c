@@ -622,7 +622,7 @@ int carc_is_follower(int kind) { return kind >= 0 && kind < CARC_FIG_COUNT && (F
 int carc_seat_in(const carc_game *g, int seat, int root)
 {
 	if (!g->nodes[root].nfig) return 0; /* no follower at all */
-	for (unsigned m = g->followers_on[seat]; m; m &= m - 1) {
+	for (unsigned m = g->followers_in[seat][g->nodes[root].kind]; m; m &= m - 1) { /* those in such features */
 		const carc_fig *f = &g->figs[seat * CARC_FIGS_PER_SEAT + __builtin_ctz(m)];
 		if (carc_feat_root(g, f->node) == root) return 1;
 	}
@@ -638,6 +638,7 @@ void carc_return_figure(carc_game *g, int fig, int why, carc_sink *out)
 	else g->nspecial[g->nodes[f->node].kind]--;
 	g->on_board[f->seat] &= (uint16_t)~(1u << (fig - f->seat * CARC_FIGS_PER_SEAT));
 	g->followers_on[f->seat] &= g->on_board[f->seat];
+	g->followers_in[f->seat][g->nodes[f->node].kind] &= g->on_board[f->seat];
 	f->node = CARC_NONE;
 	g->in_supply[f->seat][f->kind]++;
 	carc_event *e = carc_emit(out, CARC_EV_RETURNED);
@@ -1227,6 +1228,7 @@ void carc_deploy(carc_game *g, int fig, int node, int at, carc_sink *out)
 	if (carc_is_follower(f->kind)) {
 		g->nodes[carc_feat_root(g, node)].nfig++;
 		g->followers_on[f->seat] |= bit;
+		g->followers_in[f->seat][g->nodes[node].kind] |= bit;
 	} else {
 		g->nspecial[g->nodes[node].kind]++;
 	}

@@ -24,9 +24,9 @@ static int strength(const carc_game *g, const carc_fig *f, int pennants)
 static int majority(carc_game *g, int root, int pennants, int str[CARC_MAX_SEATS])
 {
 	memset(str, 0, sizeof(int) * CARC_MAX_SEATS);
-	unsigned left = g->nodes[root].nfig;
+	unsigned left = g->nodes[root].nfig, kind = g->nodes[root].kind;
 	for (unsigned s = 0; left && s < g->nseats; s++)
-		for (unsigned m = g->followers_on[s]; left && m; m &= m - 1) {
+		for (unsigned m = g->followers_in[s][kind]; left && m; m &= m - 1) {
 			const carc_fig *f = &g->figs[s * CARC_FIGS_PER_SEAT + (unsigned)__builtin_ctz(m)];
 			if (carc_feat_root(g, f->node) != root) continue;
 			str[s] += strength(g, f, pennants);
@@ -91,8 +91,9 @@ static void pay_majority(carc_game *g, int root, int sc, int points, int pennant
 
 /* Every figure in the feature of `root` goes home, seat by seat, in slot
  * order.  Followers are looked at only while the feature counts some
- * (nfig); the other figures only when some stand in a feature of its
- * kind (nspecial).  A seat's followers have the slots before its other
+ * (nfig), and only those in features of its kind (followers_in); the
+ * other figures only when some stand in a feature of that kind
+ * (nspecial).  A seat's followers have the slots before its other
  * figures, so with both the order is the slot order. */
 void carc_return_figures(carc_game *g, int root, carc_sink *out)
 {
@@ -107,7 +108,8 @@ void carc_return_figures(carc_game *g, int root, carc_sink *out)
 			}
 			continue;
 		}
-		for (unsigned m = specials ? g->on_board[s] : g->followers_on[s]; m; m &= m - 1) {
+		unsigned mine = g->followers_in[s][kind]; /* the seat's followers in features of this kind */
+		for (unsigned m = specials ? (g->on_board[s] & ~g->followers_on[s]) | mine : mine; m; m &= m - 1) {
 			unsigned i = s * CARC_FIGS_PER_SEAT + (unsigned)__builtin_ctz(m);
 			if (g->figs[i].node == CARC_NONE || carc_feat_root(g, g->figs[i].node) != root) continue;
 			carc_return_figure(g, (int)i, CARC_WHY_SCORED, out);
@@ -327,10 +329,12 @@ void carc_score_farm_now(carc_game *g, int root, int per_city, carc_sink *out)
 	for (int s = 0; s < g->nseats; s++)
 		if (win >> s & 1)
 			carc_add_score(g, s, CARC_SC_FIELD, (per_city + farm_bonus_points(g, root, s)) * worth, where, 0, out);
-	CARC_FIGS_IN(g, followers_on, i) {
-		const carc_fig *f = &g->figs[i];
-		if (f->node != CARC_NONE && carc_feat_root(g, f->node) == root) carc_return_figure(g, (int)i, CARC_WHY_BARN, out);
-	}
+	for (unsigned s = 0; s < g->nseats; s++) /* farmers: followers in fields */
+		for (unsigned m = g->followers_in[s][CARC_F_FIELD]; m; m &= m - 1) {
+			unsigned i = s * CARC_FIGS_PER_SEAT + (unsigned)__builtin_ctz(m);
+			if (g->figs[i].node != CARC_NONE && carc_feat_root(g, g->figs[i].node) == root)
+				carc_return_figure(g, (int)i, CARC_WHY_BARN, out);
+		}
 }
 
 int carc_farm_worth(carc_game *g, int root)
