@@ -295,18 +295,23 @@ static void barn_final(carc_game *g, carc_sink *out)
 /* ---- the wagon ---------------------------------------------------------------- */
 
 /* Remembers the wagons of a feature scored in play, before they go home:
- * wagons are followers, so only those on the board (followers_on) are
- * looked at, in slot order.  The end of the turn then moves them. */
+ * wagons are followers, so only those on the board in features of its
+ * kind (followers_in) are looked at, seat by seat in slot order.  The end
+ * of the turn then moves them. */
 static void wagon_scored(carc_game *g, int root, carc_sink *out)
 {
 	(void)out;
-	CARC_FIGS_IN(g, followers_on, i) {
-		const carc_fig *f = &g->figs[i];
-		if (f->kind != CARC_FIG_WAGON || f->node == CARC_NONE || carc_feat_root(g, f->node) != root) continue;
-		if (g->nwagons < CARC_MAX_SEATS)
-			g->wagons[g->nwagons++] = (__typeof__(g->wagons[0])){ f->seat, (uint8_t)i, (uint16_t)root,
-				                                               g->nodes[f->node].cell };
-		if (g->nwagons == 1) carc_ext_hook(g, CARC_EXT_ABBEY, CARC_HOOK_TURN_END, 1);
+	unsigned kind = g->nodes[root].kind;
+	for (unsigned s = 0; s < g->nseats; s++) {
+		for (unsigned m = g->followers_in[s][kind]; m; m &= m - 1) {
+			unsigned i = s * CARC_FIGS_PER_SEAT + (unsigned)__builtin_ctz(m);
+			const carc_fig *f = &g->figs[i];
+			if (f->kind != CARC_FIG_WAGON || f->node == CARC_NONE || carc_feat_root(g, f->node) != root) continue;
+			if (g->nwagons < CARC_MAX_SEATS)
+				g->wagons[g->nwagons++] = (__typeof__(g->wagons[0])){ f->seat, (uint8_t)i, (uint16_t)root,
+					                                               g->nodes[f->node].cell };
+			if (g->nwagons == 1) carc_ext_hook(g, CARC_EXT_ABBEY, CARC_HOOK_TURN_END, 1);
+		}
 	}
 }
 

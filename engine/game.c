@@ -69,6 +69,9 @@ static const unsigned special_at[CARC_FIG_COUNT] = {
  * among its placed neighbours and one field at both half-edges of that
  * corner (carc_tile_traits.corner_fields), in a game with fields. */
 #define CORNER_NEIGHBOURS 3
+/* Special figures that stand only at corners (special_at: AT_CORNER
+ * alone): the barn. */
+#define CORNER_KINDS (1u << CARC_FIG_BARN)
 /* Special figures that stay only while their owner has a follower in the
  * feature: a builder or a pig goes home with its owner's last follower
  * there (RULES.md 2.6); a barn or a shepherd needs none.  So they are
@@ -981,6 +984,7 @@ static int deploy_any(const carc_game *g)
 	_Static_assert(LONELY_KINDS == (1u << CARC_FIG_BUILDER | 1u << CARC_FIG_PIG), "where: the lonely kinds");
 	if (lonely) taken = taken_scan(g, where);
 	if (!taken) specials &= ~LONELY_KINDS;
+	if (specials == CORNER_KINDS) return field_corners(g) && deploy_any_specials(g, specials, 0);
 	return specials && deploy_any_specials(g, specials, taken);
 }
 
