@@ -166,12 +166,14 @@ def over_both(daemon):
 
 def register_over_both(namespace, groups, over_both_mixin):
     """Each group (a mixin of tests) as two TestCases in the module
-    `namespace`: GROUP_Msgpack on the Unix socket, GROUP_Json over TCP."""
+    `namespace`: GROUP_Msgpack on the Unix socket, GROUP_Json over TCP.
+    The group comes first in the order, so that a setUp or tearDown of its
+    own wraps the client's (calling super())."""
     for group in groups:
         for transport, encoding in (("unix", "msgpack"), ("tcp", "json")):
             name = "%s_%s" % (group.__name__, encoding.capitalize())
             # of that module, so that its setUpModule starts the daemon for them
-            namespace[name] = type(name, (over_both_mixin, group, unittest.TestCase),
+            namespace[name] = type(name, (group, over_both_mixin, unittest.TestCase),
                                    {"TRANSPORT": transport, "ENCODING": encoding,
                                     "__module__": namespace["__name__"]})
 

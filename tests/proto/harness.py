@@ -290,6 +290,20 @@ class Raw:
         return True
 
 
+def packb(obj):
+    """MessagePack as the daemon reads it: str as str, bytes as bin."""
+    return msgpack.packb(obj, use_bin_type=True)
+
+
+def vmrss_kib(pid):
+    """The resident memory of process pid, in KiB (0 if it has none)."""
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
 def wait_for(pred, timeout):
     """True as soon as pred() is; pred() itself at the deadline."""
     deadline = time.monotonic() + timeout

@@ -33,22 +33,10 @@ import time
 import unittest
 
 import harness
-from harness import carcd, code_of, msgpack
-from crafted import over_both
+from harness import carcd, code_of, msgpack, packb, vmrss_kib
+from crafted import over_both, register_over_both
 
 daemon, setUpModule, tearDownModule = harness.module_daemon()
-
-
-def packb(obj):
-    return msgpack.packb(obj, use_bin_type=True)
-
-
-def vmrss_kib(pid):
-    with open("/proc/%d/status" % pid) as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    return 0
 
 
 class Wire(unittest.TestCase):
@@ -657,19 +645,7 @@ class Lifecycle:
         self.assertEqual(self.c.history(again["game"]), h2)
 
 
-def register(namespace, groups, mixin):
-    """Each group as GROUP_Msgpack (Unix socket) and GROUP_Json (TCP), the
-    group first in the order, so that its setUp and tearDown wrap the
-    client's."""
-    for group in groups:
-        for transport, encoding in (("unix", "msgpack"), ("tcp", "json")):
-            name = "%s_%s" % (group.__name__, encoding.capitalize())
-            namespace[name] = type(name, (group, mixin, unittest.TestCase),
-                                   {"TRANSPORT": transport, "ENCODING": encoding,
-                                    "__module__": namespace["__name__"]})
-
-
-register(globals(), (ParamTypes, NewGameTypes, LargeCollections, Lifecycle), over_both(daemon))
+register_over_both(globals(), (ParamTypes, NewGameTypes, LargeCollections, Lifecycle), over_both(daemon))
 
 
 if __name__ == "__main__":

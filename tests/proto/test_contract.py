@@ -12,7 +12,7 @@ import unittest
 import msgpack
 
 import harness
-from harness import carcd, code_of
+from harness import carcd, code_of, packb
 
 daemon, setUpModule, tearDownModule = harness.module_daemon()
 
@@ -53,10 +53,6 @@ RULES = {
     "catapult_catch_points": (int, 5),
     "unplaceable_tile": (["discard", "reshuffle"], "discard"),
 }
-
-
-def packb(obj):
-    return msgpack.packb(obj, use_bin_type=True)
 
 
 def nested(depth, leaf):

@@ -12,26 +12,12 @@ import tempfile
 import time
 import unittest
 
-import msgpack
-
 import harness
-from harness import carcd
+from harness import carcd, packb, vmrss_kib
 
 daemon, setUpModule, tearDownModule = harness.module_daemon()
 
 MIB = 1 << 20
-
-
-def packb(obj):
-    return msgpack.packb(obj, use_bin_type=True)
-
-
-def vmrss_kib(pid):
-    with open("/proc/%d/status" % pid) as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    return 0
 
 
 class Malformed(unittest.TestCase):
