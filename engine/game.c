@@ -139,17 +139,6 @@ int carc_tile_expansion(int type)
 	return -1;
 }
 
-/* A set of river tiles only, with no start of its own (the mini
- * expansion's river tiles): it joins a game only with a river, whose
- * spring starts it (RULES.md 2.4), as build_supply deals it. */
-static int river_only_set(const carc_tileset *s)
-{
-	if (s->start != CARC_NONE) return 0;
-	for (int j = 0; j < s->nref; j++)
-		if (!(carc_tile_traits[s->ref[j].type].kinds >> CARC_F_RIVER & 1)) return 0;
-	return 1;
-}
-
 /* Is there a river in these expansions: a set whose start is a spring? */
 static int has_river(uint32_t expansions)
 {
@@ -160,13 +149,16 @@ static int has_river(uint32_t expansions)
 	return 0;
 }
 
+/* A set of river tiles only (carc_tileset.river_only: the mini
+ * expansion's river tiles) joins a game only with a river, whose spring
+ * starts it (RULES.md 2.4), as build_supply deals it. */
 int carc_tile_in_expansions(int type, uint32_t expansions)
 {
 	for (int s = 0; s < carc_ntilesets; s++)
 		if (expansions >> carc_tilesets[s].expansion_index & 1)
 			for (int j = 0; j < carc_tilesets[s].nref; j++)
 				if (carc_tilesets[s].ref[j].type == type &&
-				    (!river_only_set(&carc_tilesets[s]) || has_river(expansions)))
+				    (!carc_tilesets[s].river_only || has_river(expansions)))
 					return 1;
 	return 0;
 }
@@ -979,9 +971,8 @@ static int deploy_any(const carc_game *g)
 	/* a builder or pig needs a feature of its kinds where a follower
 	 * stands; without one, only the other special figures are asked */
 	unsigned lonely = specials & LONELY_KINDS;
-	unsigned where = (lonely >> CARC_FIG_BUILDER & 1 ? special_at[CARC_FIG_BUILDER] : 0) |
-	                 (lonely >> CARC_FIG_PIG & 1 ? special_at[CARC_FIG_PIG] : 0);
-	_Static_assert(LONELY_KINDS == (1u << CARC_FIG_BUILDER | 1u << CARC_FIG_PIG), "where: the lonely kinds");
+	unsigned where = 0;
+	for (unsigned k = lonely; k; k &= k - 1) where |= special_at[__builtin_ctz(k)];
 	if (lonely) taken = taken_scan(g, where);
 	if (!taken) specials &= ~LONELY_KINDS;
 	if (specials == CORNER_KINDS) return field_corners(g) && deploy_any_specials(g, specials, 0);
