@@ -138,6 +138,8 @@ struct carc_game {
 	uint8_t river_forks, river_curves; /* river: of river_left, the forks and the curves */
 	uint64_t river_allow;             /* river: bit 4 i + rot: river_peek turned rot may go at river_open[i],
 	                                     by every rule of river.c (set only with river_known) */
+	uint16_t river_fit;               /* river: 1 + the first position of front[] where river_peek may go,
+	                                     0 none (set only with river_known): game.c first_fit's answer */
 	int16_t river_x0, river_y0;       /* river: the corner of river_occ, 16 places W and N of the first tile */
 	int16_t river_box[4];             /* river: the least and greatest x, then y, of the placed tiles */
 	uint32_t river_occ[32];           /* river: bit x - river_x0 of [y - river_y0]: a tile is placed there
