@@ -488,13 +488,6 @@ static inline unsigned fast_ends(const carc_game *g)
 	return peek_drawn(g, g->next) ? g->river_fast : 0;
 }
 
-/* May the tile turned rot go at listed open end i (`fast`: fast_ends)? */
-static inline int end_ok(const carc_game *g, int type, int rot, int i, unsigned fast)
-{
-	unsigned e = river_turned(type, rot);
-	return fast >> i & 1 ? g->river_ok[i] >> e & 1 : river_at_end(g, type, rot, i, e);
-}
-
 /* ---- a free end: no later river tile can be boxed in ---------------------------------- */
 
 /* An open end of the river as it would be after a placement: the empty
@@ -731,6 +724,21 @@ static int free_with(const carc_game *g, free_ask *a, int rot)
 	return free;
 }
 
+/* Do the placements `ok` (bits as in allow_mask) all leave the river the
+ * same ends: are they all at one open end, with the same river edges
+ * facing an empty place (a straight turned either way)?  Then free_with
+ * answers the same for each of them. */
+static int same_ends(const carc_game *g, int type, uint64_t ok)
+{
+	int i = __builtin_ctz(ok) >> 2;
+	if (ok >> (4 * i) >> 4) return 0;
+	unsigned taken = g->river_room[i] >> 4, rots = (unsigned)(ok >> (4 * i));
+	unsigned open = river_turned(type, __builtin_ctz(rots)) & ~taken;
+	for (rots &= rots - 1; rots; rots &= rots - 1)
+		if ((river_turned(type, __builtin_ctz(rots)) & ~taken) != open) return 0;
+	return 1;
+}
+
 /* Bit 4 i + rot: the tile type turned rot may go at listed open end i,
  * by the rules above, and of those placements only the ones that leave
  * the river a free end if any do.  The free ends are looked for only
@@ -745,12 +753,21 @@ static uint64_t allow_mask(const carc_game *g, int type)
 		if (joins_ends(f)) continue;
 		/* an open end keeps the edges around it as its frontier place
 		 * does: which turns fit, all four at once */
-		for (unsigned fits = carc_fit_mask(carc_codes(type), f); fits; fits &= fits - 1) {
+		unsigned fits = carc_fit_mask(carc_codes(type), f);
+		if (fast >> i & 1) { /* river_ok's answers for all four turns at once */
+			unsigned e = carc_tile_river[type], allowed = g->river_ok[i];
+			fits &= (allowed >> (e & 0xf) & 1) | (allowed >> (e >> 4 & 0xf) & 1) << 1 |
+			        (allowed >> (e >> 8 & 0xf) & 1) << 2 | (allowed >> (e >> 12 & 0xf) & 1) << 3;
+			ok |= (uint64_t)fits << (4 * i);
+			continue;
+		}
+		for (; fits; fits &= fits - 1) {
 			int rot = __builtin_ctz(fits);
-			if (end_ok(g, type, rot, i, fast)) ok |= (uint64_t)1 << (4 * i + rot);
+			if (river_at_end(g, type, rot, i, river_turned(type, rot))) ok |= (uint64_t)1 << (4 * i + rot);
 		}
 	}
 	if (!(ok & (ok - 1))) return ok; /* one placement or none: the answer, free end or not */
+	if (same_ends(g, type, ok)) return ok; /* the same answer for all, free end or not */
 	free_ask a;
 	free_begin(g, &a);
 	if (a.settled >= 0) return ok; /* every placement leaves a free end, or none does */
