@@ -192,7 +192,7 @@ static const carc_tileset *standard_start(uint32_t expansions)
 	return first;
 }
 
-/* Every tile of the chosen sets, shuffled (Fisher-Yates), less: one copy
+/* Every tile of the chosen sets, unshuffled, less: one copy
  * of each set's start tile (placed, or left out beside a spring), springs
  * (only ever start tiles), the tiles a chosen set removes, copies past a
  * tile's maximum, and river-only sets when there is no river.  Each set's
@@ -200,7 +200,7 @@ static const carc_tileset *standard_start(uint32_t expansions)
  * tiles, whose copies are counted here as the sets come (taken: copies
  * dealt so far, 0xff for removed; starts: start tiles not yet taken out
  * of them). */
-static carc_rc build_supply(carc_game *g, const carc_tileset *start, carc_rng *deal)
+static carc_rc deal_supply(carc_game *g, const carc_tileset *start)
 {
 	uint32_t ex = g->cfg.expansions;
 	int river = start && carc_tile_traits[start->start].flags & CARC_TT_SPRING;
@@ -238,6 +238,38 @@ static carc_rc build_supply(carc_game *g, const carc_tileset *start, carc_rng *d
 			if (g->nsupply + n > CARC_MAX_TILES) return CARC_E_CAPACITY;
 			for (int c = 0; c < n; c++) g->supply[g->nsupply++] = a->type;
 		}
+	}
+	return CARC_OK;
+}
+
+/* The supply deal_supply lists for one choice of expansions, unshuffled,
+ * and the feature segments of its tiles: the same for every game of that
+ * choice, so kept for the last one dealt on this thread (a program mostly
+ * plays many games of one configuration). */
+static _Thread_local struct {
+	uint32_t expansions;
+	uint16_t n;           /* 0: nothing kept yet */
+	int nodes;
+	uint16_t supply[CARC_MAX_TILES];
+} dealt_last;
+
+/* The supply of the chosen sets (deal_supply), shuffled (Fisher-Yates),
+ * and in *nodes the feature segments of its tiles. */
+static carc_rc build_supply(carc_game *g, const carc_tileset *start, carc_rng *deal, int *nodes)
+{
+	if (dealt_last.n && dealt_last.expansions == g->cfg.expansions) {
+		memcpy(g->supply, dealt_last.supply, dealt_last.n * sizeof g->supply[0]);
+		g->nsupply = dealt_last.n;
+		*nodes = dealt_last.nodes;
+	} else {
+		carc_rc rc = deal_supply(g, start);
+		if (rc != CARC_OK) return rc;
+		*nodes = 0;
+		for (int i = 0; i < g->nsupply; i++) *nodes += carc_tiletypes[g->supply[i]].nfeat;
+		dealt_last.expansions = g->cfg.expansions;
+		dealt_last.n = g->nsupply;
+		dealt_last.nodes = *nodes;
+		memcpy(dealt_last.supply, g->supply, g->nsupply * sizeof g->supply[0]);
 	}
 	for (int i = g->nsupply - 1; i > 0; i--) {
 		int j = (int)carc_rng_below(deal, (uint32_t)i + 1);
@@ -1336,6 +1368,62 @@ static void keep_config(carc_config *dst, const carc_config *src)
 	memcpy(dst->bag, src->bag, src->nbag * sizeof src->bag[0]);
 }
 
+/* Which expansions are active and which of their hooks each part of the
+ * turn asks: carc_ext_hooks and the tables made from it, a function of
+ * the expansions and the components alone. */
+typedef struct ext_plan {
+	uint32_t expansions, components;
+	uint8_t known;
+	uint32_t hooks, exts;
+	uint16_t hook_exts[CARC_NHOOKS], placed_for[16], feature_exts[CARC_F_COUNT];
+	uint8_t special_ext[CARC_FIG_COUNT];
+} ext_plan;
+
+static void ext_plan_make(ext_plan *p, uint32_t expansions, uint32_t components)
+{
+	memset(p, 0, sizeof *p);
+	carc_config cfg = { .expansions = expansions };
+	p->expansions = expansions;
+	p->components = components;
+	p->known = 1;
+	p->hooks = carc_ext_hooks(&cfg, components, &p->exts, p->hook_exts);
+	uint16_t every = 0, by_fact[4] = { 0 }; /* expansions whose tile_placed sees every tile, each fact's */
+	for (unsigned m = p->exts; m; m &= m - 1) { /* which features and placements each expansion is asked about */
+		unsigned i = (unsigned)__builtin_ctz(m);
+		const carc_ext *e = carc_exts[i];
+		for (unsigned k = e->feature_kinds ? e->feature_kinds : (1u << CARC_F_COUNT) - 1; k; k &= k - 1)
+			p->feature_exts[__builtin_ctz(k)] |= (uint16_t)(1u << i);
+		if (e->tile_placed && !e->placed_tiles) every |= (uint16_t)(1u << i);
+		for (unsigned f = e->tile_placed ? e->placed_tiles & 15u : 0; f; f &= f - 1)
+			by_fact[__builtin_ctz(f)] |= (uint16_t)(1u << i);
+	}
+	for (unsigned f = 0; f < 16; f++)
+		p->placed_for[f] = (uint16_t)(every | (f & 1 ? by_fact[0] : 0) | (f & 2 ? by_fact[1] : 0) |
+		                              (f & 4 ? by_fact[2] : 0) | (f & 8 ? by_fact[3] : 0));
+	/* who deploys each special figure: the first that judges it */
+	CARC_EXT_IN(p->hook_exts[__builtin_ctz(CARC_HOOK_SPECIAL)], e)
+		for (unsigned k = e->deploy_special ? e->special_kinds & ((1u << CARC_FIG_COUNT) - 1) : 0; k; k &= k - 1)
+			if (!p->special_ext[__builtin_ctz(k)]) p->special_ext[__builtin_ctz(k)] = (uint8_t)(e_i + 1);
+}
+
+/* The plan of the game's expansions and components into the game, before
+ * the expansions' own set-up (which may leave hooks).  The plan of the
+ * last configuration set up on this thread is kept: a program mostly
+ * plays many games of one configuration, and working it out looks the
+ * expansions up by name. */
+static void ext_plan_set(carc_game *g)
+{
+	static _Thread_local ext_plan last;
+	if (!last.known || last.expansions != g->cfg.expansions || last.components != g->components)
+		ext_plan_make(&last, g->cfg.expansions, g->components);
+	g->hooks = last.hooks;
+	g->exts = last.exts;
+	memcpy(g->hook_exts, last.hook_exts, sizeof g->hook_exts);
+	memcpy(g->placed_for, last.placed_for, sizeof g->placed_for);
+	memcpy(g->feature_exts, last.feature_exts, sizeof g->feature_exts);
+	memcpy(g->special_ext, last.special_ext, sizeof g->special_ext);
+}
+
 static carc_rc game_init(carc_game *g, const carc_config *cfg, carc_sink *out);
 
 /* A refused set-up records no event: the start tiles placed before the
@@ -1379,38 +1467,22 @@ static carc_rc game_init(carc_game *g, const carc_config *cfg, carc_sink *out)
 			g->in_supply[s][kind] = (uint8_t)figure_supply[kind].count;
 		}
 	}
-	g->hooks = carc_ext_hooks(cfg, g->components, &g->exts, g->hook_exts);
-	uint16_t every = 0, by_fact[4] = { 0 }; /* expansions whose tile_placed sees every tile, each fact's */
-	for (unsigned m = g->exts; m; m &= m - 1) { /* which features and placements each expansion is asked about */
-		unsigned i = (unsigned)__builtin_ctz(m);
-		const carc_ext *e = carc_exts[i];
-		for (unsigned k = e->feature_kinds ? e->feature_kinds : (1u << CARC_F_COUNT) - 1; k; k &= k - 1)
-			g->feature_exts[__builtin_ctz(k)] |= (uint16_t)(1u << i);
-		if (e->tile_placed && !e->placed_tiles) every |= (uint16_t)(1u << i);
-		for (unsigned f = e->tile_placed ? e->placed_tiles & 15u : 0; f; f &= f - 1)
-			by_fact[__builtin_ctz(f)] |= (uint16_t)(1u << i);
-	}
-	for (unsigned f = 0; f < 16; f++)
-		g->placed_for[f] = (uint16_t)(every | (f & 1 ? by_fact[0] : 0) | (f & 2 ? by_fact[1] : 0) |
-		                              (f & 4 ? by_fact[2] : 0) | (f & 8 ? by_fact[3] : 0));
-	CARC_EXT_EACH(g, CARC_HOOK_SPECIAL, e) /* who deploys each special figure: the first that judges it */
-		for (unsigned k = e->deploy_special ? e->special_kinds & ((1u << CARC_FIG_COUNT) - 1) : 0; k; k &= k - 1)
-			if (!g->special_ext[__builtin_ctz(k)]) g->special_ext[__builtin_ctz(k)] = (uint8_t)(e_i + 1);
+	ext_plan_set(g);
 	for (int i = 0; carc_exts[i]; i++)
 		if (g->exts >> i & 1 && carc_exts[i]->setup) carc_exts[i]->setup(g);
 
 	const carc_tileset *start_set = standard_start(cfg->expansions);
+	int nodes = 0, nstart = cfg->nstart ? cfg->nstart : start_set ? start_set->nstarts : 0;
 	if (cfg->ntiles) {
 		memcpy(g->supply, cfg->tiles, cfg->ntiles * sizeof cfg->tiles[0]);
 		g->nsupply = cfg->ntiles;
+		for (int i = 0; i < g->nsupply; i++) nodes += carc_tiletypes[g->supply[i]].nfeat;
 	} else {
-		rc = build_supply(g, start_set, &deal);
+		rc = build_supply(g, start_set, &deal, &nodes); /* order_supply only reorders: the same segments */
 		if (rc != CARC_OK) return rc;
 		CARC_EXT_EACH(g, CARC_HOOK_SETUP, e)
 			if (e->order_supply) e->order_supply(g);
 	}
-	int nodes = 0, nstart = cfg->nstart ? cfg->nstart : start_set ? start_set->nstarts : 0;
-	for (int i = 0; i < g->nsupply; i++) nodes += carc_tiletypes[g->supply[i]].nfeat;
 	for (int i = 0; i < cfg->nstart; i++) nodes += carc_tiletypes[cfg->start[i].tile].nfeat;
 	for (int i = 0; !cfg->nstart && start_set && i < start_set->nstarts; i++)
 		nodes += carc_tiletypes[start_set->starts[i].type].nfeat;
