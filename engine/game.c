@@ -631,15 +631,11 @@ static inline unsigned supply_kinds(const carc_game *g, int seat)
 _Static_assert(CARC_FIG_COUNT == 8, "supply_kinds reads the eight kinds of a seat as one word");
 
 /* The seat's first figure of this kind in its supply: among the slots
- * not on the board (on_board). */
+ * of that kind (g->kind_slots) not on the board (on_board). */
 static int fig_slot_free(const carc_game *g, int seat, int kind)
 {
-	int base = seat * CARC_FIGS_PER_SEAT;
-	for (unsigned m = ~g->on_board[seat] & ((1u << CARC_FIGS_PER_SEAT) - 1); m; m &= m - 1) {
-		int i = base + __builtin_ctz(m);
-		if (g->figs[i].used && g->figs[i].kind == kind) return i;
-	}
-	return -1;
+	unsigned m = g->kind_slots[kind] & ~g->on_board[seat];
+	return m ? seat * CARC_FIGS_PER_SEAT + __builtin_ctz(m) : -1;
 }
 
 int carc_supply_count(const carc_game *g, int seat, int kind)
@@ -1369,14 +1365,16 @@ static void keep_config(carc_config *dst, const carc_config *src)
 }
 
 /* Which expansions are active and which of their hooks each part of the
- * turn asks: carc_ext_hooks and the tables made from it, a function of
- * the expansions and the components alone. */
+ * turn asks (carc_ext_hooks and the tables made from it), and the figure
+ * slots of each kind: a function of the expansions and the components
+ * alone. */
 typedef struct ext_plan {
 	uint32_t expansions, components;
 	uint8_t known;
 	uint32_t hooks, exts;
 	uint16_t hook_exts[CARC_NHOOKS], placed_for[16], feature_exts[CARC_F_COUNT];
 	uint8_t special_ext[CARC_FIG_COUNT];
+	uint16_t kind_slots[CARC_FIG_COUNT];
 } ext_plan;
 
 static void ext_plan_make(ext_plan *p, uint32_t expansions, uint32_t components)
@@ -1400,6 +1398,12 @@ static void ext_plan_make(ext_plan *p, uint32_t expansions, uint32_t components)
 	for (unsigned f = 0; f < 16; f++)
 		p->placed_for[f] = (uint16_t)(every | (f & 1 ? by_fact[0] : 0) | (f & 2 ? by_fact[1] : 0) |
 		                              (f & 4 ? by_fact[2] : 0) | (f & 8 ? by_fact[3] : 0));
+	for (int kind = 0, slot = 0; kind < CARC_FIG_COUNT; kind++) { /* every seat's slots, as game_init fills them */
+		int c = figure_supply[kind].component, n = figure_supply[kind].count;
+		if (c >= 0 && !(components >> c & 1)) continue;
+		p->kind_slots[kind] = (uint16_t)(((1u << n) - 1) << slot);
+		slot += n;
+	}
 	/* who deploys each special figure: the first that judges it */
 	CARC_EXT_IN(p->hook_exts[__builtin_ctz(CARC_HOOK_SPECIAL)], e)
 		for (unsigned k = e->deploy_special ? e->special_kinds & ((1u << CARC_FIG_COUNT) - 1) : 0; k; k &= k - 1)
@@ -1422,6 +1426,7 @@ static void ext_plan_set(carc_game *g)
 	memcpy(g->placed_for, last.placed_for, sizeof g->placed_for);
 	memcpy(g->feature_exts, last.feature_exts, sizeof g->feature_exts);
 	memcpy(g->special_ext, last.special_ext, sizeof g->special_ext);
+	memcpy(g->kind_slots, last.kind_slots, sizeof g->kind_slots);
 }
 
 static carc_rc game_init(carc_game *g, const carc_config *cfg, carc_sink *out);

@@ -102,6 +102,8 @@ struct carc_game {
 	uint16_t on_board[CARC_MAX_SEATS];  /* bit i: figs[s * CARC_FIGS_PER_SEAT + i] stands on the board */
 	uint16_t followers_on[CARC_MAX_SEATS]; /* the same, followers only (they have strength) */
 	uint16_t followers_in[CARC_MAX_SEATS][CARC_F_COUNT]; /* followers_on by the kind of feature they stand in */
+	uint16_t kind_slots[CARC_FIG_COUNT]; /* bit i: slot i of a seat holds a figure of that kind (the same slots
+	                                        for every seat) */
 	uint8_t nspecial[CARC_F_COUNT]; /* figures on the board that are not followers (builders, pigs, ...),
 	                                   by the kind of feature they stand in */
 	uint32_t components;  /* in effect: the given ones or the expansions' */
