@@ -1007,11 +1007,13 @@ static int deploy_any(const carc_game *g)
 	unsigned on = deploy_kinds(g, &followers, &specials);
 	if (on) return deploy_any_followers(g, on, specials);
 	/* a builder or pig needs a feature of its kinds where a follower
-	 * stands; without one, only the other special figures are asked */
+	 * stands, which only a feature the placement joined can be
+	 * (g->joined_held); without one, only the other special figures are
+	 * asked */
 	unsigned lonely = specials & LONELY_KINDS;
 	unsigned where = 0;
 	for (unsigned k = lonely; k; k &= k - 1) where |= special_at[__builtin_ctz(k)];
-	if (lonely) taken = taken_scan(g, where);
+	if (where & g->joined_held) taken = taken_scan(g, where);
 	if (!taken) specials &= ~LONELY_KINDS;
 	if (specials == CORNER_KINDS) return field_corners(g) && deploy_any_specials(g, specials, 0);
 	return specials && deploy_any_specials(g, specials, taken);
@@ -1232,6 +1234,7 @@ carc_rc carc_check_move(const carc_game *g, const carc_move *m, int *detail)
 
 void carc_place_tile(carc_game *g, int type, int x, int y, int rot, carc_sink *out)
 {
+	g->joined_held = 0;
 	int cell = carc_board_place(g, type, x, y, rot);
 	carc_event *e = carc_emit(out, CARC_EV_TILE_PLACED);
 	if (e) {

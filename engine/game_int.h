@@ -94,6 +94,10 @@ struct carc_game {
 	uint16_t supply[CARC_MAX_TILES + 8];
 	uint16_t ncells, nnodes, nfront, npending;
 	uint16_t nholes;      /* frontier positions with tiles on all four sides */
+	uint8_t joined_held;  /* bit k: the placement being made joined a feature of kind k (carc_fkind) that
+	                         followers stand in (set by carc_feat_join, cleared by carc_place_tile): the
+	                         tile's own segments start with none, so a feature of another kind on the
+	                         tile just placed holds no follower */
 	uint8_t closing;      /* set by carc_board_place when a placement leaves a road or city
 	                         with no open end; cleared once game.c find_completed has looked
 	                         at the newest tile (until then it looks at every tile it is given) */
@@ -325,6 +329,7 @@ static inline int carc_feat_join(carc_game *g, int a, int b)
 	ra->size = (uint16_t)(ra->size + rb->size);
 	ra->open = (int16_t)(ra->open + rb->open);
 	ra->nfig = (uint8_t)(ra->nfig + rb->nfig);
+	g->joined_held |= (uint8_t)((ra->nfig != 0) << ra->kind);
 	uint16_t t = ra->next; /* splice the two member cycles into one */
 	ra->next = rb->next;
 	rb->next = t;
