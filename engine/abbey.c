@@ -269,24 +269,27 @@ static int barn_closed(const carc_game *g, int root)
 	return g->nbarns && g->nodes[root].kind == CARC_F_FIELD && farm_has_barn(g, root);
 }
 
-/* End: each barn owner scores 4 for every completed city of the farm. */
+/* End: each barn owner scores 4 for every completed city of the farm.
+ * The barns on the board are those of g->barn_fig (a barn never leaves
+ * its corner), taken seat by seat as their slots go; a farm with several
+ * barns scores once, when its first one comes up. */
 static void barn_final(carc_game *g, carc_sink *out)
 {
-	uint16_t done[CARC_MAX_FIGS];
-	int ndone = 0;
-	CARC_FIGS_IN(g, on_board, i) {
-		const carc_fig *f = &g->figs[i];
-		if (f->kind != CARC_FIG_BARN) continue;
-		int root = carc_feat_root(g, f->node), k;
-		for (k = 0; k < ndone && done[k] != root; k++) {}
-		if (k < ndone) continue;
-		done[ndone++] = (uint16_t)root;
-		int worth = carc_farm_worth(g, root), owner[CARC_MAX_SEATS] = { 0 };
-		CARC_FIGS_IN(g, on_board, j) {
-			const carc_fig *b = &g->figs[j];
-			if (b->kind == CARC_FIG_BARN && carc_feat_root(g, b->node) == root)
-				owner[b->seat] = 1;
+	int seat_of[CARC_MAX_SEATS], root_of[CARC_MAX_SEATS], nb = 0;
+	for (int s = 0; s < g->nseats; s++)
+		for (int i = 0; i < g->nbarns; i++) {
+			const carc_fig *f = &g->figs[g->barn_fig[i]];
+			if (f->seat != s || f->node == CARC_NONE) continue;
+			seat_of[nb] = s;
+			root_of[nb++] = carc_feat_root(g, f->node);
 		}
+	for (int i = 0; i < nb; i++) {
+		int root = root_of[i], k, owner[CARC_MAX_SEATS] = { 0 };
+		for (k = 0; k < i && root_of[k] != root; k++) {}
+		if (k < i) continue; /* scored with an earlier barn of its farm */
+		for (int j = i; j < nb; j++)
+			if (root_of[j] == root) owner[seat_of[j]] = 1;
+		int worth = carc_farm_worth(g, root);
 		for (int s = 0; s < g->nseats; s++)
 			if (owner[s]) carc_add_score(g, s, CARC_SC_BARN, 4 * worth, carc_feat_where(g, root, out), 1, out);
 	}

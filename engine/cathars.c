@@ -98,13 +98,16 @@ static int escapable(const carc_game *g, int root)
 	return 0;
 }
 
+/* The followers of the seat on turn that may leave their city: a figure
+ * that may escape stands in a city and is neither builder nor pig, so it
+ * is one of the seat's followers in cities (followers_in), looked at in
+ * slot order. */
 static int cathars_moves(const carc_game *g, carc_move *out, int cap)
 {
-	int n = 0;
-	for (int i = g->turn_seat * CARC_FIGS_PER_SEAT; i < (g->turn_seat + 1) * CARC_FIGS_PER_SEAT; i++) {
-		const carc_fig *f = &g->figs[i];
-		if (!f->used || f->node == CARC_NONE || f->kind == CARC_FIG_BUILDER || f->kind == CARC_FIG_PIG) continue;
-		if (!escapable(g, carc_feat_root(g, f->node))) continue;
+	int n = 0, seat = g->turn_seat;
+	for (unsigned m = g->followers_in[seat][CARC_F_CITY]; m; m &= m - 1) {
+		int i = seat * CARC_FIGS_PER_SEAT + __builtin_ctz(m);
+		if (!escapable(g, carc_feat_root(g, g->figs[i].node))) continue;
 		if (n < cap) out[n] = (carc_move){ .type = CARC_MV_ESCAPE, .figure = (uint16_t)i, .tile = CARC_NONE };
 		n++;
 	}

@@ -63,10 +63,16 @@ static int in_roots(int root, const uint16_t *roots, int nroots)
 static unsigned hills_tiebreak(const carc_game *g, const uint16_t *roots, int nroots, unsigned tied)
 {
 	int hills[CARC_MAX_SEATS] = { 0 }, best = 0;
-	CARC_FIGS_IN(g, followers_on, i) {
-		const carc_fig *f = &g->figs[i];
-		if ((tied >> f->seat & 1) && in_roots(carc_feat_root(g, f->node), roots, nroots) && on_hill(g, f))
-			hills[f->seat]++;
+	unsigned kinds = 0; /* the kinds of the features: their followers are among followers_in of those */
+	for (int i = 0; i < nroots; i++) kinds |= 1u << g->nodes[roots[i]].kind;
+	for (unsigned t = tied & ((1u << g->nseats) - 1); t; t &= t - 1) {
+		int s = __builtin_ctz(t);
+		unsigned m = 0;
+		for (unsigned k = kinds; k; k &= k - 1) m |= g->followers_in[s][__builtin_ctz(k)];
+		for (; m; m &= m - 1) {
+			const carc_fig *f = &g->figs[s * CARC_FIGS_PER_SEAT + __builtin_ctz(m)];
+			if (in_roots(carc_feat_root(g, f->node), roots, nroots) && on_hill(g, f)) hills[s]++;
+		}
 	}
 	unsigned with = 0;
 	if (g->cfg.rules[CARC_R_HILL_TIEBREAK] == 0) { /* at least one */
