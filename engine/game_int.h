@@ -185,7 +185,9 @@ struct carc_game {
 	uint16_t shep_node[CARC_MAX_SEATS]; /* hills: the segment seat s's shepherd stood on when seen (its deploy), */
 	uint16_t shep_farm[CARC_MAX_SEATS]; /* a segment of its farm at or near the root (walks start there;
 	                                     moved to the root when a placement grows the farm), */
-	uint16_t shep_size[CARC_MAX_SEATS]; /* and the farm's size (segments) then */
+	uint16_t shep_next[CARC_MAX_SEATS]; /* and the `next` of that root then: every join of two features
+	                                     changes the `next` of both roots (carc_feat_join), so while it
+	                                     holds, nothing has joined the farm */
 	uint8_t nwagons;                  /* abbey: wagons whose feature just scored */
 	struct { uint8_t seat, fig; uint16_t root, cell; } wagons[CARC_MAX_SEATS];
 	uint8_t nbuild;                   /* cult: cloisters and cult places listed in build[] */

@@ -147,7 +147,7 @@ static void shepherd_seen(carc_game *g, int seat, int fig, int root)
 {
 	g->shep_node[seat] = g->figs[fig].node;
 	g->shep_farm[seat] = (uint16_t)root;
-	g->shep_size[seat] = g->nodes[root].size;
+	g->shep_next[seat] = g->nodes[root].next;
 }
 
 /* A shepherd and its sheep leave the board; the tokens go back in the bag. */
@@ -217,19 +217,27 @@ static void gather(carc_game *g, int root, carc_sink *out)
 }
 
 /* The deploy listing asks this for every field of the tile just placed
- * while the seat holds its shepherd: a seat's one shepherd is in a farm
- * when not in its supply and its farm (shep_farm, seen at its deploy and
- * kept since) has the same root. */
+ * while the seat holds its shepherd, at the field's first port, a
+ * half-edge (read from the tile type at once) unless the field touches
+ * none.  A seat's one shepherd is in a farm when hills.c has not sent it
+ * home (shep_out), it is not in its supply, and its farm (shep_farm, seen
+ * at its deploy and kept since) has the same root. */
 static int shepherd_special(const carc_game *g, int seat, int kind, int port, int *node)
 {
 	(void)seat;
 	if (kind != CARC_FIG_SHEPHERD) return -1;
-	*node = carc_board_feature_at(g, g->last, port);
+	const carc_cell *c = &g->cells[g->last];
+	if (port >= CARC_NL && port <= CARC_WR) { /* half-edge p of the tile turned rot is half-edge p - 2 rot */
+		int f = carc_tiletypes[c->type].half_feat[(port - CARC_NL - 2 * c->rot) & 7];
+		*node = f == CARC_NOF ? -1 : c->node0 + f;
+	} else {
+		*node = carc_board_feature_at(g, g->last, port);
+	}
 	if (*node < 0) return CARC_E_NO_FEATURE;
 	/* a field, in a game that has them (farmers false: "play without fields") */
 	if (g->nodes[*node].kind != CARC_F_FIELD || !g->cfg.rules[CARC_R_FARMERS]) return CARC_E_KIND;
 	int root = carc_feat_root(g, *node);
-	for (unsigned m = g->shep_one; m; m &= m - 1) {
+	for (unsigned m = g->shep_out; m; m &= m - 1) {
 		int s = __builtin_ctz(m);
 		if (!g->in_supply[s][CARC_FIG_SHEPHERD] && carc_feat_root(g, g->shep_farm[s]) == root) return CARC_E_RULE;
 	}
@@ -240,10 +248,13 @@ static void shepherd_deployed(carc_game *g, int fig, carc_sink *out)
 {
 	if (g->figs[fig].kind != CARC_FIG_SHEPHERD) return;
 	int seat = g->figs[fig].seat;
+	int root = carc_feat_root(g, g->figs[fig].node);
 	g->shep_out |= (uint8_t)(1u << seat);
-	shepherd_seen(g, seat, fig, carc_feat_root(g, g->figs[fig].node));
-	g->flock_check = 1; /* its farm may be one that can no longer grow */
-	flock_wake(g);
+	shepherd_seen(g, seat, fig, root);
+	if (!g->nodes[root].open) { /* a farm that can no longer grow: gathered at the end of the turn */
+		g->flock_check = 1;
+		flock_wake(g);
+	}
 	expand(g, seat, out);
 }
 
@@ -254,16 +265,17 @@ static __attribute__((noinline)) void shepherd_grew(carc_game *g, int seat, int 
 	if (!g->nodes[root].open) g->flock_check = 1;
 	if (g->flock_due | g->flock_check) flock_wake(g);
 	g->shep_farm[seat] = (uint16_t)root;
-	g->shep_size[seat] = g->nodes[root].size;
+	g->shep_next[seat] = g->nodes[root].next;
 }
 
-/* hill_placed for the seats in `look`: those whose shepherd stands on
- * the board (its deploy saw it, shepherd_deployed). */
+/* hill_placed for the seats in `look`, whose farm something joined:
+ * those whose shepherd stands on the board (its deploy saw it,
+ * shepherd_deployed). */
 static __attribute__((noinline)) void shepherd_farms(carc_game *g, unsigned look)
 {
 	for (; look; look &= look - 1) {
-		int s = __builtin_ctz(look), root = carc_feat_root(g, g->shep_farm[s]);
-		if (!g->in_supply[s][CARC_FIG_SHEPHERD] && g->nodes[root].size != g->shep_size[s]) shepherd_grew(g, s, root);
+		int s = __builtin_ctz(look);
+		if (!g->in_supply[s][CARC_FIG_SHEPHERD]) shepherd_grew(g, s, carc_feat_root(g, g->shep_farm[s]));
 	}
 }
 
@@ -294,10 +306,10 @@ static __attribute__((noinline)) void hill_or_abbey(carc_game *g, int cell, unsi
 /* After a placement, for each shepherd on the board: did the tile extend
  * the farm of the placer's (flock_due), and can that farm no longer grow
  * (flock_check)?  A farm grows, and loses open edges, when a field of the
- * tile just placed joins it: a farm of the same size as when last seen
- * (at the previous placement or the shepherd's deploy) is untouched, and
- * open, for every closed farm with a shepherd was gathered at the end of
- * the turn that closed it.  The one other way to lose open edges is an
+ * tile just placed joins it: a farm whose root has the same `next` as
+ * when last seen (at the previous placement or the shepherd's deploy;
+ * shep_next) has joined nothing since, and is open, for every closed farm
+ * with a shepherd was gathered at the end of the turn that closed it.  The one other way to lose open edges is an
  * abbey: it fits any edges, and its walls bound the fields around it
  * (RULES.md 2.9) without joining them, so after an abbey every shepherd's
  * farm is looked at.  The usual case is a few loads for each seat whose
@@ -309,9 +321,7 @@ static void hill_placed(carc_game *g, int cell, carc_sink *out)
 	unsigned look = 0; /* seats whose shepherd's farm may have grown */
 	for (unsigned m = g->shep_out; m; m &= m - 1) {
 		int s = __builtin_ctz(m);
-		unsigned farm = g->shep_farm[s];
-		const carc_node *r = &g->nodes[farm];
-		if (r->parent != farm || r->size != g->shep_size[s]) look |= m & -m; /* seat s; else still the root, as large */
+		if (g->nodes[g->shep_farm[s]].next != g->shep_next[s]) look |= m & -m; /* seat s: its farm joined another */
 	}
 	if (look) shepherd_farms(g, look);
 }
