@@ -1201,35 +1201,38 @@ static carc_rc check_deploy(const carc_game *g, const carc_move *m, int *node)
 	return CARC_OK;
 }
 
-/* Is this move legal now?  A deploy's feature segment goes to *node; a
- * move an expansion lists, as it lists it, to *listed with that
- * expansion in *owner (when `owner` is not NULL). */
-static carc_rc check_move(const carc_game *g, const carc_move *m, int *detail, int *node, carc_move *listed,
-                          const carc_ext **owner)
+/* A placement of the drawn tile in the tile phase: legal now? */
+static carc_rc check_place(const carc_game *g, const carc_move *m, int *detail)
 {
-	if (g->over) return CARC_E_OVER;
-	carc_rc rc = CARC_E_PHASE;
-	if (g->phase == CARC_PH_TILE && m->type == CARC_MV_PLACE_TILE) {
-		if (g->drawn == CARC_NONE) return CARC_E_PHASE; /* draw (or place the abbey) first */
-		if (m->tile != g->drawn) return CARC_E_TILE;
-		if (m->rot > 3) return CARC_E_ARG;
-		rc = (carc_rc)carc_board_fits(g, m->tile, m->x, m->y, m->rot, detail);
-		if (rc != CARC_OK) return rc;
-		return judged_allowed(g, g->judges, m->tile, m->x, m->y, m->rot) ? CARC_OK : CARC_E_RULE;
-	}
-	if (g->phase == CARC_PH_ACTION && m->type == CARC_MV_PASS) return CARC_OK;
-	if (g->phase == CARC_PH_ACTION && m->type == CARC_MV_DEPLOY) return check_deploy(g, m, node);
+	if (g->drawn == CARC_NONE) return CARC_E_PHASE; /* draw (or place the abbey) first */
+	if (m->tile != g->drawn) return CARC_E_TILE;
+	if (m->rot > 3) return CARC_E_ARG;
+	carc_rc rc = (carc_rc)carc_board_fits(g, m->tile, m->x, m->y, m->rot, detail);
+	if (rc != CARC_OK) return rc;
+	return judged_allowed(g, g->judges, m->tile, m->x, m->y, m->rot) ? CARC_OK : CARC_E_RULE;
+}
+
+/* A move that is neither a placement in the tile phase nor a pass or a
+ * deploy in the action phase: legal only as a move an expansion lists,
+ * which goes to *listed (as it lists it) with that expansion in *owner. */
+static carc_rc check_other(const carc_game *g, const carc_move *m, carc_move *listed, const carc_ext **owner)
+{
 	if (g->phase == CARC_PH_TILE && m->type == CARC_MV_DEPLOY) return CARC_E_PHASE;
 	if (m->type >= CARC_MV_COUNT) return CARC_E_ARG;
-	const carc_ext *e = ext_move_owner(g, m, &rc, listed);
-	if (owner) *owner = e;
-	return e ? CARC_OK : rc;
+	carc_rc rc = CARC_E_PHASE;
+	*owner = ext_move_owner(g, m, &rc, listed);
+	return *owner ? CARC_OK : rc;
 }
 
 carc_rc carc_check_move(const carc_game *g, const carc_move *m, int *detail)
 {
+	if (g->over) return CARC_E_OVER;
+	if (g->phase == CARC_PH_TILE && m->type == CARC_MV_PLACE_TILE) return check_place(g, m, detail);
+	if (g->phase == CARC_PH_ACTION && m->type == CARC_MV_PASS) return CARC_OK;
 	int node;
-	return check_move(g, m, detail, &node, NULL, NULL);
+	if (g->phase == CARC_PH_ACTION && m->type == CARC_MV_DEPLOY) return check_deploy(g, m, &node);
+	const carc_ext *e;
+	return check_other(g, m, NULL, &e);
 }
 
 void carc_place_tile(carc_game *g, int type, int x, int y, int rot, carc_sink *out)
@@ -1294,25 +1297,30 @@ static int sink_ok(const carc_sink *out)
 	return out->n >= 0 && out->n <= INT_MAX - CARC_MAX_EVENTS && (out->cap <= 0 || out->ev);
 }
 
+/* The move is checked where it is applied, by the checks of its kind
+ * alone, which give what applying it needs: the kind of move is told
+ * apart once. */
 carc_rc carc_apply(carc_game *g, const carc_move *m, carc_sink *out)
 {
 	if (out && !sink_ok(out)) return CARC_E_ARG;
-	int node = -1;
-	carc_move listed; /* an expansion's move as listed: the feature named on the tile the listing names it */
-	const carc_ext *e = NULL;
-	carc_rc rc = check_move(g, m, NULL, &node, &listed, &e); /* checked once, with what applying it needs */
-	if (rc != CARC_OK) return rc;
+	if (g->over) return CARC_E_OVER;
+	carc_rc rc;
 	if (g->phase == CARC_PH_TILE && m->type == CARC_MV_PLACE_TILE) {
+		if ((rc = check_place(g, m, NULL)) != CARC_OK) return rc;
 		carc_place_tile(g, m->tile, m->x, m->y, m->rot, out);
-	} else if (g->phase == CARC_PH_ACTION && m->type == CARC_MV_DEPLOY) {
-		carc_deploy(g, fig_slot_free(g, g->seat, m->kind), node, m->port, out);
-		finish_turn(g, out);
 	} else if (g->phase == CARC_PH_ACTION && m->type == CARC_MV_PASS) {
 		finish_turn(g, out);
-	} else if (e && e->phases >> g->phase & 1) { /* any other move accepted is an expansion's, e */
-		e->phase_apply(g, &listed, out);
-	} else if (e) {
-		e->apply_move(g, &listed, out);
+	} else if (g->phase == CARC_PH_ACTION && m->type == CARC_MV_DEPLOY) {
+		int node;
+		if ((rc = check_deploy(g, m, &node)) != CARC_OK) return rc;
+		carc_deploy(g, fig_slot_free(g, g->seat, m->kind), node, m->port, out);
+		finish_turn(g, out);
+	} else {
+		carc_move listed; /* an expansion's move as listed: the feature named on the tile the listing names it */
+		const carc_ext *e;
+		if ((rc = check_other(g, m, &listed, &e)) != CARC_OK) return rc;
+		if (e->phases >> g->phase & 1) e->phase_apply(g, &listed, out);
+		else e->apply_move(g, &listed, out);
 	}
 	return CARC_OK;
 }
