@@ -1070,9 +1070,8 @@ static int action_moves(const carc_game *g, carc_move *out, int cap)
 /* The expansion that decides the current phase, if it is not the base's. */
 static const carc_ext *phase_owner(const carc_game *g)
 {
-	for (int i = 0; carc_exts[i]; i++)
-		if ((g->exts >> i & 1) && (carc_exts[i]->phases >> g->phase & 1)) return carc_exts[i];
-	return NULL;
+	unsigned m = g->phase_exts[g->phase];
+	return m ? carc_exts[__builtin_ctz(m)] : NULL;
 }
 
 /* Moves that expansions add to the tile phase (the abbey, `draw`). */
@@ -1130,9 +1129,12 @@ static const carc_ext *ext_move_owner(const carc_game *g, const carc_move *m, ca
 {
 	carc_move list[256];
 	int types = 0;
-	for (int i = 0; carc_exts[i]; i++) {
-		const carc_ext *e = carc_exts[i];
-		if (!(g->exts >> i & 1)) continue;
+	/* those that may list a move now: the phase's own, or those that add
+	 * moves to the tile or the action phase (as carc_legal_moves asks) */
+	unsigned listers = g->phase_exts[g->phase];
+	if (g->phase == CARC_PH_TILE) listers |= g->hook_exts[__builtin_ctz(CARC_HOOK_TILE_MOVES)];
+	else if (g->phase == CARC_PH_ACTION) listers |= g->hook_exts[__builtin_ctz(CARC_HOOK_ACTION)];
+	CARC_EXT_IN(listers, e) {
 		int n = 0;
 		if (e->phases >> g->phase & 1) n = e->phase_moves(g, list, 256);
 		else if (g->phase == CARC_PH_TILE && e->tile_moves) n = e->tile_moves(g, list, 0, 256);
@@ -1383,7 +1385,7 @@ typedef struct ext_plan {
 	uint32_t expansions, components;
 	uint8_t known;
 	uint32_t hooks, exts;
-	uint16_t hook_exts[CARC_NHOOKS], placed_for[16], feature_exts[CARC_F_COUNT];
+	uint16_t hook_exts[CARC_NHOOKS], phase_exts[CARC_PH_COUNT], placed_for[16], feature_exts[CARC_F_COUNT];
 	uint8_t special_ext[CARC_FIG_COUNT];
 	uint16_t kind_slots[CARC_FIG_COUNT];
 } ext_plan;
@@ -1402,6 +1404,8 @@ static void ext_plan_make(ext_plan *p, uint32_t expansions, uint32_t components)
 		const carc_ext *e = carc_exts[i];
 		for (unsigned k = e->feature_kinds ? e->feature_kinds : (1u << CARC_F_COUNT) - 1; k; k &= k - 1)
 			p->feature_exts[__builtin_ctz(k)] |= (uint16_t)(1u << i);
+		for (unsigned ph = e->phases & ((1u << CARC_PH_COUNT) - 1); ph; ph &= ph - 1)
+			p->phase_exts[__builtin_ctz(ph)] |= (uint16_t)(1u << i);
 		if (e->tile_placed && !e->placed_tiles) every |= (uint16_t)(1u << i);
 		for (unsigned f = e->tile_placed ? e->placed_tiles & 15u : 0; f; f &= f - 1)
 			by_fact[__builtin_ctz(f)] |= (uint16_t)(1u << i);
@@ -1434,6 +1438,7 @@ static void ext_plan_set(carc_game *g)
 	g->hooks = last.hooks;
 	g->exts = last.exts;
 	memcpy(g->hook_exts, last.hook_exts, sizeof g->hook_exts);
+	memcpy(g->phase_exts, last.phase_exts, sizeof g->phase_exts);
 	memcpy(g->placed_for, last.placed_for, sizeof g->placed_for);
 	memcpy(g->feature_exts, last.feature_exts, sizeof g->feature_exts);
 	memcpy(g->special_ext, last.special_ext, sizeof g->special_ext);

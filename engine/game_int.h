@@ -75,6 +75,7 @@ struct carc_game {
 	uint16_t hook_exts[CARC_NHOOKS]; /* per hook bit: the active expansions that fill it (an expansion
 	                                    may leave a hook it has no use for, for good: river.c, or until
 	                                    it has: abbey.c) */
+	uint16_t phase_exts[CARC_PH_COUNT]; /* per phase: the active expansions that decide it (carc_ext.phases) */
 	uint16_t placed_for[16]; /* per tile facts (the first four CARC_TT_*): the active expansions whose
 	                            tile_placed sees such a tile (carc_ext.placed_tiles) */
 	uint16_t feature_exts[CARC_F_COUNT]; /* per feature kind: the active expansions asked about such a
