@@ -513,7 +513,7 @@ static void begin_turn(carc_game *g, carc_sink *out)
 	carc_event *e = carc_emit(out, CARC_EV_TURN);
 	if (e) e->seat = (int8_t)g->turn_seat;
 	CARC_EXT_EACH(g, CARC_HOOK_TURN_START, x)
-		if (x->turn_start && x->turn_start(g)) { /* the seat may choose instead of drawing */
+		if (x->turn_start(g)) { /* the seat may choose instead of drawing */
 			g->phase = CARC_PH_TILE;
 			g->seat = g->turn_seat;
 			g->drawn = CARC_NONE;
@@ -569,12 +569,22 @@ static void score_pending(carc_game *g, carc_sink *out)
 			e->port = (uint8_t)carc_board_first_port(g, first);
 			e->ntiles = (uint16_t)carc_feat_tiles(g, root, NULL, NULL);
 		}
-		CARC_EXT_IN(g->hook_exts[__builtin_ctz(CARC_HOOK_COMPLETED)] & g->feature_exts[g->nodes[root].kind], x)
-			x->feature_completed(g, root, out);
+		/* the first expansion asked from a call site of its own, the others
+		 * in a loop, as in placed_hooks: a city asks two (the king, then
+		 * the traders), a road only the first */
+		unsigned see = g->hook_exts[__builtin_ctz(CARC_HOOK_COMPLETED)] & g->feature_exts[g->nodes[root].kind];
+		if (see) {
+			carc_exts[__builtin_ctz(see)]->feature_completed(g, root, out);
+			CARC_EXT_IN(see & (see - 1), x)
+				x->feature_completed(g, root, out);
+		}
 		carc_score_feature(g, root, 0, out);
-		if (g->nodes[root].nfig) /* scored for someone */
-			CARC_EXT_EACH(g, CARC_HOOK_SCORED, x)
+		see = g->hook_exts[__builtin_ctz(CARC_HOOK_SCORED)];
+		if (see && g->nodes[root].nfig) { /* scored for someone */
+			carc_exts[__builtin_ctz(see)]->feature_scored(g, root, out);
+			CARC_EXT_IN(see & (see - 1), x)
 				x->feature_scored(g, root, out);
+		}
 		carc_return_figures(g, root, out);
 	}
 	g->npending = 0;
@@ -592,9 +602,9 @@ void carc_turn_continue(carc_game *g, carc_sink *out)
 		g->stage = (uint8_t)(g->stage + skip + 1);
 		if (carc_exts[g->stage - 1]->turn_end(g, out)) return;
 	}
-	int again = 0;
+	unsigned again = 0; /* every expansion with the hook fills extra_turn */
 	CARC_EXT_EACH(g, CARC_HOOK_EXTRA, e)
-		if (e->extra_turn && e->extra_turn(g)) again = 1;
+		again |= e->extra_turn(g) != 0;
 	g->last = CARC_NONE;
 	g->extra = (uint8_t)again;
 	if (!again) g->turn_seat = (uint8_t)(g->turn_seat + 1 < g->nseats ? g->turn_seat + 1 : 0); /* no division */

@@ -152,8 +152,15 @@ void carc_score_feature(carc_game *g, int root, int final, carc_sink *out)
 		return;
 	}
 	carc_feat_info fi = { r->kind, tiles, pennants, flags, final };
-	CARC_EXT_IN(g->hook_exts[__builtin_ctz(CARC_HOOK_POINTS)] & g->feature_exts[r->kind], e)
-		points = e->feature_points(g, root, &fi, points);
+	/* the first expansion asked from a call site of its own, the others
+	 * in a loop (game.c placed_hooks): a city asks two (inns, then the
+	 * cathars), a road or a cloister one */
+	unsigned see = g->hook_exts[__builtin_ctz(CARC_HOOK_POINTS)] & g->feature_exts[r->kind];
+	if (see) {
+		points = carc_exts[__builtin_ctz(see)]->feature_points(g, root, &fi, points);
+		CARC_EXT_IN(see & (see - 1), e)
+			points = e->feature_points(g, root, &fi, points);
+	}
 	pay_majority(g, root, sc, points, pennants, final, out);
 }
 
