@@ -682,6 +682,7 @@ void carc_return_figure(carc_game *g, int fig, int why, carc_sink *out)
 	g->on_board[f->seat] &= (uint16_t)~(1u << (fig - f->seat * CARC_FIGS_PER_SEAT));
 	g->followers_on[f->seat] &= g->on_board[f->seat];
 	g->followers_in[f->seat][g->nodes[f->node].kind] &= g->on_board[f->seat];
+	g->specials_in[f->seat][g->nodes[f->node].kind] &= g->on_board[f->seat];
 	f->node = CARC_NONE;
 	g->in_supply[f->seat][f->kind]++;
 	carc_event *e = carc_emit(out, CARC_EV_RETURNED);
@@ -1282,6 +1283,7 @@ void carc_deploy(carc_game *g, int fig, int node, int at, carc_sink *out)
 		g->followers_in[f->seat][g->nodes[node].kind] |= bit;
 	} else {
 		g->nspecial[g->nodes[node].kind]++;
+		g->specials_in[f->seat][g->nodes[node].kind] |= bit;
 	}
 	carc_event *e = carc_emit(out, CARC_EV_DEPLOYED);
 	if (e) {
@@ -1474,6 +1476,7 @@ static carc_rc game_init(carc_game *g, const carc_config *cfg, carc_sink *out)
 	if (rc != CARC_OK) return rc;
 	memset(g, 0, offsetof(carc_game, cells));
 	memset(g->hkey, 0, sizeof g->hkey);
+	memset(g->specials_in, 0, sizeof g->specials_in);
 	keep_config(&g->cfg, cfg);
 	g->nseats = cfg->nseats;
 	g->drawn = g->last = CARC_NONE;

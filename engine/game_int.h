@@ -231,6 +231,10 @@ struct carc_game {
 	 * slot (board.c home()) */
 	uint32_t hkey[CARC_HASH_SIZE];
 	int16_t hval[CARC_HASH_SIZE];
+	/* on_board less followers_on by the kind of feature they stand in (as
+	 * followers_in): set from the figures, so left out of the hash; kept
+	 * here, below the arrays, not to move them (set-up zeroes it) */
+	uint16_t specials_in[CARC_MAX_SEATS][CARC_F_COUNT];
 };
 
 /* The four rotations of a tile tested against one frontier position at

@@ -93,15 +93,15 @@ static void pay_majority(carc_game *g, int root, int sc, int points, int pennant
  * order.  Followers are looked at only while the feature counts some
  * (nfig), and only those in features of its kind (followers_in); the
  * other figures only when some stand in a feature of that kind
- * (nspecial).  A seat's followers have the slots before its other
- * figures, so with both the order is the slot order. */
+ * (nspecial), and only those (specials_in).  A seat's figures are taken
+ * from one mask, so the order is the slot order. */
 void carc_return_figures(carc_game *g, int root, carc_sink *out)
 {
 	int kind = g->nodes[root].kind, specials = g->nspecial[kind] != 0;
 	for (unsigned s = 0; s < g->nseats; s++) {
 		if (!g->nodes[root].nfig) {
 			if (!specials) return;
-			for (unsigned m = g->on_board[s] & ~g->followers_on[s]; m; m &= m - 1) {
+			for (unsigned m = g->specials_in[s][kind]; m; m &= m - 1) {
 				unsigned i = s * CARC_FIGS_PER_SEAT + (unsigned)__builtin_ctz(m);
 				if (g->figs[i].node != CARC_NONE && carc_feat_root(g, g->figs[i].node) == root)
 					carc_return_figure(g, (int)i, CARC_WHY_SCORED, out);
@@ -109,7 +109,7 @@ void carc_return_figures(carc_game *g, int root, carc_sink *out)
 			continue;
 		}
 		unsigned mine = g->followers_in[s][kind]; /* the seat's followers in features of this kind */
-		for (unsigned m = specials ? (g->on_board[s] & ~g->followers_on[s]) | mine : mine; m; m &= m - 1) {
+		for (unsigned m = specials ? g->specials_in[s][kind] | mine : mine; m; m &= m - 1) {
 			unsigned i = s * CARC_FIGS_PER_SEAT + (unsigned)__builtin_ctz(m);
 			if (g->figs[i].node == CARC_NONE || carc_feat_root(g, g->figs[i].node) != root) continue;
 			carc_return_figure(g, (int)i, CARC_WHY_SCORED, out);
