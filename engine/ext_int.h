@@ -62,7 +62,8 @@ typedef struct carc_ext {
 	 * its majority. */
 	int (*deploy_special)(const carc_game *g, int seat, int kind, int port, int *node);
 	uint32_t special_kinds;   /* bit k: deploy_special judges figure kind k */
-	/* A figure has just been deployed (slot `fig`). */
+	/* A figure this expansion deploys (deploy_special, and it is the first
+	 * active one that judges the kind) has just been deployed (slot `fig`). */
 	void (*deployed)(carc_game *g, int fig, carc_sink *out);
 	/* No follower may be deployed into this feature (a farm with a barn).
 	 * Asked only about features of the kinds in `closes` (bit k: carc_fkind

@@ -1296,12 +1296,10 @@ void carc_deploy(carc_game *g, int fig, int node, int at, carc_sink *out)
 		e->port = (uint8_t)(f->at ? f->at : carc_board_first_port(g, node));
 		e->fkind = g->nodes[node].kind;
 	}
-	/* the first from a call site of its own, as in placed_hooks */
-	unsigned see = g->hook_exts[__builtin_ctz(CARC_HOOK_DEPLOYED)];
-	if (!see) return;
-	carc_exts[__builtin_ctz(see)]->deployed(g, fig, out);
-	CARC_EXT_IN(see & (see - 1), h)
-		h->deployed(g, fig, out);
+	/* only the expansion that deploys the kind is told (carc_ext.deployed):
+	 * after a follower's deploy, none */
+	unsigned x = g->special_ext[f->kind]; /* 1 + its index, 0 none */
+	if (x && g->hook_exts[__builtin_ctz(CARC_HOOK_DEPLOYED)] >> (x - 1) & 1) carc_exts[x - 1]->deployed(g, fig, out);
 }
 
 /* A sink a call may record into (carc.h): it counts from 0 or more, with
