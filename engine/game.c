@@ -884,12 +884,20 @@ static int tile_moves(const carc_game *g, carc_move *out, int cap)
 }
 
 /* May the seat on turn deploy on the tile just placed at all (no
- * expansion says no)? */
-static inline int deploy_here_ok(const carc_game *g)
+ * expansion that fills the deploy hook says no)? */
+static __attribute__((noinline)) int deploy_asked_ok(const carc_game *g)
 {
 	CARC_EXT_EACH(g, CARC_HOOK_DEPLOY, e)
 		if (e->deploy_allowed && !e->deploy_allowed(g, g->last)) return 0;
 	return 1;
+}
+
+/* The same, with the expansions asked in a call of its own only when
+ * some fill the hook: the callers (deploy_any after every placement)
+ * then need no frame for the loop. */
+static inline int deploy_here_ok(const carc_game *g)
+{
+	return !g->hook_exts[__builtin_ctz(CARC_HOOK_DEPLOY)] || deploy_asked_ok(g);
 }
 
 int carc_deploy_here_ok(const carc_game *g) { return deploy_here_ok(g); }
@@ -1006,6 +1014,17 @@ static __attribute__((noinline)) int deploy_any_specials(const carc_game *g, uns
 	return special_moves(g, kinds, taken, NULL, 0, 0);
 }
 
+/* deploy_any for special figures only (`kinds`) when the placement
+ * joined a feature of the kinds `where` of a builder or pig it holds that
+ * followers stand in: those figures are asked only if a follower stands
+ * in such a feature of the tile. */
+static __attribute__((noinline)) int deploy_any_lonely(const carc_game *g, unsigned kinds, unsigned where)
+{
+	unsigned taken = taken_scan(g, where);
+	if (!taken) kinds &= ~LONELY_KINDS;
+	return kinds && special_moves(g, kinds, taken, NULL, 0, 0);
+}
+
 /* Is there anything to deploy on the tile just placed?  What
  * deploy_moves lists, up to the first: asked after every placement, and
  * most often answered by the first feature of the tile, or, once the
@@ -1014,20 +1033,25 @@ static __attribute__((noinline)) int deploy_any_specials(const carc_game *g, uns
 static int deploy_any(const carc_game *g)
 {
 	if (!deploy_here_ok(g)) return 0;
-	unsigned followers, specials, taken = 0;
+	unsigned followers, specials;
 	unsigned on = deploy_kinds(g, &followers, &specials);
 	if (on) return deploy_any_followers(g, on, specials);
-	/* a builder or pig needs a feature of its kinds where a follower
-	 * stands, which only a feature the placement joined can be
+	/* a barn needs a field corner (field_corners), which a tile with none
+	 * or too few neighbours lacks: told without a branch, as either
+	 * answer is common */
+	const carc_cell *c = &g->cells[g->last];
+	unsigned corners = (c->nb >= CORNER_NEIGHBOURS) & (carc_tile_traits[c->type].corner_fields != 0) &
+	                   (g->cfg.rules[CARC_R_FARMERS] != 0);
+	specials &= ~CORNER_KINDS | -corners;
+	/* a builder or pig (LONELY_KINDS) needs a feature of its kinds where
+	 * a follower stands, which only a feature the placement joined can be
 	 * (g->joined_held); without one, only the other special figures are
 	 * asked */
-	unsigned lonely = specials & LONELY_KINDS;
-	unsigned where = 0;
-	for (unsigned k = lonely; k; k &= k - 1) where |= special_at[__builtin_ctz(k)];
-	if (where & g->joined_held) taken = taken_scan(g, where);
-	if (!taken) specials &= ~LONELY_KINDS;
-	if (specials == CORNER_KINDS) return field_corners(g) && deploy_any_specials(g, specials, 0);
-	return specials && deploy_any_specials(g, specials, taken);
+	unsigned where = (specials >> CARC_FIG_BUILDER & 1) * special_at[CARC_FIG_BUILDER] |
+	                 (specials >> CARC_FIG_PIG & 1) * special_at[CARC_FIG_PIG];
+	if (where & g->joined_held) return deploy_any_lonely(g, specials, where);
+	specials &= ~LONELY_KINDS;
+	return specials && deploy_any_specials(g, specials, 0);
 }
 
 int carc_deploy_any(const carc_game *g) { return deploy_any(g); }
