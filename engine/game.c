@@ -916,19 +916,35 @@ static inline unsigned deploy_kinds(const carc_game *g, unsigned *followers, uns
 /* One look at each feature of the tile just placed (bit i: feature i):
  * those a follower stands in go to *taken; returns those open to
  * followers of the feature kinds `on` (no follower stands in them and no
- * expansion has shut them).  With `first` it stops at the first open one. */
+ * expansion has shut them).  With `first` it stops at the first open one
+ * (deploy_any); without, for the listing, which looks at every feature,
+ * each is judged without a branch, and only those still open are asked
+ * whether an expansion shut them. */
 static inline unsigned feature_scan(const carc_game *g, unsigned on, unsigned *taken, int first)
 {
 	const carc_cell *c = &g->cells[g->last];
 	const carc_tiletype *t = carc_cell_type(g, g->last);
 	unsigned open = 0;
+	if (!first) {
+		unsigned held = 0;
+		for (int i = 0, n = t->nfeat; i < n; i++) {
+			unsigned busy = g->nodes[carc_feat_root(g, c->node0 + i)].nfig != 0;
+			held |= busy << i;
+			open |= (~busy & (on >> t->f[i].kind) & 1) << i;
+		}
+		*taken |= held;
+		if (g->hook_exts[__builtin_ctz(CARC_HOOK_CLOSED)])
+			for (unsigned m = open; m; m &= m - 1)
+				if (feature_closed(g, carc_feat_root(g, c->node0 + __builtin_ctz(m)))) open &= ~(m & -m);
+		return open;
+	}
 	for (int i = 0; i < t->nfeat; i++) {
 		int root = carc_feat_root(g, c->node0 + i);
 		if (g->nodes[root].nfig) {
 			*taken |= 1u << i;
 		} else if ((on >> t->f[i].kind & 1) && !feature_closed(g, root)) {
 			open |= 1u << i;
-			if (first) break;
+			break;
 		}
 	}
 	return open;
