@@ -989,8 +989,12 @@ static inline __attribute__((always_inline)) int special_moves(const carc_game *
 	const carc_tiletype *t = carc_cell_type(g, g->last);
 	const uint8_t *first_port = t->first_port[c->rot];
 	carc_move m = { .type = CARC_MV_DEPLOY, .x = c->x, .y = c->y, .tile = CARC_NONE, .figure = CARC_NONE };
-	for (; kinds; kinds &= kinds - 1) {
-		int kind = __builtin_ctz(kinds);
+	/* unrolled: where each kind goes (special_at) is then known at each
+	 * kind's own code, with no branch on it, and each kind asks its
+	 * expansion from a call site of its own */
+#pragma GCC unroll 8
+	for (int kind = 0; kind < CARC_FIG_COUNT; kind++) {
+		if (!(kinds >> kind & 1)) continue;
 		const carc_ext *owner = special_owner(g, kind);
 		if (!owner) continue;
 		unsigned at = special_at[kind];
