@@ -217,22 +217,15 @@ static void gather(carc_game *g, int root, carc_sink *out)
 }
 
 /* The deploy listing asks this for every field of the tile just placed
- * while the seat holds its shepherd, at the field's first port, a
- * half-edge (read from the tile type at once) unless the field touches
- * none.  A seat's one shepherd is in a farm when hills.c has not sent it
+ * while the seat holds its shepherd, at the field's first port.  A
+ * seat's one shepherd is in a farm when hills.c has not sent it
  * home (shep_out), it is not in its supply, and its farm (shep_farm, seen
  * at its deploy and kept since) has the same root. */
 static int shepherd_special(const carc_game *g, int seat, int kind, int port, int *node)
 {
 	(void)seat;
 	if (kind != CARC_FIG_SHEPHERD) return -1;
-	const carc_cell *c = &g->cells[g->last];
-	if (port >= CARC_NL && port <= CARC_WR) { /* half-edge p of the tile turned rot is half-edge p - 2 rot */
-		int f = carc_tiletypes[c->type].half_feat[(port - CARC_NL - 2 * c->rot) & 7];
-		*node = f == CARC_NOF ? -1 : c->node0 + f;
-	} else {
-		*node = carc_board_feature_at(g, g->last, port);
-	}
+	*node = carc_board_feature_at(g, g->last, port);
 	if (*node < 0) return CARC_E_NO_FEATURE;
 	/* a field, in a game that has them (farmers false: "play without fields") */
 	if (g->nodes[*node].kind != CARC_F_FIELD || !g->cfg.rules[CARC_R_FARMERS]) return CARC_E_KIND;
