@@ -303,6 +303,7 @@ static inline int carc_board_feature_at(const carc_game *g, int cell, int port)
 	return f == CARC_NOF ? -1 : c->node0 + f;
 }
 int carc_board_lookup(const carc_game *g, int x, int y);   /* cell index, or -1 */
+int carc_board_front_at(const carc_game *g, int x, int y); /* frontier position (front[]), or -1 */
 int carc_board_fits(const carc_game *g, int type, int x, int y, int rot, int *bad_edge);
 int carc_board_place(carc_game *g, int type, int x, int y, int rot); /* new cell index, or -1 */
 /* The lowest port of a feature segment on its tile: how moves and events name it. */

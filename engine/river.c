@@ -31,7 +31,6 @@
  * and every hook is one compare.
  */
 #include <limits.h>
-#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -948,50 +947,19 @@ static void ends_known(carc_game *g, int n)
 	g->river_fast = (uint16_t)fast;
 }
 
-/* The place (x, y) of a frontier place or open end as one word. */
-static inline uint32_t place_word(const carc_front *f)
-{
-	uint32_t w;
-	_Static_assert(offsetof(carc_front, y) == offsetof(carc_front, x) + 2, "x and y side by side");
-	memcpy(&w, &f->x, sizeof w);
-	return w;
-}
-
 /* 1 + the first position of front[] at a listed open end where `allow`
  * (as allow_mask gives it) lets the tile go, 0 none: where first_fit
  * finds it, as it asks river_allowed place by place.  An open end keeps
  * the edges around it as its frontier place does, so a turn allowed
- * there fits there.  A place new to the frontier joins it at the end, and
- * the open ends are mostly the places the last river tiles faced: front[]
- * is read from the end until every such end is found (each place is in
- * it once), usually one end or two, compared with both at once. */
+ * there fits there; the cell map gives each end's position. */
 static uint16_t first_listed(const carc_game *g, uint64_t allow)
 {
-	uint32_t at[sizeof g->river_open / sizeof g->river_open[0]];
-	int n = 0, first = -1;
-	for (int i = 0; allow; i++, allow >>= 4)
-		if (allow & 0xf) at[n++] = place_word(&g->river_open[i]);
-	if (!n) return 0;
-	if (n <= 2) {
-		uint32_t a0 = at[0], a1 = at[n - 1];
-		for (int k = g->nfront - 1; n && k >= 0; k--) {
-			uint32_t w = place_word(&g->front[k]);
-			int hit = (w == a0) | (w == a1); /* at random: no branch */
-			first = hit ? k : first;
-			n -= hit;
-		}
-		return (uint16_t)(first + 1);
+	int first = INT_MAX;
+	for (int i = 0; allow; i++, allow >>= 4) {
+		int k = allow & 0xf ? carc_board_front_at(g, g->river_open[i].x, g->river_open[i].y) : -1;
+		if (k >= 0 && k < first) first = k;
 	}
-	for (int k = g->nfront - 1; n && k >= 0; k--) {
-		uint32_t w = place_word(&g->front[k]);
-		for (int j = 0; j < n; j++)
-			if (w == at[j]) {
-				first = k;
-				at[j] = at[--n];
-				break;
-			}
-	}
-	return (uint16_t)(first + 1);
+	return first == INT_MAX ? 0 : (uint16_t)(first + 1);
 }
 
 /* river_allow for the next draw when it is river_peek and a river tile:
