@@ -11,6 +11,8 @@
 
 #include "game_int.h"
 
+#define CARC_FIRST_UNKNOWN (-2) /* carc_ext.first_allowed: not known */
+
 typedef struct carc_ext {
 	const char *name;         /* the expansion name of new_game */
 	const char *also;         /* a second expansion that brings the same rules, or NULL */
@@ -37,6 +39,12 @@ typedef struct carc_ext {
 	 * verdicts must be placement_allowed's, move for move.  Left NULL,
 	 * placement_allowed is asked for each move. */
 	int (*filter_placements)(const carc_game *g, int type, carc_move *moves, int n);
+	/* For the tile just drawn, when this expansion already knows it: the
+	 * first position of front[] where it allows the tile at some rotation
+	 * that fits (it refuses every position before), -1 when it allows it
+	 * nowhere; or CARC_FIRST_UNKNOWN.  Asked by the draw (game.c first_fit)
+	 * for tiles whose judges care about rotation; may be left NULL. */
+	int (*first_allowed)(const carc_game *g, int type);
 	/* More moves for the action phase, after the base deploys; returns the new count. */
 	int (*action_moves)(const carc_game *g, carc_move *out, int n, int cap);
 	/* A tile has been placed (before anyone deploys). */

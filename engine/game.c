@@ -362,15 +362,16 @@ static const uint8_t fit_count[16] = { 0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3,
 static __attribute__((noinline)) int first_fit_turned(const carc_game *g, int type, uint32_t judges)
 {
 	enum { RUN = 32 };
-	/* The river works out where the tile drawn next may go when the board
-	 * changes (river.c allow_next): when that tile is the one just drawn,
-	 * the river refuses every position before g->river_fit - 1, and with
-	 * the river its only judge that is the answer. */
+	/* A judge may know already where it first allows the tile (the river
+	 * works it out when the board changes): nothing before that fits,
+	 * and when it is the only judge that is the answer. */
 	int start = 0;
-	if (judges >> CARC_EXT_RIVER & 1 && g->river_known && g->next == g->river_next + 1 &&
-	    g->supply[g->river_next] == g->river_peek) {
-		if (judges == (1u << 31 | 1u << CARC_EXT_RIVER) || !g->river_fit) return g->river_fit - 1;
-		start = g->river_fit - 1;
+	for (uint32_t j = judges & 0x7fffffffu; j; j &= j - 1) {
+		const carc_ext *e = carc_exts[__builtin_ctz(j)];
+		int first = e->first_allowed ? e->first_allowed(g, type) : CARC_FIRST_UNKNOWN;
+		if (first == CARC_FIRST_UNKNOWN) continue;
+		if (first < 0 || !(judges & 0x7fffffffu & (judges - 1))) return first;
+		if (first > start) start = first;
 	}
 	_Static_assert(sizeof g->front / sizeof g->front[0] <= 0x4000, "a position and a rotation in 16 bits");
 	carc_v4u code = carc_codes(type);

@@ -1114,6 +1114,14 @@ static int river_extra_turn(carc_game *g)
 	       !g->extra;
 }
 
+/* first_allowed: river_follow has found it (river_fit) when the tile
+ * drawn is the one it looked at (peek_drawn). */
+static int river_first(const carc_game *g, int type)
+{
+	(void)type;
+	return g->river_known && peek_drawn(g, g->next) ? g->river_fit - 1 : CARC_FIRST_UNKNOWN;
+}
+
 const carc_ext carc_ext_river = {
 	.name = "river",
 	.also = "river2",
@@ -1121,6 +1129,7 @@ const carc_ext carc_ext_river = {
 	.placement_allowed = river_allowed,
 	.placement_tiles = CARC_PT_RIVER,
 	.filter_placements = river_filter,
+	.first_allowed = river_first,
 	.tile_placed = river_placed,
 	.deploy_allowed = river_deploy_allowed,
 	.extra_turn = river_extra_turn,
