@@ -1468,7 +1468,7 @@ static void ext_plan_make(ext_plan *p, uint32_t expansions, uint32_t components)
 	for (unsigned f = 0; f < 16; f++)
 		p->placed_for[f] = (uint16_t)(every | (f & 1 ? by_fact[0] : 0) | (f & 2 ? by_fact[1] : 0) |
 		                              (f & 4 ? by_fact[2] : 0) | (f & 8 ? by_fact[3] : 0));
-	for (int kind = 0, slot = 0; kind < CARC_FIG_COUNT; kind++) { /* every seat's slots, as game_init fills them */
+	for (int kind = 0, slot = 0; kind < CARC_FIG_COUNT; kind++) { /* every seat's slots: the kinds of the components */
 		int c = figure_supply[kind].component, n = figure_supply[kind].count;
 		if (c >= 0 && !(components >> c & 1)) continue;
 		p->kind_slots[kind] = (uint16_t)(((1u << n) - 1) << slot);
@@ -1533,18 +1533,17 @@ static carc_rc game_init(carc_game *g, const carc_config *cfg, carc_sink *out)
 	for (int i = 0; i < CARC_MAX_FIGS; i++) g->figs[i].node = CARC_NONE;
 	g->components = cfg->components_given ? cfg->components : carc_default_components(cfg->expansions);
 	g->king = g->robber = -1;
-	for (int s = 0; s < g->nseats; s++) {
+	ext_plan_set(g);
+	for (int s = 0; s < g->nseats; s++) { /* each seat's figures in the slots of their kind (kind_slots) */
 		g->abbeys[s] = g->components >> CARC_C_ABBEY & 1;
-		int slot = s * CARC_FIGS_PER_SEAT;
 		for (int kind = 0; kind < CARC_FIG_COUNT; kind++) {
-			int c = figure_supply[kind].component;
-			if (c >= 0 && !(g->components >> c & 1)) continue;
-			for (int n = 1; n <= figure_supply[kind].count; n++)
-				g->figs[slot++] = (carc_fig){ CARC_NONE, (uint8_t)s, (uint8_t)kind, (uint8_t)n, 1, 0, 0 };
-			g->in_supply[s][kind] = (uint8_t)figure_supply[kind].count;
+			unsigned n = 0;
+			for (unsigned m = g->kind_slots[kind]; m; m &= m - 1)
+				g->figs[s * CARC_FIGS_PER_SEAT + __builtin_ctz(m)] =
+					(carc_fig){ CARC_NONE, (uint8_t)s, (uint8_t)kind, (uint8_t)++n, 1, 0, 0 };
+			g->in_supply[s][kind] = (uint8_t)n;
 		}
 	}
-	ext_plan_set(g);
 	for (int i = 0; carc_exts[i]; i++)
 		if (g->exts >> i & 1 && carc_exts[i]->setup) carc_exts[i]->setup(g);
 
