@@ -964,13 +964,24 @@ static inline unsigned taken_scan(const carc_game *g, unsigned kinds)
 	return taken;
 }
 
-/* The corners (bit k: NW NE SE SW) of the tile just placed where a figure
- * may stand at all (CORNER_NEIGHBOURS): its field corners, turned as the
- * tile is. */
-static inline unsigned field_corners(const carc_game *g)
+/* May a figure stand at some corner of the tile just placed at all (1 or
+ * 0): in a game with fields, on a tile with a field corner and
+ * CORNER_NEIGHBOURS placed neighbours.  Told without a branch, as either
+ * answer is common. */
+static inline unsigned corners_open(const carc_game *g)
 {
 	const carc_cell *c = &g->cells[g->last];
-	if (c->nb < CORNER_NEIGHBOURS || !g->cfg.rules[CARC_R_FARMERS]) return 0;
+	return (c->nb >= CORNER_NEIGHBOURS) & (carc_tile_traits[c->type].corner_fields != 0) &
+	       (g->cfg.rules[CARC_R_FARMERS] != 0);
+}
+
+/* The corners (bit k: NW NE SE SW) of the tile just placed where a figure
+ * may stand at all (corners_open): its field corners, turned as the tile
+ * is. */
+static inline unsigned field_corners(const carc_game *g)
+{
+	if (!corners_open(g)) return 0;
+	const carc_cell *c = &g->cells[g->last];
 	unsigned u = carc_tile_traits[c->type].corner_fields; /* corner k is corner k - rot of the unturned tile */
 	return (u << c->rot | u >> (4 - c->rot)) & 15;
 }
@@ -1057,13 +1068,7 @@ static int deploy_any(const carc_game *g)
 	unsigned followers, specials;
 	unsigned on = deploy_kinds(g, &followers, &specials);
 	if (on) return deploy_any_followers(g, on, specials);
-	/* a barn needs a field corner (field_corners), which a tile with none
-	 * or too few neighbours lacks: told without a branch, as either
-	 * answer is common */
-	const carc_cell *c = &g->cells[g->last];
-	unsigned corners = (c->nb >= CORNER_NEIGHBOURS) & (carc_tile_traits[c->type].corner_fields != 0) &
-	                   (g->cfg.rules[CARC_R_FARMERS] != 0);
-	specials &= ~CORNER_KINDS | -corners;
+	specials &= ~CORNER_KINDS | -corners_open(g); /* a barn needs a corner (field_corners) */
 	/* a builder or pig (LONELY_KINDS) needs a feature of its kinds where
 	 * a follower stands, which only a feature the placement joined can be
 	 * (g->joined_held); without one, only the other special figures are
