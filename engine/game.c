@@ -914,41 +914,41 @@ static inline unsigned deploy_kinds(const carc_game *g, unsigned *followers, uns
 	return g->cfg.rules[CARC_R_FARMERS] ? on : on & ~(1u << CARC_F_FIELD);
 }
 
-/* One look at each feature of the tile just placed (bit i: feature i):
- * those a follower stands in go to *taken; returns those open to
- * followers of the feature kinds `on` (no follower stands in them and no
- * expansion has shut them).  With `first` it stops at the first open one
- * (deploy_any); without, for the listing, which looks at every feature,
- * each is judged without a branch, and only those still open are asked
- * whether an expansion shut them. */
-static inline unsigned feature_scan(const carc_game *g, unsigned on, unsigned *taken, int first)
+/* The features of the tile just placed (bit i: feature i) open to
+ * followers of the feature kinds `on`: no follower stands in them and no
+ * expansion has shut them; those a follower stands in go to *taken.  For
+ * the listing, which looks at every feature: each is judged without a
+ * branch, and only those still open are asked whether an expansion shut
+ * them. */
+static inline unsigned open_features(const carc_game *g, unsigned on, unsigned *taken)
 {
 	const carc_cell *c = &g->cells[g->last];
 	const carc_tiletype *t = carc_cell_type(g, g->last);
-	unsigned open = 0;
-	if (!first) {
-		unsigned held = 0;
-		for (int i = 0, n = t->nfeat; i < n; i++) {
-			unsigned busy = g->nodes[carc_feat_root(g, c->node0 + i)].nfig != 0;
-			held |= busy << i;
-			open |= (~busy & (on >> t->f[i].kind) & 1) << i;
-		}
-		*taken |= held;
-		if (g->hook_exts[__builtin_ctz(CARC_HOOK_CLOSED)])
-			for (unsigned m = open; m; m &= m - 1)
-				if (feature_closed(g, carc_feat_root(g, c->node0 + __builtin_ctz(m)))) open &= ~(m & -m);
-		return open;
+	unsigned open = 0, held = 0;
+	for (int i = 0, n = t->nfeat; i < n; i++) {
+		unsigned busy = g->nodes[carc_feat_root(g, c->node0 + i)].nfig != 0;
+		held |= busy << i;
+		open |= (~busy & (on >> t->f[i].kind) & 1) << i;
 	}
+	*taken |= held;
+	if (g->hook_exts[__builtin_ctz(CARC_HOOK_CLOSED)])
+		for (unsigned m = open; m; m &= m - 1)
+			if (feature_closed(g, carc_feat_root(g, c->node0 + __builtin_ctz(m)))) open &= ~(m & -m);
+	return open;
+}
+
+/* The same up to the first open feature, for deploy_any after every
+ * placement: returns it alone, or 0; *taken gets those before it. */
+static inline unsigned first_open_feature(const carc_game *g, unsigned on, unsigned *taken)
+{
+	const carc_cell *c = &g->cells[g->last];
+	const carc_tiletype *t = carc_cell_type(g, g->last);
 	for (int i = 0; i < t->nfeat; i++) {
 		int root = carc_feat_root(g, c->node0 + i);
-		if (g->nodes[root].nfig) {
-			*taken |= 1u << i;
-		} else if ((on >> t->f[i].kind & 1) && !feature_closed(g, root)) {
-			open |= 1u << i;
-			break;
-		}
+		if (g->nodes[root].nfig) *taken |= 1u << i;
+		else if ((on >> t->f[i].kind & 1) && !feature_closed(g, root)) return 1u << i;
 	}
-	return open;
+	return 0;
 }
 
 /* The features of the tile just placed, of the kinds `kinds` (bit k:
@@ -1036,7 +1036,7 @@ static inline __attribute__((always_inline)) int special_moves(const carc_game *
 static __attribute__((noinline)) int deploy_any_followers(const carc_game *g, unsigned on, unsigned specials)
 {
 	unsigned taken = 0;
-	if (feature_scan(g, on, &taken, 1)) return 1;
+	if (first_open_feature(g, on, &taken)) return 1;
 	return specials && special_moves(g, specials, taken, NULL, 0, 0);
 }
 
@@ -1094,7 +1094,7 @@ static int deploy_moves(const carc_game *g, carc_move *out, int n, int cap)
 	unsigned followers, specials, taken = 0;
 	unsigned on = deploy_kinds(g, &followers, &specials);
 	if (!on && !specials) return n;
-	unsigned open = on || (specials & LONELY_KINDS) ? feature_scan(g, on, &taken, 0) : 0;
+	unsigned open = on || (specials & LONELY_KINDS) ? open_features(g, on, &taken) : 0;
 	const carc_cell *c = &g->cells[g->last];
 	const carc_tiletype *t = carc_cell_type(g, g->last);
 	carc_move m = { .type = CARC_MV_DEPLOY, .x = c->x, .y = c->y, .tile = CARC_NONE, .figure = CARC_NONE };
