@@ -19,6 +19,12 @@
  * games/s of the base games before it: on a shared machine whose speed
  * drifts, a pair measured back to back tells the cost of the expansions
  * more steadily than two runs minutes apart.
+ *
+ * Games of different expansions are of different lengths (a base game
+ * places 72 tiles, one with every set of issue 4 about 184), so beside
+ * games/s it prints the tiles that end on the board a second ("board
+ * tiles/s", start tiles included), and with --vs-base that rate's ratio
+ * too: what a tile of the game costs against a tile of a base game.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,11 +62,11 @@ static void usage(void)
 /* Plays `games` random games of cfg, seeds from `first` on (when nbase,
  * each a supply of base_tiles tiles dealt from base_set, --base-tiles,
  * which is shuffled in place); returns the seconds
- * taken, adds the legal-move generations to *generations and seat 0's
- * scores to *checksum.  -1: a game could not be set up. */
+ * taken, adds the legal-move generations to *generations, the tiles on
+ * the boards at the end to *tiles and seat 0's scores to *checksum.  -1: a game could not be set up. */
 static double play_batch(carc_game *g, carc_move *moves, carc_config *cfg, long games, unsigned long long first,
                          carc_rng *pick, uint16_t *base_set, int nbase, long base_tiles,
-                         long long *generations, long long *checksum)
+                         long long *generations, long long *tiles, long long *checksum)
 {
 	double t0 = now();
 	for (long i = 0; i < games; i++) {
@@ -86,6 +92,7 @@ static double play_batch(carc_game *g, carc_move *moves, carc_config *cfg, long 
 			(*generations)++;
 			carc_apply(g, &moves[carc_rng_below(pick, (uint32_t)n)], NULL);
 		}
+		*tiles += carc_board_count(g);
 		*checksum += carc_game_score(g, 0);
 	}
 	return now() - t0;
@@ -152,7 +159,8 @@ int main(int argc, char **argv)
 
 	double *rate = malloc(sizeof *rate * (size_t)rounds), *gen = malloc(sizeof *gen * (size_t)rounds);
 	double *base_rate = malloc(sizeof *base_rate * (size_t)rounds), *ratio = malloc(sizeof *ratio * (size_t)rounds);
-	if (!rate || !gen || !base_rate || !ratio) return 1;
+	double *tile_rate = malloc(sizeof *tile_rate * (size_t)rounds), *tile_ratio = malloc(sizeof *tile_ratio * (size_t)rounds);
+	if (!rate || !gen || !base_rate || !ratio || !tile_rate || !tile_ratio) return 1;
 	carc_config base_cfg;
 	carc_config_init(&base_cfg);
 	base_cfg.nseats = cfg.nseats;
@@ -161,32 +169,40 @@ int main(int argc, char **argv)
 	carc_rng_seed(&base_pick, seed ^ 0xba5e);
 	long long checksum = 0, base_checksum = 0;
 	for (long r = 0; r < rounds; r++) {
-		long long generations = 0, base_generations = 0;
+		long long generations = 0, base_generations = 0, tiles = 0, base_tiles_placed = 0;
+		double base_tile_rate = 0;
 		if (vs_base) {
 			double bt = play_batch(g, moves, &base_cfg, vs_base, seed + (unsigned long long)(r * vs_base), &base_pick,
-			                       NULL, 0, 0, &base_generations, &base_checksum);
+			                       NULL, 0, 0, &base_generations, &base_tiles_placed, &base_checksum);
 			if (bt < 0) {
 				fprintf(stderr, "playouts: cannot set up a base game\n");
 				return 1;
 			}
 			base_rate[r] = (double)vs_base / bt;
+			base_tile_rate = (double)base_tiles_placed / bt;
 		}
 		double dt = play_batch(g, moves, &cfg, games, seed + (unsigned long long)(r * games), &pick, base_set, nbase,
-		                       base_tiles, &generations, &checksum);
+		                       base_tiles, &generations, &tiles, &checksum);
 		if (dt < 0) {
 			fprintf(stderr, "playouts: cannot set up a game\n");
 			return 1;
 		}
 		rate[r] = (double)games / dt;
 		gen[r] = (double)generations / dt;
-		if (vs_base) ratio[r] = rate[r] / base_rate[r];
+		tile_rate[r] = (double)tiles / dt;
+		if (vs_base) {
+			ratio[r] = rate[r] / base_rate[r];
+			tile_ratio[r] = tile_rate[r] / base_tile_rate;
+		}
 	}
 	printf("games: %ld x %ld rounds, seats: %ld\n", games, rounds, seats);
 	printf("games/s: %.0f\n", median(rate, (int)rounds));
 	printf("legal-move generations/s: %.0f\n", median(gen, (int)rounds));
+	printf("board tiles/s: %.0f\n", median(tile_rate, (int)rounds));
 	if (vs_base) {
 		printf("base games/s (%ld before each round): %.0f\n", vs_base, median(base_rate, (int)rounds));
 		printf("ratio to base (median of the rounds): %.3f\n", median(ratio, (int)rounds));
+		printf("board tiles/s ratio to base (median of the rounds): %.3f\n", median(tile_ratio, (int)rounds));
 	}
 	printf("state bytes: %zu\n", carc_game_size());
 	printf("checksum: %lld\n", checksum);
@@ -196,5 +212,7 @@ int main(int argc, char **argv)
 	free(gen);
 	free(base_rate);
 	free(ratio);
+	free(tile_rate);
+	free(tile_ratio);
 	return 0;
 }
