@@ -43,7 +43,8 @@ static void abbeys_left(carc_game *g)
 /* Set-up: the abbey's tile type, looked up once for the whole game.
  * Placements and farms shut to farmers matter only once there is a barn
  * (abbey_placed, barn_closed), the end of a turn only when a wagon waits
- * (wagon_turn_end): this expansion leaves those hooks until then. */
+ * or farmers joined to a barn's farm are due to score (abbey_turn_end):
+ * this expansion leaves those hooks until then. */
 static void abbey_setup(carc_game *g)
 {
 	g->abbey_type = (uint16_t)abbey_tile();
@@ -248,12 +249,16 @@ static __attribute__((noinline)) void barn_farms_joined(carc_game *g, int cell, 
 	}
 }
 
-/* A tile that joins farmers to a barn's farm: they score 1 a city.  Only
- * a barn's farm that now holds followers can be one: while none does (the
+/* A tile that joins farmers to a barn's farm: they score 1 a city, with
+ * the rest of the turn's scoring (RULES.md 1.2: points "during play" are
+ * scored in step 3, after the deployment step), so the end of the turn is
+ * asked to (abbey_turn_end).  Until then the farmers stand in the farm:
+ * nobody may join them (barn_closed), but a pig may, and counts.  Only a
+ * barn's farm that now holds followers can be one: while none does (the
  * usual case: one look at each barn's farm root, walked to again from the
- * old one when a placement joined the farm to a larger one) nothing
- * scores. */
-static inline void barn_joined(carc_game *g, int cell, carc_sink *out)
+ * old one when a placement joined the farm to a larger one) nothing is
+ * due. */
+static inline void barn_joined(carc_game *g, int cell)
 {
 	unsigned any = 0;
 	for (int i = 0; i < g->nbarns; i++) {
@@ -261,7 +266,9 @@ static inline void barn_joined(carc_game *g, int cell, carc_sink *out)
 		if (g->nodes[farm].parent != farm) g->barn_farm[i] = (uint16_t)(farm = (unsigned)carc_feat_root(g, (int)farm));
 		any |= g->nodes[farm].nfig;
 	}
-	if (any) barn_farms_joined(g, cell, out);
+	if (!any) return;
+	g->barn_join = (uint16_t)(cell + 1);
+	carc_ext_hook(g, CARC_EXT_ABBEY, CARC_HOOK_TURN_END, 1);
 }
 
 static int barn_closed(const carc_game *g, int root)
@@ -400,10 +407,20 @@ static int next_wagon(carc_game *g)
 	return 1;
 }
 
-static int wagon_turn_end(carc_game *g, carc_sink *out)
+/* The end of a turn, while farmers joined to a barn's farm are due to
+ * score (barn_joined) or a wagon waits: the farms score first, with the
+ * turn's scoring, then the wagons move. */
+static int abbey_turn_end(carc_game *g, carc_sink *out)
 {
-	(void)out;
-	if (!g->nwagons) return 0; /* no wagon waits (as next_wagon would say) */
+	if (g->barn_join) {
+		int cell = g->barn_join - 1;
+		g->barn_join = 0;
+		barn_farms_joined(g, cell, out);
+	}
+	if (!g->nwagons) { /* no wagon waits (as next_wagon would say) */
+		carc_ext_hook(g, CARC_EXT_ABBEY, CARC_HOOK_TURN_END, 0);
+		return 0;
+	}
 	/* clockwise from the player on turn */
 	for (int i = 1; i < g->nwagons; i++)
 		for (int j = i; j > 0; j--) {
@@ -445,7 +462,8 @@ static void abbey_apply(carc_game *g, const carc_move *m, carc_sink *out)
  * only from the first barn's deploy on, barn_deployed). */
 static void abbey_placed(carc_game *g, int cell, carc_sink *out)
 {
-	if (g->nbarns) barn_joined(g, cell, out);
+	(void)out;
+	if (g->nbarns) barn_joined(g, cell);
 }
 
 static int abbey_phase_moves(const carc_game *g, carc_move *out, int cap)
@@ -476,7 +494,7 @@ const carc_ext carc_ext_abbey = {
 	.closes = 1u << CARC_F_FIELD,
 	.final_scoring = barn_final,
 	.feature_scored = wagon_scored,
-	.turn_end = wagon_turn_end,
+	.turn_end = abbey_turn_end,
 	.end_round = abbey_end_round,
 	.phases = 1u << CARC_PH_WAGON | 1u << CARC_PH_ABBEY_FINAL,
 	.phase_moves = abbey_phase_moves,

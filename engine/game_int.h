@@ -172,6 +172,8 @@ struct carc_game {
 	uint8_t barn_fig[CARC_MAX_SEATS]; /* abbey: their figure slots, in deploy order (one barn a seat) */
 	uint16_t barn_farm[CARC_MAX_SEATS]; /* abbey: a segment of barn_fig[i]'s farm at or near the root: the
 	                                     root at its deploy, moved to the root again by abbey_placed */
+	uint16_t barn_join;               /* abbey: 1 + the cell of this turn's tile when it joined farmers to
+	                                     a barn's farm (scored at the turn's end), 0 none */
 	uint8_t bag[CARC_WOLF + 1];       /* hills: tokens in the bag by kind, 1-4 sheep, wolf */
 	uint8_t bag_next;                 /* hills: next entry of cfg.bag to draw */
 	uint8_t flock[CARC_MAX_SEATS][CARC_WOLF + 1]; /* hills: tokens beside each seat's shepherd */

@@ -28,9 +28,8 @@
  *   them (their corners are test_oracle_ext.c's);
  * - at every placement after which the engine skipped the action
  *   decision, the model allows nothing either (judged as the deployment
- *   step sees the board: after the placement's own effects, farmers
- *   joined to a barn's farm gone home, and before anything completed is
- *   scored);
+ *   step sees the board: after the placement's own effects, and before
+ *   anything is scored, farmers joined to a barn's farm included);
  * - the model's count of each seat's supply is carc_supply_count's.
  *
  * 720 games in 12 batches, about a second natively (~25 s under
@@ -245,17 +244,12 @@ static void check_action(const carc_game *g, int n)
 	same_deploys(g, seat, "at the action decision the deploys listed are not the model's", want, nwant, got, ngot);
 }
 
-/* Events a placement makes before its deployment step: hidden tiles,
- * farmers joined to a barn's farm scored and sent home, with their lonely
- * pigs and builders (RULES.md row 16). */
+/* Events a placement makes before its deployment step: a tile hidden
+ * under a hill.  Farmers joined to a barn's farm are still there: they
+ * score with the rest of the turn, in step 3 (RULES.md 1.2, row 16). */
 static int before_deploy_step(const carc_event *e)
 {
-	switch (e->type) {
-	case CARC_EV_TILE_HIDDEN: return 1;
-	case CARC_EV_SCORED: return !e->final && e->fkind == CARC_SC_FIELD;
-	case CARC_EV_RETURNED: return e->why == CARC_WHY_BARN || e->why == CARC_WHY_LONELY;
-	default: return 0;
-	}
+	return e->type == CARC_EV_TILE_HIDDEN;
 }
 
 /* Plays a move's events into the model.  After a placement, *nsnap gets

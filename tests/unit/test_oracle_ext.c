@@ -115,6 +115,11 @@ typedef struct track {
 	 * tile placed (a turn whose draw found nothing before the end has
 	 * no end of turn to escape at: the game is over) */
 	int escaped[32], nescaped, escape_passed, placed;
+	/* RULES.md row 16 and 1.2 (points during play are scored in step 3):
+	 * the cell of the turn's tile, whose farms joined to a barn's farm
+	 * score once the deployment step and the completions are over (-1
+	 * none); farmers joined that scored in the move being played */
+	int join_cell, joined_now;
 	int move_type; /* of the move being played */
 } track;
 
@@ -324,13 +329,38 @@ static void on_placed(track *t, const carc_game *g, const carc_event *e)
 	t->placed = 1;
 	t->placer = e->seat;
 	placed_triggers(t, e->seat, done, ndone);
-	/* RULES.md row 16: farmers joined to a barn's farm score 1 a city */
-	const ore_cell *c = &t->o.cells[t->last_cell];
+	t->join_cell = t->last_cell; /* its farms are looked at in step 3 (join_owed) */
+	(void)g;
+}
+
+/* Is a farm of the turn's tile one with farmers and a barn (RULES.md row
+ * 16: farmers joined to a barn's farm), still to score? */
+static int join_owed(track *t)
+{
+	if (t->join_cell < 0) return 0;
+	const ore_cell *c = &t->o.cells[t->join_cell];
+	for (int i = 0; i < c->nfeat; i++) {
+		int s = c->seg0 + i, r = ore_root(&t->o, s);
+		if (t->o.segs[s].kind == CARC_F_FIELD && ore_farm_has_barn(&t->o, r) && ore_has_followers(&t->o, r)) return 1;
+	}
+	return 0;
+}
+
+/* Step 3 has come to the farms of the turn's tile (row 16): each farm of
+ * it with farmers and a barn pays them 1 a city and sends them home; one
+ * block for all of them.  The completions of the turn were scored
+ * before. */
+static void join_now(track *t, const carc_game *g)
+{
+	TU_ASSERT_MSG(t->npending == 0, "farmers joined to a barn's farm scored before %d completed features: %s",
+	              t->npending, describe(t, g));
+	close_block(t, g);
+	open_block(t, 2);
+	const ore_cell *c = &t->o.cells[t->join_cell];
 	for (int i = 0; i < c->nfeat; i++) {
 		int s = c->seg0 + i, r = ore_root(&t->o, s), k;
 		if (t->o.segs[s].kind != CARC_F_FIELD) continue;
 		if (!ore_farm_has_barn(&t->o, r) || !ore_has_followers(&t->o, r)) continue;
-		if (t->block != 2) open_block(t, 2);
 		for (k = 0; k < t->nroots && t->block_roots[k] != r; k++) {}
 		if (k < t->nroots) continue;
 		TU_LT(t->nroots, 16);
@@ -338,7 +368,18 @@ static void on_placed(track *t, const carc_game *g, const carc_event *e)
 		ore_pay_farm_now(&t->o, r, 1, t->want, &t->nwant);
 		cov.barn_joined++;
 	}
-	(void)g;
+	t->join_cell = -1;
+	t->joined_now = 1;
+}
+
+/* A field's points during play or a farmer sent home by a barn at farm
+ * `root`, outside the barn farm being scored: the joined farms' step 3,
+ * if they are owed one. */
+static void join_if_owed(track *t, const carc_game *g, int root)
+{
+	int in_block = 0;
+	for (int i = 0; i < t->nroots; i++) in_block |= t->block_roots[i] == root;
+	if ((t->block != 2 || !in_block) && join_owed(t)) join_now(t, g);
 }
 
 static void on_deployed(track *t, const carc_game *g, const carc_event *e)
@@ -482,6 +523,7 @@ static void on_scored(track *t, const carc_game *g, const carc_event *e)
 		if (t->block != 3 || t->block_roots[0] != root) open_flock(t, g, root);
 		cov.flocks++;
 	}
+	if (e->fkind == CARC_SC_FIELD && root >= 0) join_if_owed(t, g, root);
 	TU_ASSERT_MSG(t->block, "%s points for seat %d during play with nothing scoring: %s", carc_sc_name(e->fkind),
 	              e->seat, describe(t, g));
 	TU_LT(t->ngot, ORE_MAX_PAY);
@@ -495,6 +537,7 @@ static void on_returned(track *t, const carc_game *g, const carc_event *e)
 	TU_ASSERT_MSG(s >= 0, "figure %d returned but not on the board: %s", e->figure, describe(t, g));
 	int r = ore_root(&t->o, s), in_block = 0;
 	if (e->why == CARC_WHY_FLOCK && (t->block != 3 || t->block_roots[0] != r)) open_flock(t, g, r);
+	if (e->why == CARC_WHY_BARN) join_if_owed(t, g, r);
 	for (int i = 0; i < t->nroots; i++) in_block |= t->block && t->block_roots[i] == r;
 	switch (e->why) {
 	case CARC_WHY_SCORED:
@@ -583,6 +626,9 @@ static void end_of_turn(track *t, const carc_game *g)
 {
 	static int roots[CARC_MAX_NODES], figs[ORE_MAX_FIGS];
 	int nroots;
+	TU_ASSERT_MSG(!join_owed(t), "farmers joined to a barn's farm by the tile at (%d,%d) did not score: %s",
+	              t->o.cells[t->join_cell].x, t->o.cells[t->join_cell].y, describe(t, g));
+	t->join_cell = -1;
 	TU_ASSERT_MSG(t->flock_due < 0 || ore_shepherd(&t->o, t->flock_due) < 0,
 	              "seat %d's tile extended the farm of its shepherd, and it was not asked to expand or gather: %s",
 	              t->flock_due, describe(t, g));
@@ -881,7 +927,7 @@ static void play(int game)
 	t->game = game;
 	make_config(&t->cfg, game);
 	t->nseats = t->cfg.nseats;
-	t->challenge_cell = -1;
+	t->challenge_cell = t->join_cell = -1;
 	t->flock_due = t->gather_farm = -1;
 	ore_init(&t->o, &t->cfg);
 	carc_rng pick;
@@ -914,8 +960,13 @@ static void play(int game)
 		tu_apply_ok(g, moves[k], &ev.sink);
 		nplayed++;
 		t->over = carc_game_over(g);
+		t->joined_now = 0;
 		process(t, g, &ev);
 		TU_ASSERT_MSG(t->gather_farm < 0, "a gather chosen, and nothing gathered: %s", describe(t, g));
+		/* row 16 in step 3: not while the placement's deployment step is still to come */
+		TU_ASSERT_MSG(!t->joined_now || carc_game_phase(g) != CARC_PH_ACTION || moves[k].type == CARC_MV_DEPLOY ||
+		                  moves[k].type == CARC_MV_PASS,
+		              "farmers joined to a barn's farm scored before the deployment step: %s", describe(t, g));
 		check_state(t, g);
 	}
 	TU_EQ(t->game_over_events, 1);
