@@ -729,7 +729,7 @@ static int free_with(const carc_game *g, free_ask *a, int rot)
  * answers the same for each of them. */
 static int same_ends(const carc_game *g, int type, uint64_t ok)
 {
-	int i = __builtin_ctz(ok) >> 2;
+	int i = __builtin_ctzll(ok) >> 2; /* ok: 64 bits, ends 8 and on above bit 32 */
 	if (ok >> (4 * i) >> 4) return 0;
 	unsigned taken = g->river_room[i] >> 4, rots = (unsigned)(ok >> (4 * i));
 	unsigned open = river_turned(type, __builtin_ctz(rots)) & ~taken;

@@ -648,6 +648,57 @@ START_TEST(test_crowded)
 }
 END_TEST
 
+/* A supply of its own (PROTOCOL.md `tiles`: "Ordering the river is the
+ * caller's job") with River II's fork eight times over: the river has
+ * nine open ends and more, and the tile to come, RI.2/CIRI, may go only
+ * at ends listed ninth and later, whose placements lie above bit 32 of
+ * the river's 64-bit mask of allowed placements (4 bits an end).  Found
+ * by fuzz_engine; the placements of that input, each of which must be
+ * listed, then the game to its end.  Under UBSan a 32-bit bit scan of
+ * that mask was caught here. */
+START_TEST(test_many_river_ends)
+{
+	static const char *const supply[] = { "RI.2/III", "BA/Rr",     "RI.2/III",  "RI.2/III",  "RI.2/III",  "RI.2/III",
+		                              "RI.2/III", "RI.2/III",  "RI.2/III",  "RI.2/RIrI", "RI.2/CIRI", "BA/Rr",
+		                              "BA/LR",    "BA/C",      "BA/RFr",    "BA/CFc.1",  "IC/CcR",    "IC/RCc.i",
+		                              "RI.2/III", "BA/C",      "RI.2/LIFI", "IC/RrC.i",  "BA/RFr" };
+	static const int script[][3] = { /* x, y, quarter turns */
+		{ 1, 0, 0 }, { 0, -1, 1 }, { 1, -1, 1 }, { 2, 0, 2 }, { 2, -1, 0 }, { 2, 1, 1 },
+		{ 3, -1, 0 }, { 2, 2, 0 }, { 3, -2, 1 }, { 1, 2, 1 },
+	};
+	const char *const sets[] = { "base", "river2", "inns-cathedrals", NULL };
+	carc_config cfg;
+	carc_config_init(&cfg);
+	cfg.expansions = tu_expansions(sets, 4);
+	cfg.nseats = 1;
+	cfg.seed = 1889851693046890778ull;
+	int n = 0;
+	for (size_t i = 0; i < sizeof supply / sizeof supply[0]; i++) cfg.tiles[n++] = (uint16_t)tu_tile(supply[i]);
+	while (n < 40) cfg.tiles[n++] = (uint16_t)tu_tile("BA/LR");
+	cfg.ntiles = (uint16_t)n;
+	carc_game *g = tu_game_new(&cfg, NULL);
+	size_t k = 0;
+	int played = 0;
+	while (!carc_game_over(g)) {
+		TU_ASSERT_MSG(played++ < MAX_GAME_MOVES, "no end after %d moves", played);
+		int nm = carc_legal_moves(g, moves, CARC_MAX_MOVES);
+		TU_GT(nm, 0);
+		carc_move m = moves[0];
+		if (k < sizeof script / sizeof script[0] && carc_game_phase(g) == CARC_PH_TILE) {
+			m = tu_place(g, script[k][0], script[k][1], script[k][2]);
+			TU_ASSERT_MSG(tu_find_move(moves, nm, &m) >= 0, "placement %zu of %s at (%d,%d) turned %d is not listed", k,
+			              carc_tile_id(m.tile), m.x, m.y, m.rot);
+			k++;
+		} else if (carc_game_phase(g) == CARC_PH_ACTION) {
+			m = tu_pass();
+		}
+		tu_apply_ok(g, m, NULL);
+	}
+	ck_assert_uint_eq(k, sizeof script / sizeof script[0]);
+	free(g);
+}
+END_TEST
+
 static Suite *placement_suite(void)
 {
 	const struct {
@@ -659,6 +710,7 @@ static Suite *placement_suite(void)
 		{ "rivers", test_rivers, RIVER_TESTS },
 		{ "adversary", test_river_adversary, ADVERSARY_TESTS },
 		{ "crowded", test_crowded, 2 },
+		{ "many_river_ends", test_many_river_ends, 1 },
 	};
 	Suite *s = suite_create("placement_ext");
 	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
