@@ -329,8 +329,11 @@ carc_rc carc_check_move(const carc_game *g, const carc_move *m, int *detail);
  * no event is recorded. */
 carc_rc carc_apply(carc_game *g, const carc_move *m, carc_sink *out);
 /* Ends the game now, as if the seat due passed and the supply were empty:
- * what this turn's placement completed scores as completed, every other
- * feature and farm as at the end.  Used on a clone for "if it ended now".
+ * what this turn's placement completed scores as completed, and the end
+ * of the turn scores what it scores without a decision (farmers joined to
+ * a barn's farm, a flock in a closed farm; a wagon's move, an escape or
+ * a flock's expand-or-gather are passed too); every other feature and
+ * farm scores as at the end.  Used on a clone for "if it ended now".
  * Does nothing on a game that is over, or with a refused sink. */
 void carc_end_now(carc_game *g, carc_sink *out);
 

@@ -1389,10 +1389,26 @@ carc_rc carc_apply(carc_game *g, const carc_move *m, carc_sink *out)
 
 /* As if the seat due passed and the supply were empty: what this turn's
  * placement completed scores as completed, the rest as at the end. */
+/* The rest of the end of this turn (a tile was placed: g->last) as if
+ * every decision it opens were passed: the expansions' turn_end hooks
+ * from the first (the deployment step is due) or from the one after the
+ * expansion whose decision is due (g->stage), each asked whatever an
+ * earlier one opened.  What they score without a decision (farmers joined
+ * to a barn's farm, flocks in closed farms) scores; the decisions (a
+ * wagon's move, an escape, expand or gather) never come. */
+static void turn_end_passed(carc_game *g, carc_sink *out)
+{
+	unsigned from = g->phase == CARC_PH_ACTION ? 0u : g->stage;
+	uint32_t m = from < 32 ? (uint32_t)g->hook_exts[__builtin_ctz(CARC_HOOK_TURN_END)] >> from : 0;
+	for (unsigned k = from; m; m >>= 1, k++)
+		if (m & 1) (void)carc_exts[k]->turn_end(g, out);
+}
+
 void carc_end_now(carc_game *g, carc_sink *out)
 {
 	if (g->over || (out && !sink_ok(out))) return;
 	score_pending(g, out);
+	if (g->last != CARC_NONE) turn_end_passed(g, out);
 	end_game(g, out);
 }
 

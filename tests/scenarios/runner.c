@@ -118,6 +118,9 @@
  *   tokens SEAT TOKEN N       how many of that token (king, robber, wine,
  *                             grain, cloth) SEAT holds now
  *   total SEAT POINTS         SEAT's score now
+ *   ended-now SEAT POINTS     SEAT's score if the game ended now
+ *                             (carc_end_now on a copy: the daemon's
+ *                             `if_ended_now`); the game goes on
  *
  * At the end of the file the game must be over, and every seat must have a
  * `total` line after the last move.  Each `total` must also equal the sum
@@ -963,6 +966,32 @@ static void do_state(run *r, char **t, int nt)
 	r->total_after_last_move[seat] = 1;
 }
 
+/* ended-now SEAT POINTS: what carc_end_now makes of a copy of the game
+ * (the daemon's `if_ended_now`); the game itself goes on. */
+static void do_ended_now(run *r, char **t, int nt)
+{
+	int seat, n;
+	if (nt != 3 || !parse_int(t[1], &seat) || !parse_int(t[2], &n)) {
+		ERR(r, "ended-now wants SEAT POINTS");
+		return;
+	}
+	if (seat < 0 || seat >= r->cfg.nseats) {
+		ERR(r, "no seat %d", seat);
+		return;
+	}
+	if (!r->g) return;
+	carc_game *copy = malloc(carc_game_size());
+	if (!copy) {
+		ERR(r, "out of memory");
+		return;
+	}
+	carc_game_clone(copy, r->g);
+	carc_end_now(copy, NULL);
+	int got = carc_game_score(copy, seat);
+	free(copy);
+	if (got != n) FAIL(r, "if the game ended now seat %d would have %d points, expected %d", seat, got, n);
+}
+
 static void do_setup(run *r, char **t, int nt)
 {
 	const char *k = t[0];
@@ -1084,7 +1113,7 @@ static void statement(run *r, char **t, int nt)
 	            !strcmp(k, "score") || !strcmp(k, "discard") || !strcmp(k, "token") || !strcmp(k, "followers") ||
 	            !strcmp(k, "supply") || !strcmp(k, "tokens") || !strcmp(k, "total") || !strcmp(k, "turn") ||
 	            !strcmp(k, "escape") || !strcmp(k, "returned") || !strcmp(k, "phase") ||
-	            !strcmp(k, "flock") || !strcmp(k, "hidden") || !strcmp(k, "sheep");
+	            !strcmp(k, "flock") || !strcmp(k, "hidden") || !strcmp(k, "sheep") || !strcmp(k, "ended-now");
 	if (!known) {
 		ERR(r, "unknown statement '%s'", k);
 		return;
@@ -1104,6 +1133,7 @@ static void statement(run *r, char **t, int nt)
 	else if (!strcmp(k, "turn")) do_turn(r, t, nt);
 	else if (!strcmp(k, "phase")) do_phase(r, t, nt);
 	else if (!strcmp(k, "supply") || !strcmp(k, "tokens")) do_count(r, t, nt);
+	else if (!strcmp(k, "ended-now")) do_ended_now(r, t, nt);
 	else do_state(r, t, nt);
 }
 
