@@ -91,7 +91,9 @@ typedef struct carc_ext {
 	/* May the seat on turn deploy on the tile just placed? */
 	int (*deploy_allowed)(const carc_game *g, int cell);
 	/* After the turn's scoring: returns 1 when it opened a decision of its
-	 * own phase; its phase_apply calls carc_turn_continue() when done. */
+	 * own phase; its phase_apply calls carc_turn_continue() when done.
+	 * What it scores without a decision comes first: carc_end_now asks
+	 * every such hook in turn and never takes up the decisions opened. */
 	int (*turn_end)(carc_game *g, carc_sink *out);
 	/* The phases (bit p) this expansion decides, their moves and their
 	 * effect.  A move reaches phase_apply only if phase_moves lists it. */

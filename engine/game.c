@@ -1387,8 +1387,6 @@ carc_rc carc_apply(carc_game *g, const carc_move *m, carc_sink *out)
 	return CARC_OK;
 }
 
-/* As if the seat due passed and the supply were empty: what this turn's
- * placement completed scores as completed, the rest as at the end. */
 /* The rest of the end of this turn (a tile was placed: g->last) as if
  * every decision it opens were passed: the expansions' turn_end hooks
  * from the first (the deployment step is due) or from the one after the
@@ -1404,6 +1402,9 @@ static void turn_end_passed(carc_game *g, carc_sink *out)
 		if (m & 1) (void)carc_exts[k]->turn_end(g, out);
 }
 
+/* As if the seat due passed and the supply were empty: what this turn's
+ * placement completed scores as completed, then the rest of the turn's
+ * end with its decisions passed, then everything else as at the end. */
 void carc_end_now(carc_game *g, carc_sink *out)
 {
 	if (g->over || (out && !sink_ok(out))) return;
