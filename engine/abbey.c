@@ -79,11 +79,20 @@ static __attribute__((noinline)) int abbey_hole_any(const carc_game *g)
 	return 0;
 }
 
+/* RULES.md 2.2: "River tiles must all be placed before normal tiles",
+ * and the abbey is one: it waits while the next tile to draw is a river
+ * tile (else a hole at an open end of the river could take it and leave
+ * every river tile still to come nowhere to go). */
+static inline int river_next(const carc_game *g)
+{
+	return g->next < g->nsupply && carc_tile_river[g->supply[g->next] & 0x7fff];
+}
+
 /* May `seat` place its abbey now?  Most turns one of the two counts
  * answers: the seat has no abbey left, or the board has no hole. */
 static inline int abbey_turn_start_for(const carc_game *g, int seat)
 {
-	return g->abbeys[seat] && g->nholes && abbey_hole_any(g);
+	return g->abbeys[seat] && g->nholes && !river_next(g) && abbey_hole_any(g);
 }
 
 static int abbey_turn_start(carc_game *g) { return abbey_turn_start_for(g, g->turn_seat); }

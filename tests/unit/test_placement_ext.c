@@ -16,7 +16,8 @@
  * - a choice of abbey (instead of drawing, and in the final round): the
  *   engine's place_abbey moves are exactly the model's holes; a turn
  *   that starts with a draw while the seat holds an abbey has no hole in
- *   the model;
+ *   the model, or draws a river tile (2.2: river tiles come before every
+ *   other tile, the abbey too);
  * - a tile the engine discards (or puts back) as unplaceable fits nowhere
  *   in the model, on the board as it was when it was drawn; a tile put
  *   back comes back once at most before it is discarded;
@@ -378,8 +379,10 @@ static void play(const carc_config *cfg, int game, uint64_t pick_seed, int river
 			return;
 		}
 		if (phase == CARC_PH_TILE && carc_game_drawn(g) >= 0) {
-			/* a turn that began with a draw: no abbey choice was due */
-			if (r->turn_started && carc_abbeys(g, seat) > 0) {
+			/* a turn that began with a draw: no abbey choice was due,
+			 * unless the tile was a river tile (2.2: river tiles before
+			 * every other, the abbey too) */
+			if (r->turn_started && carc_abbeys(g, seat) > 0 && !opl_is_river(carc_game_drawn(g))) {
 				st.abbey_draw_checked++;
 				int nm = opl_holes(&board, model, MAX_PLACES);
 				if (nm) {
