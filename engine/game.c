@@ -591,18 +591,26 @@ static void score_pending(carc_game *g, carc_sink *out)
 	g->npending = 0;
 }
 
-/* The end of the turn: each expansion in order may open a decision of its
- * own (escape, ...); when all are done the next turn begins. */
-void carc_turn_continue(carc_game *g, carc_sink *out)
+/* The expansions with a turn_end hook from g->stage on, in order (g->stage
+ * follows: 1 + the last one asked).  With `decide`, the first that opens
+ * a decision of its own ends the round (returns 1) until its phase ends;
+ * without, the decisions opened are passed and every one is asked. */
+static int turn_end_hooks(carc_game *g, carc_sink *out, int decide)
 {
-	/* the expansions with a turn_end hook from g->stage on, in order; one
-	 * that opens a phase is asked no further until that phase ends */
 	for (unsigned m = g->hook_exts[__builtin_ctz(CARC_HOOK_TURN_END)] >> g->stage; m; m = m >> 1) {
 		unsigned skip = (unsigned)__builtin_ctz(m);
 		m >>= skip;
 		g->stage = (uint8_t)(g->stage + skip + 1);
-		if (carc_exts[g->stage - 1]->turn_end(g, out)) return;
+		if (carc_exts[g->stage - 1]->turn_end(g, out) && decide) return 1;
 	}
+	return 0;
+}
+
+/* The end of the turn: each expansion in order may open a decision of its
+ * own (escape, ...); when all are done the next turn begins. */
+void carc_turn_continue(carc_game *g, carc_sink *out)
+{
+	if (turn_end_hooks(g, out, 1)) return;
 	unsigned again = 0; /* every expansion with the hook fills extra_turn */
 	CARC_EXT_EACH(g, CARC_HOOK_EXTRA, e)
 		again |= e->extra_turn(g) != 0;
@@ -1387,29 +1395,23 @@ carc_rc carc_apply(carc_game *g, const carc_move *m, carc_sink *out)
 	return CARC_OK;
 }
 
-/* The rest of the end of this turn (a tile was placed: g->last) as if
- * every decision it opens were passed: the expansions' turn_end hooks
- * from the first (the deployment step is due) or from the one after the
- * expansion whose decision is due (g->stage), each asked whatever an
- * earlier one opened.  What they score without a decision (farmers joined
- * to a barn's farm, flocks in closed farms) scores; the decisions (a
- * wagon's move, an escape, expand or gather) never come. */
-static void turn_end_passed(carc_game *g, carc_sink *out)
-{
-	unsigned from = g->phase == CARC_PH_ACTION ? 0u : g->stage;
-	uint32_t m = from < 32 ? (uint32_t)g->hook_exts[__builtin_ctz(CARC_HOOK_TURN_END)] >> from : 0;
-	for (unsigned k = from; m; m >>= 1, k++)
-		if (m & 1) (void)carc_exts[k]->turn_end(g, out);
-}
-
 /* As if the seat due passed and the supply were empty: what this turn's
- * placement completed scores as completed, then the rest of the turn's
- * end with its decisions passed, then everything else as at the end. */
+ * placement completed scores as completed, then, when a tile was placed
+ * this turn (g->last), the rest of the turn's end with every decision it
+ * opens passed: the turn_end hooks from the first (the deployment step is
+ * due: as finish_turn) or from the one after the expansion whose decision
+ * is due (g->stage).  What they score without a decision (farmers joined
+ * to a barn's farm, flocks in closed farms) scores; the decisions (a
+ * wagon's move, an escape, expand or gather) never come.  Then
+ * everything else scores as at the end. */
 void carc_end_now(carc_game *g, carc_sink *out)
 {
 	if (g->over || (out && !sink_ok(out))) return;
 	score_pending(g, out);
-	if (g->last != CARC_NONE) turn_end_passed(g, out);
+	if (g->last != CARC_NONE) {
+		if (g->phase == CARC_PH_ACTION) g->stage = 0;
+		turn_end_hooks(g, out, 0);
+	}
 	end_game(g, out);
 }
 
