@@ -426,11 +426,8 @@ static int abbey_turn_end(carc_game *g, carc_sink *out)
 		g->barn_join = 0;
 		barn_farms_joined(g, cell, out);
 	}
-	if (!g->nwagons) { /* no wagon waits (as next_wagon would say) */
-		carc_ext_hook(g, CARC_EXT_ABBEY, CARC_HOOK_TURN_END, 0);
-		return 0;
-	}
-	/* clockwise from the player on turn */
+	/* clockwise from the player on turn (none waiting: next_wagon leaves
+	 * the hook) */
 	for (int i = 1; i < g->nwagons; i++)
 		for (int j = i; j > 0; j--) {
 			int a = (g->wagons[j - 1].seat - g->turn_seat + g->nseats) % g->nseats;
