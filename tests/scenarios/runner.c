@@ -958,38 +958,25 @@ static void do_state(run *r, char **t, int nt)
 		if (got != n) FAIL(r, "seat %d holds %d abbeys, expected %d", seat, got, n);
 		return;
 	}
+	if (!strcmp(t[0], "ended-now")) { /* carc_end_now on a copy (the daemon's if_ended_now); the game goes on */
+		carc_game *copy = malloc(carc_game_size());
+		if (!copy) {
+			ERR(r, "out of memory");
+			return;
+		}
+		carc_game_clone(copy, r->g);
+		carc_end_now(copy, NULL);
+		int got = carc_game_score(copy, seat);
+		free(copy);
+		if (got != n) FAIL(r, "if the game ended now seat %d would have %d points, expected %d", seat, got, n);
+		return;
+	}
 	/* total: the scenario's own sum first, then the engine */
 	if (r->exp_sum[seat] != n)
 		ERR(r, "total %d for seat %d, but its score lines so far add up to %d", n, seat, r->exp_sum[seat]);
 	int got = carc_game_score(r->g, seat);
 	if (got != n) FAIL(r, "seat %d has %d points, expected %d", seat, got, n);
 	r->total_after_last_move[seat] = 1;
-}
-
-/* ended-now SEAT POINTS: what carc_end_now makes of a copy of the game
- * (the daemon's `if_ended_now`); the game itself goes on. */
-static void do_ended_now(run *r, char **t, int nt)
-{
-	int seat, n;
-	if (nt != 3 || !parse_int(t[1], &seat) || !parse_int(t[2], &n)) {
-		ERR(r, "ended-now wants SEAT POINTS");
-		return;
-	}
-	if (seat < 0 || seat >= r->cfg.nseats) {
-		ERR(r, "no seat %d", seat);
-		return;
-	}
-	if (!r->g) return;
-	carc_game *copy = malloc(carc_game_size());
-	if (!copy) {
-		ERR(r, "out of memory");
-		return;
-	}
-	carc_game_clone(copy, r->g);
-	carc_end_now(copy, NULL);
-	int got = carc_game_score(copy, seat);
-	free(copy);
-	if (got != n) FAIL(r, "if the game ended now seat %d would have %d points, expected %d", seat, got, n);
 }
 
 static void do_setup(run *r, char **t, int nt)
@@ -1133,7 +1120,6 @@ static void statement(run *r, char **t, int nt)
 	else if (!strcmp(k, "turn")) do_turn(r, t, nt);
 	else if (!strcmp(k, "phase")) do_phase(r, t, nt);
 	else if (!strcmp(k, "supply") || !strcmp(k, "tokens")) do_count(r, t, nt);
-	else if (!strcmp(k, "ended-now")) do_ended_now(r, t, nt);
 	else do_state(r, t, nt);
 }
 
