@@ -333,16 +333,20 @@ static void on_placed(track *t, const carc_game *g, const carc_event *e)
 	(void)g;
 }
 
-/* Is a farm of the turn's tile one with farmers and a barn (RULES.md row
- * 16: farmers joined to a barn's farm), still to score? */
+/* The farm of feature i of the turn's tile when it holds farmers and a
+ * barn (RULES.md row 16: farmers joined to a barn's farm), else -1. */
+static int joined_farm(track *t, int i)
+{
+	const ore_cell *c = &t->o.cells[t->join_cell];
+	int s = c->seg0 + i, r = ore_root(&t->o, s);
+	return t->o.segs[s].kind == CARC_F_FIELD && ore_farm_has_barn(&t->o, r) && ore_has_followers(&t->o, r) ? r : -1;
+}
+
+/* Is a farm of the turn's tile such a farm, still to score? */
 static int join_owed(track *t)
 {
-	if (t->join_cell < 0) return 0;
-	const ore_cell *c = &t->o.cells[t->join_cell];
-	for (int i = 0; i < c->nfeat; i++) {
-		int s = c->seg0 + i, r = ore_root(&t->o, s);
-		if (t->o.segs[s].kind == CARC_F_FIELD && ore_farm_has_barn(&t->o, r) && ore_has_followers(&t->o, r)) return 1;
-	}
+	for (int i = 0; t->join_cell >= 0 && i < t->o.cells[t->join_cell].nfeat; i++)
+		if (joined_farm(t, i) >= 0) return 1;
 	return 0;
 }
 
@@ -356,11 +360,9 @@ static void join_now(track *t, const carc_game *g)
 	              t->npending, describe(t, g));
 	close_block(t, g);
 	open_block(t, 2);
-	const ore_cell *c = &t->o.cells[t->join_cell];
-	for (int i = 0; i < c->nfeat; i++) {
-		int s = c->seg0 + i, r = ore_root(&t->o, s), k;
-		if (t->o.segs[s].kind != CARC_F_FIELD) continue;
-		if (!ore_farm_has_barn(&t->o, r) || !ore_has_followers(&t->o, r)) continue;
+	for (int i = 0; i < t->o.cells[t->join_cell].nfeat; i++) {
+		int r = joined_farm(t, i), k;
+		if (r < 0) continue;
 		for (k = 0; k < t->nroots && t->block_roots[k] != r; k++) {}
 		if (k < t->nroots) continue;
 		TU_LT(t->nroots, 16);
