@@ -36,6 +36,13 @@ static void flock_wake(carc_game *g) { carc_ext_hook(g, CARC_EXT_HILLS, CARC_HOO
 static void hills_setup(carc_game *g)
 {
 	carc_ext_hook(g, CARC_EXT_HILLS, CARC_HOOK_TURN_END, 0);
+	/* on for the shepherd alone, without the Hills & Sheep tiles: a hill
+	 * or vineyard that comes into such a game (as a start tile) is a
+	 * symbol of a set not in play and does nothing (RULES.md section 6) */
+	if (!(g->cfg.expansions >> carc_expansion_find("hills-sheep") & 1)) {
+		carc_ext_hook(g, CARC_EXT_HILLS, CARC_HOOK_TIEBREAK, 0);
+		carc_ext_hook(g, CARC_EXT_HILLS, CARC_HOOK_POINTS, 0);
+	}
 	for (int s = 0; s < CARC_MAX_SEATS; s++) g->shep_node[s] = SHEP_UNSEEN;
 	for (int t = 0; t <= CARC_WOLF; t++) g->bag[t] = g->components >> CARC_C_SHEPHERD & 1 ? bag_start[t] : 0;
 	for (int s = 0; s < CARC_MAX_SEATS; s++) {

@@ -25,12 +25,18 @@ _Static_assert(CARC_SPECIALS_PER_SEAT == 1, "one builder and one pig a seat: g->
 
 static int herd_tile(uint16_t type) { return carc_tile_traits[type].flags & CARC_TT_HERD; }
 
-/* Does the pig herd of feature `feat` of a tile of this type count (the
- * GQ11 one only under gq11_pig_herd)?  The tile's set is looked up only
- * when the rule may leave it out. */
+/* Does the pig herd of feature `feat` of a tile of this type count?  Only
+ * with the Traders & Builders tiles in play (RULES.md 2.3: "The inn, pig
+ * herd and volcano only do anything if I&C, T&B and P&D are in play"):
+ * this expansion is also on for its builder, pig or goods alone, and
+ * those do not bring the River II or GQ11 herd to life (section 6: a
+ * symbol whose component is not in play has no effect).  The GQ11 herd
+ * counts only under gq11_pig_herd.  Asked only for herd tiles, when they
+ * are placed and when a farm is scored. */
 static int herd_counts(const carc_game *g, int type, int feat)
 {
 	return carc_tiletypes[type].f[feat].flags & CARC_TF_PIGHERD &&
+	       g->cfg.expansions >> carc_expansion_find("traders-builders") & 1 &&
 	       (g->cfg.rules[CARC_R_GQ11_PIG_HERD] == 0 || carc_tile_expansion(type) != carc_expansion_find("mini"));
 }
 
