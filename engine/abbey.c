@@ -127,14 +127,17 @@ static int abbey_tile_moves(const carc_game *g, carc_move *out, int n, int cap)
 }
 
 /* abbey_final_round: after the last tile, each seat in turn, from the one
- * that would play next, may still place its abbey (then deploy and score
- * as in any turn). */
+ * after the last tile's placer, may still place its abbey (then deploy and
+ * score as in any turn); the placer is asked last.  An extra turn the last
+ * tile earned (builder, volcano lake: g->extra, the turn not passed on)
+ * has no tile to draw and does not happen (RULES.md 2.6: "draw, place,
+ * deploy, score"), so it does not put its seat first. */
 static int abbey_end_round(carc_game *g, carc_sink *out)
 {
 	if (!g->cfg.rules[CARC_R_ABBEY_FINAL_ROUND]) return 0;
 	if (!g->final_asked) {
 		g->final_asked = 1;
-		g->final_from = g->turn_seat;
+		g->final_from = (uint8_t)(g->extra ? (g->turn_seat + 1) % g->nseats : g->turn_seat);
 	}
 	while (g->final_asked <= g->nseats) {
 		int s = (g->final_from + g->final_asked - 1) % g->nseats;

@@ -106,6 +106,10 @@ typedef struct track {
 	 * earned by the placement, this turn is one; the abbey's final round
 	 * (abbey_final_round) leaves the order of turns; the game has ended */
 	int turn_seat, turns, extra_due, in_extra, final_round, ended;
+	/* the final round goes round the table from the seat after the last
+	 * tile's placer (final_placer; an extra turn the last tile earned does
+	 * not happen); final_after: how far after it the seat asked last sat */
+	int final_placer, final_after;
 	/* flocks (2.13): the seat whose expand-or-gather is due; tokens a
 	 * seat must draw now; the farm the move just made gathers */
 	int flock_due, draw_owed[CARC_MAX_SEATS], gather_farm;
@@ -657,7 +661,19 @@ static void on_turn(track *t, const carc_game *g, const carc_event *e)
 {
 	if (t->turns) end_of_turn(t, g);
 	/* the abbey's final round: the seats that hold an abbey, in order */
-	if (carc_game_phase(g) == CARC_PH_ABBEY_FINAL) t->final_round = 1;
+	if (carc_game_phase(g) == CARC_PH_ABBEY_FINAL) {
+		if (!t->final_round) {
+			t->final_round = 1;
+			t->final_placer = t->turn_seat;
+			t->final_after = 0;
+		}
+		int after = (e->seat - t->final_placer + t->nseats - 1) % t->nseats + 1; /* 1 next, nseats the placer */
+		TU_ASSERT_MSG(after > t->final_after,
+		              "the final round asked seat %d after seat %d; it goes round from the seat after seat %d, "
+		              "who placed the last tile: %s",
+		              e->seat, (t->final_placer + t->final_after) % t->nseats, t->final_placer, describe(t, g));
+		t->final_after = after;
+	}
 	if (t->turns && !t->final_round) {
 		/* RULES.md 2.6: the builder's extra turn "right away", once */
 		int want = t->extra_due ? t->turn_seat : (t->turn_seat + 1) % t->nseats;
