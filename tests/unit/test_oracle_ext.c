@@ -5,7 +5,10 @@
  * 1,200 seeded random full games (12 batches of 100, under a second in
  * all natively): base plus a random mix of the other
  * expansions the engine offers (every third game all of them), 2 to 6
- * seats, every rule option of RULES.md section 6 drawn at random, each
+ * seats, every rule option of RULES.md section 6 drawn at random (every
+ * fourth game also a random set of components, its sets' tiles in play
+ * or not: a figure or token apart from its tiles brings none of their
+ * symbols), each
  * decision a random legal move.  The model follows the game through its
  * events (tiles placed, figures deployed and returned) and:
  *
@@ -156,6 +159,11 @@ static const char *describe(const track *t, const carc_game *g)
 	                 (unsigned long long)t->cfg.seed, t->nseats, g ? carc_game_turn(g) : 0);
 	for (int i = 0; i < carc_expansion_count(); i++)
 		if (t->cfg.expansions >> i & 1) n += snprintf(buf + n, sizeof buf - (size_t)n, " %s", carc_expansion(i)->name);
+	if (t->cfg.components_given) {
+		n += snprintf(buf + n, sizeof buf - (size_t)n, "; components");
+		for (int c = 0; c < CARC_C_COUNT; c++)
+			if (t->cfg.components >> c & 1) n += snprintf(buf + n, sizeof buf - (size_t)n, " %s", carc_component_name(c));
+	}
 	n += snprintf(buf + n, sizeof buf - (size_t)n, "; rules");
 	for (int i = 0; i < CARC_R_COUNT; i++) {
 		const carc_rule_desc *d = carc_rule(i);
@@ -936,6 +944,16 @@ static void make_config(carc_config *cfg, int game)
 	carc_rng_seed(&rng, 0x0a1c1e5eedull + (uint64_t)game * 0x9e3779b97f4a7c15ull);
 	tu_random_game(cfg, &rng, game);
 	if (game >= CROWDED_FROM) tu_crowded_supply(cfg, &rng);
+	if (game % 4 == 1) {
+		/* any component an available expansion brings, its tiles in play
+		 * or not (RULES.md section 6): a figure without its set, a set
+		 * without some of its figures, and their symbols (ore_init) */
+		uint32_t comps = 0;
+		for (int i = 0; i < carc_expansion_count(); i++)
+			if (carc_expansion(i)->available) comps |= carc_expansion(i)->components;
+		cfg->components_given = 1;
+		cfg->components = comps & (uint32_t)carc_rng_next(&rng);
+	}
 }
 
 static void play(int game)
