@@ -26,6 +26,13 @@ typedef struct carc_ext {
 	 * segments are added to *nodes.  A game the board could not hold is
 	 * refused. */
 	int (*board_extra)(const carc_game *g, int *nodes);
+	/* unplaceable_tile reshuffle: the tile drawn last, supply[next - 1],
+	 * fits nowhere and goes back; where to?  `to` is the bottom of the
+	 * supply (nsupply - 1), or where an expansion asked before put it;
+	 * the answer is an index from next - 1 to nsupply - 1 of the supply as
+	 * it will be once the tile is out of it (the entries from next to the
+	 * answer move up one). */
+	int (*put_back)(const carc_game *g, int type, int to);
 	/* May this tile go there?  Edge matching has already passed.  With
 	 * placement_tiles set, only asked about the tiles it names. */
 	int (*placement_allowed)(const carc_game *g, int type, int x, int y, int rot);

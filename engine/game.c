@@ -466,9 +466,12 @@ void carc_draw(carc_game *g, carc_sink *out)
 			e->tile = type;
 			e->why = back ? CARC_WHY_RESHUFFLED : CARC_WHY_UNPLACEABLE;
 		}
-		if (back) { /* to the bottom of the supply, once */
-			memmove(&g->supply[g->next - 1], &g->supply[g->next], (size_t)(g->nsupply - g->next) * sizeof g->supply[0]);
-			g->supply[g->nsupply - 1] = (uint16_t)(type | 0x8000);
+		if (back) { /* to the bottom of the supply, once, or where an expansion puts it */
+			int to = g->nsupply - 1;
+			for (int i = 0; carc_exts[i]; i++)
+				if (g->exts >> i & 1 && carc_exts[i]->put_back) to = carc_exts[i]->put_back(g, type, to);
+			memmove(&g->supply[g->next - 1], &g->supply[g->next], (size_t)(to - (g->next - 1)) * sizeof g->supply[0]);
+			g->supply[to] = (uint16_t)(type | 0x8000);
 			g->next--;
 		}
 	}

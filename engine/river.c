@@ -95,13 +95,14 @@ static void river_order(carc_game *g)
 }
 
 /* The river tiles still to draw lie in supply[lo[0]..hi[0]) and
- * supply[lo[1]..hi[1]), among land tiles.  Those not put back lie before
- * g->river_end: river_order put them there, and afterwards only carc_draw
- * moves supply entries, and only down (it takes a tile that fits nowhere
- * out of the middle and puts it back at the bottom, flagged 0x8000, once).
- * Those put back are flagged, and the flagged entries are always a run at
- * the bottom of the supply.  Without river_order (a given tile order)
- * river_end is 0 and the whole supply is read. */
+ * supply[lo[1]..hi[1]), among land tiles.  Those river_order put there
+ * lie before g->river_end, and afterwards only carc_draw moves supply
+ * entries: a tile that fits nowhere goes back once, flagged 0x8000, to
+ * where river_put_back says (among the river tiles still to come, so
+ * before river_end too), or to the bottom when no other river tile is
+ * still to come; the flagged entries at the bottom are a run there.
+ * Without river_order (a given tile order) river_end is 0 and the whole
+ * supply is read. */
 typedef struct rivers {
 	int lo[2], hi[2];
 } rivers;
@@ -139,7 +140,7 @@ static inline int peek_drawn(const carc_game *g, int next)
  * supply[0..next) is drawn (or hidden), from those counted at the last
  * placement in supply[river_next..nsupply): the entries from river_next
  * on are only ever reordered among themselves (carc_draw puts a tile back
- * from next - 1 >= river_next to the bottom), so those still to draw are
+ * from next - 1 >= river_next further down), so those still to draw are
  * the counted ones less those now before next.  Usually the one tile
  * drawn since is the one river_placed looked at (river_peek), and the
  * counts after it are kept too. */
@@ -1122,10 +1123,30 @@ static int river_first(const carc_game *g, int type)
 	return g->river_known && peek_drawn(g, g->next) ? g->river_fit - 1 : CARC_FIRST_UNKNOWN;
 }
 
+/* unplaceable_tile reshuffle: a river tile put back is still a river tile,
+ * and river tiles come before all others, the lake last (RULES.md 2.2):
+ * it goes under the river tiles still to come, before a lake among them.
+ * When none is still to come, to the bottom (a river tile that fits
+ * nowhere now fits nowhere later either: land tiles only fill the room
+ * ahead of the river's ends; it is discarded when drawn again). */
+static int river_put_back(const carc_game *g, int type, int to)
+{
+	if (!river_edges(type)) return to;
+	int last = -1;
+	for (int i = g->next; i < g->nsupply; i++) {
+		int t = g->supply[i] & 0x7fff;
+		if (!river_edges(t)) continue;
+		if (carc_tiletypes[t].symbols & CARC_SYM_LAKE) return i - 1; /* before the lake, which moves up one less */
+		last = i;
+	}
+	return last >= 0 ? last : to; /* under the last, which moves up one */
+}
+
 const carc_ext carc_ext_river = {
 	.name = "river",
 	.also = "river2",
 	.order_supply = river_order,
+	.put_back = river_put_back,
 	.placement_allowed = river_allowed,
 	.placement_tiles = CARC_PT_RIVER,
 	.filter_placements = river_filter,

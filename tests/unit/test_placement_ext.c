@@ -276,8 +276,11 @@ static void process(run *r, const carc_game *g)
 			r->river_drawn += river;
 			river_count(r, x->tile, -1);
 			/* 2.2: river tiles before all others, the lake last; 2.3: the
-			 * fork first.  A tile put back goes under every other, so
-			 * before the first land tile each river tile comes once. */
+			 * fork first.  Before the first land tile each river tile
+			 * comes once: in a dealt game the river always has a place for
+			 * the next river tile (2.3's guard), so none is put back (one
+			 * put back would come again before the lake, and count twice
+			 * here). */
 			if (!river) r->land_drawn++;
 			if (river && !r->land_drawn) {
 				r->river_before_land++;
