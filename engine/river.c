@@ -230,6 +230,9 @@ static unsigned rect_hits(int rx, int ry)
 typedef struct vboard {
 	const carc_game *g;
 	int x, y, type, rot;
+	/* end_free: how far from an end the river still to come can reach
+	 * (the places its tiles and the room ahead of them may take) */
+	int reach;
 } vboard;
 
 static inline int occupied(const vboard *v, int x, int y)
@@ -330,7 +333,7 @@ static inline carc_front new_end(int x, int y, int d)
  * reads the list (no set in scope makes more open ends than it holds). */
 static __attribute__((noinline)) int river_unlisted(const carc_game *g, int type, int x, int y, int rot)
 {
-	vboard v = { g, x, y, type, rot };
+	vboard v = { g, x, y, type, rot, 0 }; /* reach: end_free only */
 	unsigned e = river_turned(type, rot), open = 0;
 	for (unsigned b = e; b; b &= b - 1) {
 		int d = __builtin_ctz(b);
@@ -363,7 +366,7 @@ static __attribute__((noinline)) int river_ends_ok(const carc_game *g, int type,
 {
 	const carc_front *here = &g->river_open[i];
 	int x = here->x, y = here->y;
-	vboard v = { g, x, y, type, rot };
+	vboard v = { g, x, y, type, rot, 0 }; /* reach: end_free only */
 	rivers r = rivers_left(g);
 	if (!dead)
 		for (unsigned b = open; b; b &= b - 1) {
@@ -538,12 +541,13 @@ static const int16_t way_boxes[4][2][3][4] = {
 #undef F
 
 /* Is the place a, b steps from the end (as steps() counts them) in the
- * way (way_boxes)?  No branch: the places asked are the game's, as random
- * as its tiles. */
-static inline int in_way(int a, int b, int corridor)
+ * way (way_boxes) of a river that reaches `reach` steps?  No branch: the
+ * places asked are the game's, as random as its tiles. */
+static inline int in_way(int a, int b, int corridor, int reach)
 {
-	if (corridor) return (a >= 0) & ((unsigned)(b + 1) <= 2);
-	return ((a >= 0) & (b >= -1)) | ((a == -1) & (b >= 1));
+	int near = (a <= reach) & (b <= reach);
+	if (corridor) return (a >= 0) & ((unsigned)(b + 1) <= 2) & near;
+	return (((a >= 0) & (b >= -1)) | ((a == -1) & (b >= 1))) & near;
 }
 
 /* Is a tile placed in the box b away from the end e?  Only the box of the
@@ -577,23 +581,29 @@ static int placed_in(const carc_game *g, const rend *e, const int16_t b[4])
  * new tile, which lies right behind it (a = -1, b = 0), out of its way. */
 static int way_empty(const vboard *v, const rend *e, int side, int corridor, int own)
 {
-	const int16_t(*b)[4] = way_boxes[e->d][side];
+	const int16_t(*way)[4] = way_boxes[e->d][side];
 	int a, s;
 	if (!own) {
 		steps(e, (e->d + 1 + 2 * side) & 3, v->x, v->y, &a, &s);
-		if (in_way(a, s, corridor)) return 0;
+		if (in_way(a, s, corridor, v->reach)) return 0;
 	}
+	/* the boxes without end end where the river still to come ends */
+	int16_t b[3][4];
+	for (int k = 0; k < 3; k++)
+		for (int j = 0; j < 4; j++)
+			b[k][j] = (int16_t)(way[k][j] > v->reach ? v->reach : way[k][j] < -v->reach ? -v->reach : way[k][j]);
 	if (corridor) return !placed_in(v->g, e, b[0]);
 	return !placed_in(v->g, e, b[1]) && !placed_in(v->g, e, b[2]);
 }
 
 /* Would that river put a tile on the place (x, y) or next to it? */
-static inline int by_way(const rend *e, int d2, int corridor, int x, int y)
+static inline int by_way(const rend *e, int d2, int corridor, int reach, int x, int y)
 {
 	int a, b;
 	steps(e, d2, x, y, &a, &b);
-	if (corridor) return ((a >= -1) & (b == 0)) | ((a >= 0) & ((unsigned)(b + 1) <= 2));
-	return ((a >= -1) & (b >= 0)) | ((a >= 0) & (b >= -1));
+	int near = (a <= reach) & (b <= reach);
+	if (corridor) return (((a >= -1) & (b == 0)) | ((a >= 0) & ((unsigned)(b + 1) <= 2))) & near;
+	return (((a >= -1) & (b >= 0)) | ((a >= 0) & (b >= -1))) & near;
 }
 
 /* Is end i free: the way ahead of it (way_empty) holds no tile, the new
@@ -616,7 +626,7 @@ static int end_free(const vboard *v, const rend *ends, int n, int nown, int i, i
 		int d2 = (e->d + turn) & 3, corridor = !curves, ok = 1;
 		/* the other ends first, the board last: it is the longer look */
 		for (int j = 0; ok && j < n; j++)
-			if (j != i) ok = ends[j].plain && !by_way(e, d2, corridor, ends[j].x, ends[j].y);
+			if (j != i) ok = ends[j].plain && !by_way(e, d2, corridor, v->reach, ends[j].x, ends[j].y);
 		if (ok && way_empty(v, e, turn >> 1, corridor, i < nown)) return 1;
 		if (corridor) break; /* the same way either side */
 	}
@@ -655,7 +665,7 @@ static inline unsigned shapes_left(const carc_game *g)
 typedef struct free_ask {
 	vboard v;
 	uint32_t around; /* the tiles around the open end (around()) */
-	int i, settled, dead, curves, n;
+	int i, settled, dead, curves, n, reach;
 	uint8_t known[16]; /* by the new tile's open river edges: 1 + the answer, 0 not asked yet */
 	rend ends[sizeof ((carc_game *)0)->river_open / sizeof ((carc_game *)0)->river_open[0] + 4];
 } free_ask;
@@ -671,6 +681,11 @@ static void free_begin(const carc_game *g, free_ask *a)
 	if (shapes & 1) a->settled = 0;
 	a->dead = dead > 0 ? dead - 1 : 0; /* one dead end may come last */
 	a->curves = shapes >> 1 & 1;
+	/* the tiles still to come lie less than `left` steps from the end
+	 * they continue (a + b < left in steps()), and the room ahead of the
+	 * last one two more on, with its sides: a tile farther away is in
+	 * nobody's way (a start tile apart from the river, say) */
+	a->reach = left + 2;
 }
 
 /* The rest, at listed open end i for the tile type: the other ends. */
@@ -679,7 +694,7 @@ static void free_at_end(const carc_game *g, free_ask *a, int type, int i)
 	/* bit d: the place (rx + 1, ry + 1) of 3 x 3 is the neighbour toward d */
 	static const uint8_t next_to[9] = { 0, 1, 0, 8, 0, 2, 0, 4, 0 };
 	const carc_front *here = &g->river_open[i];
-	a->v = (vboard){ g, here->x, here->y, type, 0 };
+	a->v = (vboard){ g, here->x, here->y, type, 0, a->reach };
 	a->around = around(g, here->x, here->y);
 	a->i = i;
 	a->n = 0;

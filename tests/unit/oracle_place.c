@@ -268,7 +268,11 @@ static unsigned river_why(const opl_board *b, int type, int x, int y, int rot, c
  * back) into the quadrant on one side; every tile of it would then touch
  * only the tile before it and have its room ahead.  The other ends must
  * show one river only, lie off that way and apart from each other, and be
- * enough to take the dead ends still to come but one (kept for last). */
+ * enough to take the dead ends still to come but one (kept for last).
+ * The way ends where the tiles still to come can reach: `left` tiles from
+ * the end lie less than `left` steps on (along and across together), the
+ * room ahead of the last two more, with the places beside: nothing farther
+ * than left + 2 steps either way is in it. */
 typedef struct mend {
 	int x, y, d, plain;
 } mend;
@@ -280,7 +284,7 @@ static void way_steps(const mend *e, int d2, int x, int y, int *a, int *b)
 	*b = (x - e->x) * dx[d2] + (y - e->y) * dy[d2];
 }
 
-static int model_end_free(const vboard *v, const mend *ends, int n, int i, int dead, int curves)
+static int model_end_free(const vboard *v, const mend *ends, int n, int i, int dead, int curves, int reach)
 {
 	const mend *e = &ends[i];
 	if (!e->plain || dead > n - 1) return 0;
@@ -291,6 +295,7 @@ static int model_end_free(const vboard *v, const mend *ends, int n, int i, int d
 		for (int c = -1; ok && c < v->b->ncells; c++) {
 			int a, bb;
 			way_steps(e, d2, c < 0 ? v->x : v->b->x[c], c < 0 ? v->y : v->b->y[c], &a, &bb);
+			if (a > reach || bb > reach) continue; /* beyond the way */
 			if (curves) ok = !((a >= 0 && bb >= -1) || (a == -1 && bb >= 1));
 			else ok = !(a >= 0 && bb >= -1 && bb <= 1);
 		}
@@ -301,7 +306,7 @@ static int model_end_free(const vboard *v, const mend *ends, int n, int i, int d
 			for (int k = -1; ok && k < 4; k++) {
 				int px = ends[j].x + (k < 0 ? 0 : dx[k]), py = ends[j].y + (k < 0 ? 0 : dy[k]), a, bb;
 				way_steps(e, d2, px, py, &a, &bb);
-				if (a >= 0 && (curves ? bb >= 0 : bb == 0)) ok = 0;
+				if (a >= 0 && (curves ? bb >= 0 : bb == 0) && a <= reach && bb <= reach) ok = 0;
 			}
 			for (int k = 0; ok && k < n; k++)
 				if (k != i && k != j && abs(ends[j].x - ends[k].x) + abs(ends[j].y - ends[k].y) == 1) ok = 0;
@@ -340,7 +345,7 @@ static int model_free_after(const opl_board *b, int type, int x, int y, int rot,
 		}
 	}
 	for (int i = 0; i < n; i++)
-		if (model_end_free(&v, ends, n, i, dead > 0 ? dead - 1 : 0, curves > 0)) return 1;
+		if (model_end_free(&v, ends, n, i, dead > 0 ? dead - 1 : 0, curves > 0, left + 2)) return 1;
 	return 0;
 }
 

@@ -294,8 +294,16 @@ static void process(run *r, const carc_game *g)
 			break;
 		}
 		case CARC_EV_TILE_DISCARDED: {
-			/* it fits nowhere in the model either, on this board */
+			/* it fits nowhere in the model either, on this board; and a
+			 * river tile of a dealt supply always fits somewhere: every
+			 * placement before it kept a place for it (2.3, 4.20) */
 			int left = river_left(r);
+			if (!r->cfg.ntiles && opl_is_river(x->tile)) {
+				char head[1024];
+				describe(r, head, sizeof head);
+				ck_abort_msg("%s; turn %u: river tile %s fits nowhere: an earlier placement boxed it in", head,
+				             carc_game_turn(g), carc_tile_id(x->tile));
+			}
 			int nm = opl_places(&board, x->tile, r->left, model, MAX_PLACES);
 			if (nm) {
 				char head[1024];
