@@ -53,6 +53,12 @@ static void builder_earned(carc_game *g)
 static void traders_setup(carc_game *g)
 {
 	carc_ext_hook(g, CARC_EXT_TRADERS, CARC_HOOK_EXTRA, 0);
+	/* on for the builder, pig or goods alone, without the T&B tiles: a
+	 * goods symbol that comes into such a game (as a start tile) is a
+	 * symbol of a set not in play and brings no token (RULES.md section 6;
+	 * herd_counts likewise) */
+	if (!(g->cfg.expansions >> carc_expansion_find("traders-builders") & 1))
+		carc_ext_hook(g, CARC_EXT_TRADERS, CARC_HOOK_COMPLETED, 0);
 	for (int s = 0; s < CARC_MAX_SEATS; s++) {
 		g->trade_fig[s][0] = g->trade_fig[s][1] = FIG_NONE;
 		g->build_node[s] = CARC_NONE;
