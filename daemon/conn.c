@@ -25,11 +25,12 @@
 
 /* Requests served per turn of the loop before others get theirs. */
 #define REQUESTS_PER_TURN 32
-/* Replies waiting past this pause a connection's requests until it reads;
- * notifications still go out, up to the server's output limit. */
+/* Replies waiting past this pause a connection's requests until it reads
+ * (or past half the server's output limit, if that is less: a client
+ * that only sends is paused before it could be cut off); notifications
+ * still go out, up to the output limit. */
 #define OUTPUT_PAUSE (1u << 20)
-/* Below this the paused connection is served again. */
-#define OUTPUT_RESUME (256u << 10)
+/* Below a quarter of that the paused connection is served again. */
 /* libevent stops reading a socket whose input holds this much. */
 #define INPUT_HIGH (256u << 10)
 /* An input buffer this large is given back once empty. */
@@ -101,6 +102,9 @@ static void conn_kill(conn *c)
 
 static size_t out_len(conn *c) { return evbuffer_get_length(bufferevent_get_output(c->bev)); }
 
+static size_t output_pause(void) { return srv->max_output / 2 < OUTPUT_PAUSE ? srv->max_output / 2 : OUTPUT_PAUSE; }
+static size_t output_resume(void) { return output_pause() / 4; }
+
 /* The replies are out.  A peer that has not finished sending would get
  * a reset from close() that can destroy the replies still in flight to
  * it, so we shut our side and drop its bytes until it is done. */
@@ -168,9 +172,12 @@ static void deliver_hook(void *conn_, const uint8_t *p, size_t n)
 {
 	conn *c = conn_;
 	if (c->dead) return;
+	/* the limit is on output left unread: a reply or notification larger
+	 * than it, to a peer that has read everything before, goes out */
+	size_t unread = out_len(c);
 	evbuffer_add(bufferevent_get_output(c->bev), p, n);
 	c->last = games_now();
-	if (out_len(c) > srv->max_output) {
+	if (unread && out_len(c) > srv->max_output) {
 		log_warn("%s: more than %zu bytes unread, disconnected", c->peer, srv->max_output);
 		conn_kill(c);
 	}
@@ -182,7 +189,7 @@ static void write_cb(struct bufferevent *bev, void *arg)
 	conn *c = arg;
 	if (c->closing) {
 		if (!out_len(c) && !c->lingering) conn_linger(c);
-	} else if (c->paused && out_len(c) <= OUTPUT_RESUME) {
+	} else if (c->paused && out_len(c) <= output_resume()) {
 		c->paused = 0;
 		conn_process(c);
 	}
@@ -336,10 +343,13 @@ static void conn_process(conn *c)
 {
 	int budget = shutting_down ? -1 : REQUESTS_PER_TURN;
 	while (!c->closing) {
-		if (out_len(c) > OUTPUT_PAUSE && !shutting_down) {
+		/* also while shutting down: every request read is answered, and
+		 * the peer must read the answers for the rest to come (one that
+		 * never does is closed as idle, --idle-timeout) */
+		if (out_len(c) > output_pause()) {
 			/* write_cb brings us back when the peer has read */
 			c->paused = 1;
-			bufferevent_setwatermark(c->bev, EV_WRITE, OUTPUT_RESUME, 0);
+			bufferevent_setwatermark(c->bev, EV_WRITE, output_resume(), 0);
 			break;
 		}
 		if (budget == 0) {

@@ -79,15 +79,29 @@ static void __attribute__((format(printf, 1, 2), noreturn)) die(const char *fmt,
 	exit(1);
 }
 
+/* A bad option or value: one line starting `carcd: `, the usage, exit 2
+ * (PROTOCOL.md section 6). */
+static void __attribute__((format(printf, 1, 2), noreturn)) bad_usage(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fputs("carcd: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	usage(stderr);
+	exit(2);
+}
+
+/* A plain decimal integer from min to max: digits only (strtol alone
+ * would also take blanks and a sign in front). */
 static long number(const char *opt, const char *s, long min, long max)
 {
 	char *end;
 	errno = 0;
-	long v = strtol(s, &end, 10);
-	if (errno || *end || end == s || v < min || v > max) {
-		fprintf(stderr, "carcd: --%s wants an integer from %ld to %ld, not `%s`\n", opt, min, max, s);
-		exit(2);
-	}
+	long v = *s >= '0' && *s <= '9' ? strtol(s, &end, 10) : (end = (char *)s, 0);
+	if (errno || *end || end == s || v < min || v > max)
+		bad_usage("--%s wants an integer from %ld to %ld, not `%s`", opt, min, max, s);
 	return v;
 }
 
@@ -381,13 +395,11 @@ int main(int argc, char **argv)
 	const char *specs[MAX_LISTENERS];
 	int nspecs = 0, c;
 	methods_init(&srv);
-	while ((c = getopt_long(argc, argv, "l:hV", opts, NULL)) != -1) {
+	opterr = 0; /* getopt's own messages start with argv[0]: ours say `carcd: ` */
+	while ((c = getopt_long(argc, argv, ":l:hV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'l':
-			if (nspecs == MAX_LISTENERS) {
-				fprintf(stderr, "carcd: at most %d --listen options\n", MAX_LISTENERS);
-				return 2;
-			}
+			if (nspecs == MAX_LISTENERS) bad_usage("at most %d --listen options", MAX_LISTENERS);
 			specs[nspecs++] = optarg;
 			break;
 		case O_MAX_CONN: srv.max_connections = (int)number("max-connections", optarg, 1, 1 << 20); break;
@@ -397,21 +409,17 @@ int main(int argc, char **argv)
 		case O_MAX_LINE: srv.max_line = (size_t)number("max-line", optarg, 64, 1 << 30); break;
 		case O_MAX_OUTPUT: srv.max_output = (size_t)number("max-output", optarg, 4096, 1l << 40); break;
 		case O_LOG_LEVEL:
-			if ((log_level = log_level_parse(optarg)) < 0) {
-				fprintf(stderr, "carcd: --log-level is error, warn, info or debug\n");
-				return 2;
-			}
+			if ((log_level = log_level_parse(optarg)) < 0) bad_usage("--log-level is error, warn, info or debug");
 			break;
 		case 'h': usage(stdout); return 0;
 		case 'V': printf("carcd %s (protocol %d)\n", CARC_VERSION, PROTO_VERSION); return 0;
-		default: usage(stderr); return 2;
+		case ':': bad_usage("%s wants a value", argv[optind - 1]);
+		default: /* '?' */
+			if (optopt) bad_usage("unknown option -%c", optopt);
+			bad_usage("unknown option %s", argv[optind - 1]);
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, "carcd: unexpected argument `%s` (addresses go after --listen)\n", argv[optind]);
-		usage(stderr);
-		return 2;
-	}
+	if (optind < argc) bad_usage("unexpected argument `%s` (addresses go after --listen)", argv[optind]);
 	raise_fd_limit(srv.max_connections + 64);
 	/* a peer that hangs up must cost an EPIPE, not the process */
 	signal(SIGPIPE, SIG_IGN);
