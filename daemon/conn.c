@@ -26,11 +26,11 @@
 /* Requests served per turn of the loop before others get theirs. */
 #define REQUESTS_PER_TURN 32
 /* Replies waiting past this pause a connection's requests until it reads
- * (or past half the server's output limit, if that is less: a client
- * that only sends is paused before it could be cut off); notifications
- * still go out, up to the output limit. */
+ * (or past half the server's output limit, if that is less), and it is
+ * served again below a quarter of that.  Replies are never what cuts a
+ * connection off: the pause bounds them.  Notifications still go out to a
+ * paused connection, up to the output limit. */
 #define OUTPUT_PAUSE (1u << 20)
-/* Below a quarter of that the paused connection is served again. */
 /* libevent stops reading a socket whose input holds this much. */
 #define INPUT_HIGH (256u << 10)
 /* An input buffer this large is given back once empty. */
@@ -57,6 +57,7 @@ struct conn {
 	int closing;            /* serve nothing more; close once the output is out */
 	int dead;               /* close at once */
 	int paused;             /* waiting for the peer to read its replies */
+	int answering;          /* in a request of its own: output is its reply */
 	int lingering;          /* replies out and our side shut: dropping input until EOF */
 	games_subs subs;
 	double last;            /* last request or notification */
@@ -172,12 +173,13 @@ static void deliver_hook(void *conn_, const uint8_t *p, size_t n)
 {
 	conn *c = conn_;
 	if (c->dead) return;
-	/* the limit is on output left unread: a reply or notification larger
-	 * than it, to a peer that has read everything before, goes out */
+	/* the limit is on notifications left unread (replies are bounded by
+	 * the pause): one larger than it, to a peer that has read everything
+	 * before, goes out */
 	size_t unread = out_len(c);
 	evbuffer_add(bufferevent_get_output(c->bev), p, n);
 	c->last = games_now();
-	if (unread && out_len(c) > srv->max_output) {
+	if (!c->answering && unread && out_len(c) > srv->max_output) {
 		log_warn("%s: more than %zu bytes unread, disconnected", c->peer, srv->max_output);
 		conn_kill(c);
 	}
@@ -235,12 +237,14 @@ static size_t pull(conn *c)
 
 static void handle(conn *c, const proto_request *rq, proto_decoded d)
 {
+	c->answering = 1;
 	if (d.code != PROTO_OK) {
 		methods_reply_error(srv, c, rq, d.code, d.why);
 		if (d.close) conn_finish(c);
 	} else {
 		methods_handle(srv, c, &c->subs, rq);
 	}
+	c->answering = 0;
 }
 
 static void json_line(conn *c, const char *line, size_t n)

@@ -414,9 +414,11 @@ int main(int argc, char **argv)
 		case 'h': usage(stdout); return 0;
 		case 'V': printf("carcd %s (protocol %d)\n", CARC_VERSION, PROTO_VERSION); return 0;
 		case ':': bad_usage("%s wants a value", argv[optind - 1]);
-		default: /* '?' */
-			if (optopt) bad_usage("unknown option -%c", optopt);
-			bad_usage("unknown option %s", argv[optind - 1]);
+		default: /* '?': optopt is the letter of a short option, and also
+		            * of a long one given a value it takes none of */
+			if (!strncmp(argv[optind - 1], "--", 2))
+				bad_usage("unknown, ambiguous or misused option %s", argv[optind - 1]);
+			bad_usage("unknown option -%c", optopt);
 		}
 	}
 	if (optind < argc) bad_usage("unexpected argument `%s` (addresses go after --listen)", argv[optind]);

@@ -314,6 +314,20 @@ class Pipelining(AuditCase):
                 self.assertIsNotNone(m, "disconnected: %s" % log_lines(d, r"warn: .*"))
                 self.assertEqual((m[1], m[2]), (1, None))
 
+    def test_replies_to_requests_sent_together_under_a_small_max_output(self):
+        """Replies are bounded by the pause, not cut off by --max-output: a
+        `ping` and a `history` (17 KB) sent in one write, under
+        --max-output 4096, are both answered, though the second reply is
+        queued behind the first."""
+        with Daemon("--max-output", "4096") as d:
+            with d.client("unix") as c:
+                g = finished_game(c)
+            with d.raw("unix", timeout=10) as r:
+                r.send(msgpack.packb([0, 1, "ping", {}]) + msgpack.packb([0, 2, "history", {"game": g}]))
+                msgs = r.read("msgpack", 2, timeout=10)
+                self.assertEqual([(m[1], m[2]) for m in msgs], [(1, None), (2, None)],
+                                 "disconnected: %s" % log_lines(d, r"warn: .*"))
+
 
 # ---- SIGTERM with clients attached ---------------------------------------------------
 
