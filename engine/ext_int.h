@@ -162,6 +162,15 @@ unsigned carc_ext_hooks(const carc_config *cfg, uint32_t components, uint32_t *a
 
 /* Expansion `ext` (CARC_EXT_*) leaves a hook it has no use for now
  * (CARC_HOOK_*), or, with `on`, comes back to it (g->hook_exts). */
+/* Is the expansion `name` (as in new_game) among the game's sets?  Its
+ * tiles, and so its symbols, are in play (an ext is also on for one of its
+ * components alone). */
+static inline int carc_game_has_set(const carc_game *g, const char *name)
+{
+	int e = carc_expansion_find(name);
+	return e >= 0 && (g->cfg.expansions >> e & 1);
+}
+
 static inline void carc_ext_hook(carc_game *g, unsigned ext, unsigned hook, int on)
 {
 	uint16_t *m = &g->hook_exts[__builtin_ctz(hook)];

@@ -39,7 +39,7 @@ static void hills_setup(carc_game *g)
 	/* on for the shepherd alone, without the Hills & Sheep tiles: a hill
 	 * or vineyard that comes into such a game (as a start tile) is a
 	 * symbol of a set not in play and does nothing (RULES.md section 6) */
-	if (!(g->cfg.expansions >> carc_expansion_find("hills-sheep") & 1)) {
+	if (!carc_game_has_set(g, "hills-sheep")) {
 		carc_ext_hook(g, CARC_EXT_HILLS, CARC_HOOK_TIEBREAK, 0);
 		carc_ext_hook(g, CARC_EXT_HILLS, CARC_HOOK_POINTS, 0);
 	}

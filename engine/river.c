@@ -11,10 +11,13 @@
  * in a later river tile, which RULES.md forbids: so where some placement
  * of the drawn tile leaves the river a free end (an end from which any
  * river tile still to come has a place, see end_free), only those are
- * allowed.  A river tile put back under the supply (`unplaceable_tile`
- * reshuffle) that still fits nowhere is not counted: no placement now is
- * what keeps it out.  The volcano lake takes no figure and gives its
- * placer another turn.
+ * allowed (a free end reaches as far as the tiles still to come can).
+ * Under `unplaceable_tile` reshuffle a river tile put back goes under the
+ * river tiles still to come, before the lake (river_put_back), and counts
+ * with them; put back when no other river tile was left, it goes to the
+ * bottom of the supply, and while it still fits nowhere it is not
+ * counted: no placement now is what keeps it out.  The volcano lake takes
+ * no figure and gives its placer another turn.
  *
  * The placement rule is asked for every place and turn of every river
  * tile drawn, so it works from state kept as the game goes (game_int.h):
@@ -98,11 +101,11 @@ static void river_order(carc_game *g)
  * supply[lo[1]..hi[1]), among land tiles.  Those river_order put there
  * lie before g->river_end, and afterwards only carc_draw moves supply
  * entries: a tile that fits nowhere goes back once, flagged 0x8000, to
- * where river_put_back says (among the river tiles still to come, so
- * before river_end too), or to the bottom when no other river tile is
- * still to come; the flagged entries at the bottom are a run there.
- * Without river_order (a given tile order) river_end is 0 and the whole
- * supply is read. */
+ * where river_put_back says: among the river tiles still to come (in a
+ * dealt supply, before river_end), or, when no other river tile is still
+ * to come, to the bottom, where the flagged entries are a run.  Without
+ * river_order (a given tile order) river_end is 0 and the whole supply is
+ * read. */
 typedef struct rivers {
 	int lo[2], hi[2];
 } rivers;
@@ -413,8 +416,9 @@ static int takes_now(const carc_game *g, int type)
 	return 0;
 }
 
-/* The river tiles put back (the flagged run at the bottom of the supply,
- * see rivers_left) that no open end takes now (takes_now), and the dead
+/* The river tiles put back to the bottom of the supply (the flagged run
+ * there, see rivers_left: those put back when no other river tile was
+ * still to come) that no open end takes now (takes_now), and the dead
  * ends among them.  A tile drawn before, which fit nowhere, that still
  * fits nowhere: a placement now cannot be what keeps it out, so the rule
  * that no placement may box in a later river tile (RULES.md 2.3, "could

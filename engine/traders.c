@@ -36,7 +36,7 @@ static int herd_tile(uint16_t type) { return carc_tile_traits[type].flags & CARC
 static int herd_counts(const carc_game *g, int type, int feat)
 {
 	return carc_tiletypes[type].f[feat].flags & CARC_TF_PIGHERD &&
-	       g->cfg.expansions >> carc_expansion_find("traders-builders") & 1 &&
+	       carc_game_has_set(g, "traders-builders") &&
 	       (g->cfg.rules[CARC_R_GQ11_PIG_HERD] == 0 || carc_tile_expansion(type) != carc_expansion_find("mini"));
 }
 
@@ -57,7 +57,7 @@ static void traders_setup(carc_game *g)
 	 * goods symbol that comes into such a game (as a start tile) is a
 	 * symbol of a set not in play and brings no token (RULES.md section 6;
 	 * herd_counts likewise) */
-	if (!(g->cfg.expansions >> carc_expansion_find("traders-builders") & 1))
+	if (!carc_game_has_set(g, "traders-builders"))
 		carc_ext_hook(g, CARC_EXT_TRADERS, CARC_HOOK_COMPLETED, 0);
 	for (int s = 0; s < CARC_MAX_SEATS; s++) {
 		g->trade_fig[s][0] = g->trade_fig[s][1] = FIG_NONE;
