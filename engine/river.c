@@ -554,15 +554,18 @@ static inline int in_way(int a, int b, int corridor, int reach)
 	return (((a >= 0) & (b >= -1)) | ((a == -1) & (b >= 1))) & near;
 }
 
-/* Is a tile placed in the box b away from the end e?  Only the box of the
- * placed tiles (river_box) is looked at: row by row in river_occ when it
- * lies there, one bit a place, else tile by tile. */
-static int placed_in(const carc_game *g, const rend *e, const int16_t b[4])
+/* Is a tile placed in the box b away from the end e, within `reach` of it
+ * (the boxes without end end where the river still to come ends)?  Only
+ * the box of the placed tiles (river_box) is looked at: row by row in
+ * river_occ when it lies there, one bit a place, else tile by tile. */
+static int placed_in(const carc_game *g, const rend *e, const int16_t b[4], int reach)
 {
-	int x0 = e->x + b[0] > g->river_box[0] ? e->x + b[0] : g->river_box[0];
-	int x1 = e->x + b[1] < g->river_box[1] ? e->x + b[1] : g->river_box[1];
-	int y0 = e->y + b[2] > g->river_box[2] ? e->y + b[2] : g->river_box[2];
-	int y1 = e->y + b[3] < g->river_box[3] ? e->y + b[3] : g->river_box[3];
+	int bx0 = b[0] < -reach ? -reach : b[0], bx1 = b[1] > reach ? reach : b[1];
+	int by0 = b[2] < -reach ? -reach : b[2], by1 = b[3] > reach ? reach : b[3];
+	int x0 = e->x + bx0 > g->river_box[0] ? e->x + bx0 : g->river_box[0];
+	int x1 = e->x + bx1 < g->river_box[1] ? e->x + bx1 : g->river_box[1];
+	int y0 = e->y + by0 > g->river_box[2] ? e->y + by0 : g->river_box[2];
+	int y1 = e->y + by1 < g->river_box[3] ? e->y + by1 : g->river_box[3];
 	if (x0 > x1 || y0 > y1) return 0;
 	unsigned ux0 = (unsigned)(x0 - g->river_x0), ux1 = (unsigned)(x1 - g->river_x0);
 	unsigned uy0 = (unsigned)(y0 - g->river_y0), uy1 = (unsigned)(y1 - g->river_y0);
@@ -585,19 +588,14 @@ static int placed_in(const carc_game *g, const rend *e, const int16_t b[4])
  * new tile, which lies right behind it (a = -1, b = 0), out of its way. */
 static int way_empty(const vboard *v, const rend *e, int side, int corridor, int own)
 {
-	const int16_t(*way)[4] = way_boxes[e->d][side];
+	const int16_t(*b)[4] = way_boxes[e->d][side];
 	int a, s;
 	if (!own) {
 		steps(e, (e->d + 1 + 2 * side) & 3, v->x, v->y, &a, &s);
 		if (in_way(a, s, corridor, v->reach)) return 0;
 	}
-	/* the boxes without end end where the river still to come ends */
-	int16_t b[3][4];
-	for (int k = 0; k < 3; k++)
-		for (int j = 0; j < 4; j++)
-			b[k][j] = (int16_t)(way[k][j] > v->reach ? v->reach : way[k][j] < -v->reach ? -v->reach : way[k][j]);
-	if (corridor) return !placed_in(v->g, e, b[0]);
-	return !placed_in(v->g, e, b[1]) && !placed_in(v->g, e, b[2]);
+	if (corridor) return !placed_in(v->g, e, b[0], v->reach);
+	return !placed_in(v->g, e, b[1], v->reach) && !placed_in(v->g, e, b[2], v->reach);
 }
 
 /* Would that river put a tile on the place (x, y) or next to it? */
