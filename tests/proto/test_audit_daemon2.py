@@ -27,6 +27,7 @@ import msgpack
 import harness
 from harness import CARCD, SLOW, START_TIMEOUT, STOP_TIMEOUT, Daemon, wait_for
 import carcd  # noqa: E402  (harness puts contrib/python on the path)
+from test_audit_daemon import AuditCase  # noqa: E402  (assertError)
 
 
 def run_carcd(*args, argv0=None):
@@ -52,14 +53,6 @@ def finished_game(c, name="finished"):
 
 def log_lines(d, pattern):
     return re.findall(pattern, d.log_tail(100000))
-
-
-class AuditCase(unittest.TestCase):
-    def assertError(self, code, fn, *args, **kw):
-        with self.assertRaises(carcd.Error) as cm:
-            fn(*args, **kw)
-        self.assertEqual(cm.exception.code, code, cm.exception.message)
-        return cm.exception
 
 
 # ---- options: ranges, messages, repetition ------------------------------------------------

@@ -462,27 +462,26 @@ class PhaseMoves:
             self.assertEqual(st["tile"]["drawn_by"], seat)
         return t, lm
 
+    def refuse_in_every_position(self, moves, code, skip_open=False):
+        """Each move, in each position (but those of a type open there, with
+        skip_open), is refused with `code` and changes nothing."""
+        for name, maker, phase, seat, types in POSITIONS:
+            t, lm = self.make(name, maker, phase, seat, types)
+            before = snapshot(t)
+            for move in moves:
+                if skip_open and move["type"] in types:
+                    continue
+                with self.subTest(position=name, move=move):
+                    t.refuse(move, code)
+            self.assertEqual(snapshot(t), before)
+
     def test_moves_of_a_phase_not_open(self):
         """doc, Moves: "a move type of a built expansion that is not open now"
         is illegal_move; a refused move changes nothing."""
-        for name, maker, phase, seat, types in POSITIONS:
-            t, lm = self.make(name, maker, phase, seat, types)
-            before = snapshot(t)
-            for move in EXPANSION_MOVES:
-                if move["type"] in types:
-                    continue
-                with self.subTest(position=name, move=move):
-                    t.refuse(move, "illegal_move")
-            self.assertEqual(snapshot(t), before)
+        self.refuse_in_every_position(EXPANSION_MOVES, "illegal_move", skip_open=True)
 
     def test_wrong_field_types(self):
-        for name, maker, phase, seat, types in POSITIONS:
-            t, lm = self.make(name, maker, phase, seat, types)
-            before = snapshot(t)
-            for move in MALFORMED:
-                with self.subTest(position=name, move=move):
-                    t.refuse(move, "invalid_params")
-            self.assertEqual(snapshot(t), before)
+        self.refuse_in_every_position(MALFORMED, "invalid_params")
 
     def test_wrong_seat_and_stale_seq(self):
         """doc, Tokens and turns: token before seq before form before rules."""

@@ -944,16 +944,7 @@ static void make_config(carc_config *cfg, int game)
 	carc_rng_seed(&rng, 0x0a1c1e5eedull + (uint64_t)game * 0x9e3779b97f4a7c15ull);
 	tu_random_game(cfg, &rng, game);
 	if (game >= CROWDED_FROM) tu_crowded_supply(cfg, &rng);
-	if (game % 4 == 1) {
-		/* any component an available expansion brings, its tiles in play
-		 * or not (RULES.md section 6): a figure without its set, a set
-		 * without some of its figures, and their symbols (ore_init) */
-		uint32_t comps = 0;
-		for (int i = 0; i < carc_expansion_count(); i++)
-			if (carc_expansion(i)->available) comps |= carc_expansion(i)->components;
-		cfg->components_given = 1;
-		cfg->components = comps & (uint32_t)carc_rng_next(&rng);
-	}
+	if (game % 4 == 1) tu_random_components(cfg, &rng); /* and their sets' symbols (ore_init) */
 }
 
 static void play(int game)

@@ -194,6 +194,15 @@ int tu_run(Suite *s)
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
+void tu_random_components(carc_config *cfg, carc_rng *rng)
+{
+	uint32_t comps = 0;
+	for (int i = 0; i < carc_expansion_count(); i++)
+		if (carc_expansion(i)->available) comps |= carc_expansion(i)->components;
+	cfg->components_given = 1;
+	cfg->components = comps & (uint32_t)carc_rng_next(rng);
+}
+
 void tu_crowded_supply(carc_config *cfg, carc_rng *rng)
 {
 	int pool[8], np = 0;

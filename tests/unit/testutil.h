@@ -97,6 +97,10 @@ void tu_random_game(carc_config *cfg, carc_rng *rng, int game);
  * from up to 8 land types (no river edge) of cfg->expansions, so that a
  * board holds far more of a kind of tile than any set's supply. */
 void tu_crowded_supply(carc_config *cfg, carc_rng *rng);
+/* Gives cfg a random set of the components the available expansions
+ * bring, their tiles in play or not (RULES.md section 6): a figure without
+ * its set, a set without some of its figures. */
+void tu_random_components(carc_config *cfg, carc_rng *rng);
 
 /* Runs a suite (in fork mode, Check's default) and gives main's exit code. */
 int tu_run(Suite *s);
