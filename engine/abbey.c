@@ -10,8 +10,9 @@
  * cities and cloisters: the base rules know both from their tables.  After
  * a wagon's feature scores during play, its owner (clockwise from the
  * player on turn) may move it to an unoccupied, incomplete feature next to
- * that feature (wagon_move connected: through the tile's wagon groups;
- * adjacent-tiles: on the wagon's tile or the eight around it).  The barn
+ * that feature (wagon_move connected: through the tile's wagon groups,
+ * and between an abbey and the roads ending at its walls; adjacent-tiles:
+ * on the wagon's tile or the eight around it).  The barn
  * stands on a corner of the tile just placed where four tiles meet in
  * fields; its farm's farmers score 3 a city at once and go home, farmers of
  * a farm joined to it later score 1 a city and go home, no farmer may join
@@ -345,6 +346,30 @@ static int wagon_target(const carc_game *g, int node)
 	return root;
 }
 
+/* The abbey is a cloister in every way, and its walls end roads (RULES.md
+ * 2.9): for wagon_move connected, a road that ends at an abbey's wall and
+ * the abbey are joined across the two tiles, as a road and the cloister it
+ * enters are on one tile (the abbey tile has no wagon groups).  Adds to
+ * cand what segment s reaches so: from a road, the abbeys at the sides it
+ * touches; from an abbey, the roads at its walls. */
+static int abbey_links(const carc_game *g, int s, uint16_t *cand, int ncand)
+{
+	static const int8_t dx[4] = { 0, 1, 0, -1 }, dy[4] = { -1, 0, 1, 0 };
+	const carc_node *nd = &g->nodes[s];
+	const carc_cell *c = &g->cells[nd->cell];
+	int abbey = c->type == g->abbey_type;
+	if (nd->kind != (abbey ? CARC_F_CLOISTER : CARC_F_ROAD)) return ncand;
+	for (int d = 0; d < 4 && ncand < 128; d++) {
+		int nb = carc_board_lookup(g, c->x + dx[d], c->y + dy[d]), f = -1;
+		if (nb < 0) continue;
+		if (abbey) f = carc_board_feature_at(g, nb, (d + 2) & 3);
+		else if (g->cells[nb].type == g->abbey_type && carc_board_feature_at(g, nd->cell, d) == s)
+			f = carc_board_feature_at(g, nb, CARC_P_CLOISTER);
+		if (f >= 0 && g->nodes[f].kind == (abbey ? CARC_F_ROAD : CARC_F_CLOISTER)) cand[ncand++] = (uint16_t)f;
+	}
+	return ncand;
+}
+
 /* Where the first waiting wagon may go. */
 static int wagon_targets(const carc_game *g, carc_move *out, int cap)
 {
@@ -354,7 +379,8 @@ static int wagon_targets(const carc_game *g, carc_move *out, int cap)
 	uint16_t cand[128];
 	int ncand = 0;
 	if (g->cfg.rules[CARC_R_WAGON_MOVE] == 0) {
-		/* connected: features that share a wagon group with the scored one on one of its tiles */
+		/* connected: features that share a wagon group with the scored
+		 * one on one of its tiles, and abbeys and the roads at their walls */
 		int s = w->root;
 		do {
 			const carc_node *nd = &g->nodes[s];
@@ -363,6 +389,7 @@ static int wagon_targets(const carc_game *g, carc_move *out, int cap)
 			for (int j = 0; groups && j < t->nfeat; j++)
 				if (j != nd->feat && (t->f[j].wagon & groups) && ncand < 128)
 					cand[ncand++] = (uint16_t)(g->cells[nd->cell].node0 + j);
+			ncand = abbey_links(g, s, cand, ncand);
 			s = nd->next;
 		} while (s != w->root);
 	} else {

@@ -562,13 +562,34 @@ static void add_root(int *roots, int *n, int cap, int r)
 	roots[(*n)++] = r;
 }
 
+/* 2.9: the abbey "is a cloister in every way (monk/wagon ...)" and its
+ * walls "end roads": a road ending at an abbey is a road ending at a
+ * cloister, so C1 joins the two across their tiles.  From segment s: the
+ * abbeys beside the edges of a road, the roads at the walls of an abbey. */
+static void wagon_abbey(ore *o, int s, int *roots, int *n, int cap)
+{
+	const ore_cell *c = &o->cells[o->segs[s].cell];
+	int abbey = carc_tile_traits[c->type].flags & CARC_TT_ABBEY;
+	for (int q = 0; q < 4; q++) {
+		int nb = ore_cell_at(o, c->x + ddx[q], c->y + ddy[q]), t = -1;
+		if (nb < 0) continue;
+		if (abbey && o->segs[s].kind == CARC_F_CLOISTER) t = ore_port_seg(o, nb, (q + 2) & 3);
+		else if (o->segs[s].kind == CARC_F_ROAD && ore_port_seg(o, o->segs[s].cell, q) == s &&
+		         (carc_tile_traits[o->cells[nb].type].flags & CARC_TT_ABBEY))
+			t = ore_port_seg(o, nb, CARC_P_CLOISTER);
+		if (t >= 0 && o->segs[t].kind == (abbey ? CARC_F_ROAD : CARC_F_CLOISTER) && wagon_can_stand(o, t))
+			add_root(roots, n, cap, ore_root(o, t));
+	}
+}
+
 int ore_wagon_targets(ore *o, int seg, int *roots, int cap)
 {
 	int n = 0;
 	if (o->wagon_rule == 0) {
 		/* C1 "connected": on each tile of the scored feature, the
 		 * features the tile's wagon-move groups join to it (a road on
-		 * through a junction, a road ending at a city gate or cloister) */
+		 * through a junction, a road ending at a city gate or cloister),
+		 * and abbeys and the roads ending at their walls */
 		int root = ore_root(o, seg), s = root;
 		do {
 			const ore_cell *c = &o->cells[o->segs[s].cell];
@@ -577,6 +598,7 @@ int ore_wagon_targets(ore *o, int seg, int *roots, int cap)
 			for (int j = 0; groups && j < t->nfeat; j++)
 				if (j != o->segs[s].feat && (t->f[j].wagon & groups) && wagon_can_stand(o, c->seg0 + j))
 					add_root(roots, &n, cap, ore_root(o, c->seg0 + j));
+			wagon_abbey(o, s, roots, &n, cap);
 			s = o->segs[s].next;
 		} while (s != root);
 	} else {
