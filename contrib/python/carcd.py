@@ -176,7 +176,8 @@ class Client:
         self.client_name = client_name
         self._next_id = 1
         self._responses = {}   # msgid -> (error, result) read ahead of their turn
-        self._orphans = collections.deque()  # responses whose msgid is nil
+        self._waiting = collections.OrderedDict()  # msgids sent and not answered, oldest first
+        self._orphans = collections.deque()  # responses whose msgid is nil, none waiting
         self.events = collections.deque()    # notification params, in arrival order
         family, addr = parse_address(self.address)
         self.sock = socket.socket(family, socket.SOCK_STREAM)
@@ -217,6 +218,7 @@ class Client:
             # parameter out of range, as the daemon says of one that fits.
             raise Error("invalid_params", "%s cannot be sent in MessagePack: %s" % (method, e)) from e
         self._next_id = (self._next_id + 1) & 0xffffffff
+        self._waiting[msgid] = None
         self.sock.settimeout(self.timeout)   # a read may have left it at 0
         try:
             self.sock.sendall(data)
@@ -255,9 +257,14 @@ class Client:
         if not isinstance(msg, list) or not msg:
             self._not_carcd(msg)
         if msg[0] == RESPONSE and len(msg) == 4:
-            if msg[1] is None:
+            if msg[1] is None and self._waiting:
+                # carcd answers a connection's requests in order, so the one
+                # it could not read is the oldest still unanswered
+                self._responses[self._waiting.popitem(last=False)[0]] = (msg[2], msg[3])
+            elif msg[1] is None:
                 self._orphans.append((msg[2], msg[3]))
             else:
+                self._waiting.pop(msg[1], None)
                 self._responses[msg[1]] = (msg[2], msg[3])
         elif msg[0] == NOTIFICATION and len(msg) == 3:
             self.events.append(msg[2])
@@ -292,7 +299,9 @@ class Client:
         """The result of request msgid; raises Error for an error response.
 
         A response with a nil msgid (the daemon could not read a request)
-        answers the oldest request still waiting, so it is raised here too.
+        answers the oldest request sent and not yet answered when it
+        arrives, so it is raised by response() of that request, whichever
+        request's response() is asked first.
         """
         timeout = self.timeout if timeout == -1 else timeout
         if not self._deadline_wait(lambda: msgid in self._responses or self._orphans, timeout):
