@@ -313,6 +313,13 @@ static void c_nseats7(carc_config *c) { c->nseats = CARC_MAX_SEATS + 1; }
 static void c_nseats9(carc_config *c) { c->nseats = 9; }
 static void c_nseats255(carc_config *c) { c->nseats = 255; }
 static void c_noexp(carc_config *c) { c->expansions = 0; }
+/* no expansion, with start tiles given: nothing else would refuse it */
+static void c_noexp_start(carc_config *c)
+{
+	c->expansions = 0;
+	c->nstart = 1;
+	c->start[0] = (carc_start_tile){ (uint16_t)tu_tile("BA/RCr"), 0, 0, 0 };
+}
 static void c_exp_past(carc_config *c) { c->expansions |= 1u << carc_expansion_count(); }
 static void c_exp_bit31(carc_config *c) { c->expansions |= 1u << 31; }
 static void c_exp_all_bits(carc_config *c) { c->expansions = 0xffffffffu; }
@@ -422,7 +429,7 @@ static void c_bag_255(carc_config *c)
 }
 
 static const config_spoiler spoilers[] = {
-	c_nseats0,        c_nseats7,         c_nseats9,      c_nseats255,    c_noexp,           c_exp_past,
+	c_nseats0,        c_nseats7,         c_nseats9,      c_nseats255,    c_noexp,           c_noexp_start,     c_exp_past,
 	c_exp_bit31,      c_exp_all_bits,    c_exp_unavailable, c_comp_unknown, c_comp_all,     c_ntiles_past,
 	c_ntiles_max,     c_tile_past,       c_tile_ffff,    c_tile_last_past, c_tile_unchosen, c_nstart_past,
 	c_nstart_255,     c_start_tile_past, c_start_tile_ffff, c_start_rot4, c_start_rot255,   c_start_far,
