@@ -354,13 +354,12 @@ static int wagon_target(const carc_game *g, int node)
  * touches; from an abbey, the roads at its walls. */
 static int abbey_links(const carc_game *g, int s, uint16_t *cand, int ncand)
 {
-	static const int8_t dx[4] = { 0, 1, 0, -1 }, dy[4] = { -1, 0, 1, 0 };
 	const carc_node *nd = &g->nodes[s];
 	const carc_cell *c = &g->cells[nd->cell];
 	int abbey = c->type == g->abbey_type;
 	if (nd->kind != (abbey ? CARC_F_CLOISTER : CARC_F_ROAD)) return ncand;
 	for (int d = 0; d < 4 && ncand < 128; d++) {
-		int nb = carc_board_lookup(g, c->x + dx[d], c->y + dy[d]), f = -1;
+		int nb = carc_board_lookup(g, c->x + carc_dx[d], c->y + carc_dy[d]), f = -1;
 		if (nb < 0) continue;
 		if (abbey) f = carc_board_feature_at(g, nb, (d + 2) & 3);
 		else if (g->cells[nb].type == g->abbey_type && carc_board_feature_at(g, nd->cell, d) == s)

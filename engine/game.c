@@ -539,7 +539,6 @@ static void pend_if_closed(carc_game *g, int node)
  * as the board tells (g->closing). */
 static void find_completed(carc_game *g, int cell)
 {
-	static const int dx[4] = { 0, 1, 0, -1 }, dy[4] = { -1, 0, 1, 0 };
 	if (!g->closing) return;
 	if (cell == g->ncells - 1) g->closing = 0;
 	const carc_cell *c = &g->cells[cell];
@@ -549,7 +548,7 @@ static void find_completed(carc_game *g, int cell)
 	for (int d = 0; d < 4; d++) {
 		int o = (d - c->rot) & 3; /* the unturned side */
 		if (t->edge_feat[o] != CARC_NOF || t->half_feat[2 * o] != CARC_NOF) continue; /* no wall there */
-		int n = carc_board_lookup(g, c->x + dx[d], c->y + dy[d]), f = n >= 0 ? carc_board_feature_at(g, n, (d + 2) & 3) : -1;
+		int n = carc_board_lookup(g, c->x + carc_dx[d], c->y + carc_dy[d]), f = n >= 0 ? carc_board_feature_at(g, n, (d + 2) & 3) : -1;
 		if (f >= 0) pend_if_closed(g, f);
 		if (n >= 0) { /* a city that reaches that side beside the edge's (multi=) meets the wall too */
 			const carc_cell *nc = &g->cells[n];

@@ -288,6 +288,10 @@ static inline void carc_pending_add(carc_game *g, int root)
 	g->pending[g->npending++] = (uint16_t)root;
 }
 
+/* The place across side d (CARC_N, CARC_E, CARC_S, CARC_W) of (x, y) is
+ * (x + carc_dx[d], y + carc_dy[d]). */
+static const int carc_dx[4] = { 0, 1, 0, -1 }, carc_dy[4] = { -1, 0, 1, 0 };
+
 /* board.c */
 /* The feature node of a placed tile at a port (carc_port), or -1. */
 static inline int carc_board_feature_at(const carc_game *g, int cell, int port)

@@ -164,8 +164,6 @@ static inline void counts_at(const carc_game *g, int next, int *left, int *dead)
 	*dead = d;
 }
 
-static const int dx[4] = { 0, 1, 0, -1 }, dy[4] = { -1, 0, 1, 0 };
-
 /* Is a tile placed at (x, y)?  Near the first tile the bitmap says. */
 static __attribute__((noinline)) int occupied_far(const carc_game *g, int x, int y)
 {
@@ -315,7 +313,7 @@ static int other_end_ok(const vboard *v, const carc_front *f, const rivers *r, u
 	carc_front end = *f;
 	uint32_t code = carc_tiletypes[v->type].edge_code[v->rot];
 	for (int d = 0; d < 4; d++) /* the new tile, if it is a neighbour */
-		if (f->x + dx[d] == v->x && f->y + dy[d] == v->y) {
+		if (f->x + carc_dx[d] == v->x && f->y + carc_dy[d] == v->y) {
 			int o = (d + 2) & 3;
 			end.want |= (code >> (8 * o) & 0xff) << (8 * d);
 			end.mask |= 0xffu << (8 * d);
@@ -328,7 +326,8 @@ static int other_end_ok(const vboard *v, const carc_front *f, const rivers *r, u
 static inline carc_front new_end(int x, int y, int d)
 {
 	int o = (d + 2) & 3;
-	return (carc_front){ (int16_t)(x + dx[d]), (int16_t)(y + dy[d]), (uint32_t)CARC_EK_RIVER << (8 * o), 0xffu << (8 * o) };
+	return (carc_front){ (int16_t)(x + carc_dx[d]), (int16_t)(y + carc_dy[d]), (uint32_t)CARC_EK_RIVER << (8 * o),
+	                     0xffu << (8 * o) };
 }
 
 /* river_allowed when the list of open ends overflowed: the same rule,
@@ -340,7 +339,7 @@ static __attribute__((noinline)) int river_unlisted(const carc_game *g, int type
 	unsigned e = river_turned(type, rot), open = 0;
 	for (unsigned b = e; b; b &= b - 1) {
 		int d = __builtin_ctz(b);
-		if (!occupied(&v, x + dx[d], y + dy[d])) open |= 1u << d;
+		if (!occupied(&v, x + carc_dx[d], y + carc_dy[d])) open |= 1u << d;
 	}
 	if (open == e) return 0; /* it must continue the river */
 	if ((e & ~open) & ((e & ~open) - 1)) return 0; /* and one end only: branches never meet */
@@ -512,8 +511,8 @@ typedef struct rend {
  * b = 0 (a corridor) or b >= 0 (a staircase). */
 static inline void steps(const rend *e, int d2, int x, int y, int *a, int *b)
 {
-	*a = (x - e->x) * dx[e->d] + (y - e->y) * dy[e->d];
-	*b = (x - e->x) * dx[d2] + (y - e->y) * dy[d2];
+	*a = (x - e->x) * carc_dx[e->d] + (y - e->y) * carc_dy[e->d];
+	*b = (x - e->x) * carc_dx[d2] + (y - e->y) * carc_dy[d2];
 }
 
 /* The places the river from an end would need, with the room ahead of
@@ -733,7 +732,7 @@ static int free_with(const carc_game *g, free_ask *a, int rot)
 	};
 	for (unsigned b = open; b; b &= b - 1) {
 		int d = __builtin_ctz(b);
-		a->ends[--k] = (rend){ here->x + dx[d], here->y + dy[d], d, !(a->around & beside_end[d]) };
+		a->ends[--k] = (rend){ here->x + carc_dx[d], here->y + carc_dy[d], d, !(a->around & beside_end[d]) };
 	}
 	int n = 4 - k + a->n, free = 0;
 	for (int e = 0; e < n && !free; e++) free = end_free(&a->v, a->ends + k, n, 4 - k, e, a->dead, a->curves);
@@ -886,7 +885,7 @@ static void new_open_end(carc_game *g, uint32_t code, int px, int py, int d, int
 	if (v & (beside[0] | beside[1] | beside[2] | beside[3]) & ~beside[o])
 		for (int d2 = 0; d2 < 4; d2++) { /* its other neighbours */
 			if (d2 == o || !(v & beside[d2])) continue;
-			const carc_cell *nb = &g->cells[carc_board_lookup(g, px + dx[d2], py + dy[d2])];
+			const carc_cell *nb = &g->cells[carc_board_lookup(g, px + carc_dx[d2], py + carc_dy[d2])];
 			f.want |= (carc_tiletypes[nb->type].edge_code[nb->rot] >> (8 * ((d2 + 2) & 3)) & 0xff) << (8 * d2);
 			f.mask |= 0xffu << (8 * d2);
 			taken |= 1u << d2;
@@ -1066,7 +1065,7 @@ static __attribute__((noinline)) void river_follow(carc_game *g, int cell)
 		if (rx >= -2 && rx <= 2 && ry >= -2 && ry <= 2) {
 			g->river_room[i] &= (uint8_t)~rect_hits(rx, ry);
 			for (int d = 0; d < 4; d++)
-				if (rx == dx[d] && ry == dy[d]) {
+				if (rx == carc_dx[d] && ry == carc_dy[d]) {
 					int o = (d + 2) & 3;
 					f->want |= (code >> (8 * o) & 0xff) << (8 * d);
 					f->mask |= 0xffu << (8 * d);
@@ -1077,7 +1076,7 @@ static __attribute__((noinline)) void river_follow(carc_game *g, int cell)
 	}
 	/* Its river edges that face an empty place not yet listed. */
 	for (unsigned b = river; b; b &= b - 1) {
-		int d = __builtin_ctz(b), px = x + dx[d], py = y + dy[d], i;
+		int d = __builtin_ctz(b), px = x + carc_dx[d], py = y + carc_dy[d], i;
 		if (!(empty >> d & 1) && occupied_now(g, px, py)) continue;
 		for (i = 0; i < n; i++)
 			if (g->river_open[i].x == px && g->river_open[i].y == py) break;
