@@ -19,6 +19,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -288,6 +289,86 @@ class Raw:
             if data is None:
                 return False
         return True
+
+
+class Proxy:
+    """A Unix socket in front of the daemon's at `upstream`, for a client under
+    test to talk to: it records each request (as [type, msgid, method,
+    params]) in .requests and calls on_request(msg) before it passes it on,
+    in MessagePack or JSON lines as the client speaks; the daemon's answers go
+    back untouched."""
+
+    def __init__(self, upstream, on_request=None):
+        self.upstream, self.on_request = upstream, on_request
+        self.requests = []
+        self.dir = tempfile.mkdtemp(prefix="carcd-proxy-")
+        self.path = os.path.join(self.dir, "p.sock")
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.bind(self.path)
+        self.sock.listen(4)
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            up = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            up.connect(self.upstream)
+            threading.Thread(target=self._down, args=(up, conn), daemon=True).start()
+            threading.Thread(target=self._up, args=(conn, up), daemon=True).start()
+
+    @staticmethod
+    def _down(up, conn):
+        try:
+            while True:
+                data = up.recv(65536)
+                if not data:
+                    break
+                conn.sendall(data)
+        except OSError:
+            pass
+        finally:
+            conn.close()
+
+    def _up(self, conn, up):
+        unpacker, buf, mode = msgpack.Unpacker(raw=False), b"", None
+        try:
+            while True:
+                data = conn.recv(65536)
+                if not data:
+                    break
+                if mode is None:
+                    mode = "msgpack" if data[0] in range(0x90, 0xa0) or data[0] in (0xdc, 0xdd) else "json"
+                if mode == "msgpack":
+                    unpacker.feed(data)
+                    msgs = list(unpacker)
+                else:
+                    buf += data
+                    *lines, buf = buf.split(b"\n")
+                    msgs = [json.loads(line) for line in lines if line.strip()]
+                for msg in msgs:
+                    self.requests.append(msg)
+                    if self.on_request:
+                        self.on_request(msg)
+                    up.sendall(msgpack.packb(msg, use_bin_type=True) if mode == "msgpack"
+                               else json.dumps(msg).encode() + b"\n")
+        except OSError:
+            pass
+        finally:
+            up.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.sock.close()
+        try:
+            os.unlink(self.path)
+            os.rmdir(self.dir)
+        except OSError:
+            pass
 
 
 def packb(obj):

@@ -21,16 +21,13 @@ import hashlib
 import re
 import json
 import os
-import socket
 import subprocess
-import tempfile
 import threading
 import time
 import unittest
 
 import harness
 import carcd  # noqa: E402  (harness puts contrib/python on the path)
-import msgpack
 from crafted import (ABBEY_MOVES, ABBEY_TILES, ESCAPE_MOVES, ESCAPE_TILES, FINAL_MOVES, FINAL_TILES, FLOCK_MOVES,
                      FLOCK_START, WAGONS_MOVES, WAGONS_TILES)
 from test_contrib import ALL, BOT, CARCCTL_CMD, EXPANSIONS, finish, run, start
@@ -76,11 +73,16 @@ def lead_to(client, name):
 
 
 class CtlMixin:
+    """carcctl run against ctl_daemon, the daemon of this module; another
+    module that uses the mixin names its own (and may set ctl_timeout)."""
+    ctl_daemon = daemon
+    ctl_timeout = 120
+
     def ctl(self, *args, where=None, expect=0, env=None, stdin=""):
-        d = daemon["d"]
+        d = self.ctl_daemon["d"]
         where = where if where is not None else ["--socket", d.unix_path]
         p = subprocess.run(CARCCTL_CMD + where + list(args), input=stdin, capture_output=True, text=True,
-                           timeout=120, env=env)
+                           timeout=self.ctl_timeout, env=env)
         self.assertEqual(p.returncode, expect, "carcctl %s: exit %d\n%s" % (" ".join(args), p.returncode, p.stderr))
         self.assertNotIn("Traceback", p.stderr)
         if expect == 0:
@@ -373,11 +375,13 @@ class CarcctlPlay(CtlMixin, unittest.TestCase):
                     g = c.new_game(["ann", "bob"], auth=False, seed=11)
                     game = g["game"]
 
-                    def slip_in(params):
+                    def slip_in(msg):
+                        if msg[2] != "apply_move":
+                            return
                         with d.client() as other:
                             other.apply_move(game, other.legal_moves(game)["moves"][-1])
 
-                    with Proxy(d.unix_path, slip_in) as proxy:
+                    with harness.Proxy(d.unix_path, slip_in) as proxy:
                         err = self.refused(*opts, "play", str(game), *pick, where=["--socket", proxy.path],
                                            code="conflict")
                         self.assertIn("seq 0", err)
@@ -387,90 +391,13 @@ class CarcctlPlay(CtlMixin, unittest.TestCase):
                     h = c.history(game)
                     self.assertEqual(len(h["moves"]), 1)   # only the move slipped in
                     # without a move slipped in, the same command plays at the seq it saw
-                    with Proxy(d.unix_path, None) as proxy:
+                    with harness.Proxy(d.unix_path) as proxy:
                         res = self.ctl(*opts, "play", str(game), *pick, where=["--socket", proxy.path])
                         sent = [m for m in proxy.requests if m[2] == "apply_move"]
                     self.assertEqual((res["seq"], sent[0][3]["seq"]), (2, 1))
                     listed = c.history(game)["moves"][1]["move"]
                     self.assertEqual(sent[0][3]["move"], listed)
 
-
-class Proxy:
-    """A Unix socket in front of the daemon's that records each request
-    (as [type, msgid, method, params]) and calls on_apply(params) before it
-    passes an apply_move on."""
-
-    def __init__(self, upstream, on_apply):
-        self.upstream, self.on_apply = upstream, on_apply
-        self.requests = []
-        self.dir = tempfile.mkdtemp(prefix="carcd-proxy-")
-        self.path = os.path.join(self.dir, "p.sock")
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.bind(self.path)
-        self.sock.listen(4)
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self):
-        while True:
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                return
-            up = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            up.connect(self.upstream)
-            threading.Thread(target=self._down, args=(up, conn), daemon=True).start()
-            threading.Thread(target=self._up, args=(conn, up), daemon=True).start()
-
-    @staticmethod
-    def _down(up, conn):
-        try:
-            while True:
-                data = up.recv(65536)
-                if not data:
-                    break
-                conn.sendall(data)
-        except OSError:
-            pass
-        finally:
-            conn.close()
-
-    def _up(self, conn, up):
-        unpacker, buf, mode = msgpack.Unpacker(raw=False), b"", None
-        try:
-            while True:
-                data = conn.recv(65536)
-                if not data:
-                    break
-                if mode is None:
-                    mode = "msgpack" if data[0] in range(0x90, 0xa0) or data[0] in (0xdc, 0xdd) else "json"
-                if mode == "msgpack":
-                    unpacker.feed(data)
-                    msgs = list(unpacker)
-                else:
-                    buf += data
-                    *lines, buf = buf.split(b"\n")
-                    msgs = [json.loads(line) for line in lines if line.strip()]
-                for msg in msgs:
-                    self.requests.append(msg)
-                    if msg[2] == "apply_move" and self.on_apply:
-                        self.on_apply(msg[3])
-                    up.sendall(msgpack.packb(msg, use_bin_type=True) if mode == "msgpack"
-                               else json.dumps(msg).encode() + b"\n")
-        except OSError:
-            pass
-        finally:
-            up.close()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.sock.close()
-        try:
-            os.unlink(self.path)
-            os.rmdir(self.dir)
-        except OSError:
-            pass
 
 
 # ---------------------------------------------------------------------------------------------------------

@@ -27,88 +27,10 @@ import unittest
 
 import harness
 import carcd  # noqa: E402  (harness puts contrib/python on the path)
-import msgpack
+from test_audit_contrib2 import CtlMixin as Ctl2Mixin
 from test_contrib import ALL, BOT, CARCCTL_CMD, finish, run, start
 
 daemon, setUpModule, tearDownModule = harness.module_daemon()
-
-
-class HookProxy:
-    """A Unix socket in front of the daemon's that records each request (as
-    [type, msgid, method, params]) and calls on_request(msg) before it passes
-    it on; the daemon's answers go back untouched."""
-
-    def __init__(self, upstream, on_request=None):
-        self.upstream, self.on_request = upstream, on_request
-        self.requests = []
-        self.dir = tempfile.mkdtemp(prefix="carcd-proxy3-")
-        self.path = os.path.join(self.dir, "p.sock")
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.bind(self.path)
-        self.sock.listen(4)
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self):
-        while True:
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                return
-            up = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            up.connect(self.upstream)
-            threading.Thread(target=self._down, args=(up, conn), daemon=True).start()
-            threading.Thread(target=self._up, args=(conn, up), daemon=True).start()
-
-    @staticmethod
-    def _down(up, conn):
-        try:
-            while True:
-                data = up.recv(65536)
-                if not data:
-                    break
-                conn.sendall(data)
-        except OSError:
-            pass
-        finally:
-            conn.close()
-
-    def _up(self, conn, up):
-        unpacker, buf, mode = msgpack.Unpacker(raw=False), b"", None
-        try:
-            while True:
-                data = conn.recv(65536)
-                if not data:
-                    break
-                if mode is None:
-                    mode = "msgpack" if data[0] in range(0x90, 0xa0) or data[0] in (0xdc, 0xdd) else "json"
-                if mode == "msgpack":
-                    unpacker.feed(data)
-                    msgs = list(unpacker)
-                else:
-                    buf += data
-                    *lines, buf = buf.split(b"\n")
-                    msgs = [json.loads(line) for line in lines if line.strip()]
-                for msg in msgs:
-                    self.requests.append((mode, msg))
-                    if self.on_request:
-                        self.on_request(msg)
-                    up.sendall(msgpack.packb(msg, use_bin_type=True) if mode == "msgpack"
-                               else json.dumps(msg).encode() + b"\n")
-        except OSError:
-            pass
-        finally:
-            up.close()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.sock.close()
-        try:
-            os.unlink(self.path)
-            os.rmdir(self.dir)
-        except OSError:
-            pass
 
 
 def solo_game(c):
@@ -125,18 +47,9 @@ def play_out(c, game):
         results.append(c.apply_move(game, lm["moves"][0], seq=lm["seq"]))
 
 
-class CtlMixin:
-    def ctl(self, *args, where=None, expect=0, env=None, stdin="", timeout=60):
-        where = where if where is not None else ["--socket", daemon["d"].unix_path]
-        p = subprocess.run(CARCCTL_CMD + where + list(args), input=stdin, capture_output=True, text=True,
-                           timeout=timeout, env=env)
-        self.assertEqual(p.returncode, expect, "carcctl %s: exit %d\n%s" % (" ".join(args), p.returncode, p.stderr))
-        self.assertNotIn("Traceback", p.stderr)
-        if expect == 0:
-            self.assertEqual(p.stderr, "")
-            return json.loads(p.stdout) if p.stdout.strip() else None
-        self.assertEqual(p.stdout, "")
-        return p.stderr
+class CtlMixin(Ctl2Mixin):
+    ctl_daemon = daemon
+    ctl_timeout = 60
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -157,7 +70,7 @@ class CarcctlWatch3(CtlMixin, unittest.TestCase):
                             with d.client() as other:
                                 played.extend(play_out(other, game))
 
-                    with HookProxy(d.unix_path, end_it) as proxy:
+                    with harness.Proxy(d.unix_path, end_it) as proxy:
                         p = run(CARCCTL_CMD + opts + ["--socket", proxy.path, "watch", str(game),
                                                       "--count", str(count)], timeout=30)
                     self.assertEqual((p.returncode, p.stderr), (0, ""))
@@ -328,10 +241,10 @@ class RandomBot3(unittest.TestCase):
                             other.apply_move(game, lm["moves"][-1], seq=lm["seq"])
                             slipped.append(lm["moves"][-1])
 
-                with HookProxy(d.unix_path, slip_in) as proxy:
+                with harness.Proxy(d.unix_path, slip_in) as proxy:
                     p = run([harness.PYTHON, BOT, "--address", "unix:" + proxy.path, "--encoding", encoding,
                              "--game", str(game), "--rng", "1", "--timeout", "20"], timeout=60)
-                    sent = [m[3] for mode, m in proxy.requests if m[2] == "apply_move"]
+                    sent = [m[3] for m in proxy.requests if m[2] == "apply_move"]
                 self.assertEqual(p.returncode, 0, p.stderr)
                 self.assertEqual(json.loads(p.stdout)["final"], True)
                 self.assertTrue(all(isinstance(params.get("seq"), int) for params in sent), sent)
@@ -350,12 +263,12 @@ class RandomBot3(unittest.TestCase):
         with d.client() as c:
             g = c.new_game(["ann", "bob"], seed=4, tiles=["BA/L", "BA/C", "BA/RFr", "BA/L"])
             game, tokens = g["game"], [s["token"] for s in g["seats"]]
-            with HookProxy(d.unix_path) as proxy:
+            with harness.Proxy(d.unix_path) as proxy:
                 bot = start([harness.PYTHON, BOT, "--address", "unix:" + proxy.path, "--game", str(game),
                              "--token", tokens[1], "--timeout", "30"])
                 try:
                     time.sleep(1.5)          # seat 0 is due all this while
-                    tries = [m for mode, m in proxy.requests if m[2] == "apply_move"]
+                    tries = [m for m in proxy.requests if m[2] == "apply_move"]
                     self.assertIsNone(bot.poll())
                     while True:              # seat 0's moves, by hand
                         lm = c.legal_moves(game)
