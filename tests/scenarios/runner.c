@@ -646,6 +646,22 @@ static int feature_of(const carc_game *g, int x, int y, int port)
 	return -1;
 }
 
+/* A wagon's target may be named at any tile the feature covers (PROTOCOL.md
+ * section 3), not only at the tile a listed move names: there the runner,
+ * which sees features only tile by tile, asks whether `a` plays exactly as
+ * the listed `b` does (the same game after either). */
+static int plays_as(const carc_game *g, const carc_move *a, const carc_move *b)
+{
+	static carc_game *ga, *gb;
+	if (!ga) ga = malloc(carc_game_size());
+	if (!gb) gb = malloc(carc_game_size());
+	if (!ga || !gb) return 0;
+	carc_game_clone(ga, g);
+	carc_game_clone(gb, g);
+	return carc_apply(ga, a, NULL) == CARC_OK && carc_apply(gb, b, NULL) == CARC_OK &&
+	       carc_game_hash(ga) == carc_game_hash(gb);
+}
+
 static int same_move(const carc_game *g, const carc_move *a, const carc_move *b)
 {
 	if (a->type != b->type) return 0;
@@ -661,7 +677,7 @@ static int same_move(const carc_game *g, const carc_move *a, const carc_move *b)
 	case CARC_MV_PLACE_ABBEY:
 		return a->x == b->x && a->y == b->y;
 	case CARC_MV_MOVE_WAGON: {
-		if (a->x != b->x || a->y != b->y) return 0;
+		if (a->x != b->x || a->y != b->y) return plays_as(g, a, b);
 		int fa = feature_of(g, a->x, a->y, a->port);
 		return fa >= 0 && fa == feature_of(g, b->x, b->y, b->port);
 	}
