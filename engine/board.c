@@ -340,6 +340,23 @@ int carc_board_get(const carc_game *g, int i, carc_placed_info *out)
 	return 1;
 }
 
+/* The segments of cell c that belong to the feature of its segment i,
+ * i included (bit j: segment j). */
+static unsigned same_feature(const carc_game *g, int c, int i)
+{
+	const carc_tiletype *t = carc_cell_type(g, c);
+	int node0 = g->cells[c].node0, root = carc_feat_root(g, node0 + i);
+	unsigned m = 0;
+	for (int j = 0; j < t->nfeat; j++) m |= (unsigned)(carc_feat_root(g, node0 + j) == root) << j;
+	return m;
+}
+
+int carc_board_first_segment(const carc_game *g, int node)
+{
+	const carc_node *n = &g->nodes[node];
+	return g->cells[n->cell].node0 + __builtin_ctz(same_feature(g, n->cell, n->feat));
+}
+
 int carc_tile_features(const carc_game *g, int x, int y, uint16_t *ports_out, uint8_t *kinds_out, int cap)
 {
 	int c = carc_board_find(g, x, y);

@@ -1005,7 +1005,7 @@ static inline unsigned field_corners(const carc_game *g)
  * gives.  With no `out` it stops at the first.  Inlined in both callers:
  * the check after each placement is hot. */
 static inline __attribute__((always_inline)) int special_moves(const carc_game *g, unsigned kinds, unsigned taken,
-                                                               carc_move *out, int n, int cap)
+                                                               unsigned twice, carc_move *out, int n, int cap)
 {
 	const carc_cell *c = &g->cells[g->last];
 	const carc_tiletype *t = carc_cell_type(g, g->last);
@@ -1021,6 +1021,7 @@ static inline __attribute__((always_inline)) int special_moves(const carc_game *
 		if (!owner) continue;
 		unsigned at = special_at[kind];
 		unsigned feats = !(at & (AT_CORNER - 1)) ? 0 : LONELY_KINDS >> kind & 1 ? taken : (1u << t->nfeat) - 1;
+		feats &= ~twice;
 		m.kind = (uint8_t)kind;
 		for (; feats; feats &= feats - 1) {
 			int i = __builtin_ctz(feats), node;
@@ -1047,13 +1048,13 @@ static __attribute__((noinline)) int deploy_any_followers(const carc_game *g, un
 {
 	unsigned taken = 0;
 	if (first_open_feature(g, on, &taken)) return 1;
-	return specials && special_moves(g, specials, taken, NULL, 0, 0);
+	return specials && special_moves(g, specials, taken, 0, NULL, 0, 0);
 }
 
 /* deploy_any for special figures only (`kinds`); `taken` as special_moves. */
 static __attribute__((noinline)) int deploy_any_specials(const carc_game *g, unsigned kinds, unsigned taken)
 {
-	return special_moves(g, kinds, taken, NULL, 0, 0);
+	return special_moves(g, kinds, taken, 0, NULL, 0, 0);
 }
 
 /* deploy_any for special figures only (`kinds`) when the placement
@@ -1064,7 +1065,7 @@ static __attribute__((noinline)) int deploy_any_lonely(const carc_game *g, unsig
 {
 	unsigned taken = taken_scan(g, where);
 	if (!taken) kinds &= ~LONELY_KINDS;
-	return kinds && special_moves(g, kinds, taken, NULL, 0, 0);
+	return kinds && special_moves(g, kinds, taken, 0, NULL, 0, 0);
 }
 
 /* Is there anything to deploy on the tile just placed?  What
@@ -1092,6 +1093,26 @@ static int deploy_any(const carc_game *g)
 
 int carc_deploy_any(const carc_game *g) { return deploy_any(g); }
 
+/* The segments of the tile just placed that belong to the same feature
+ * as one before them (bit i: segment i): a feature the tile holds twice
+ * is listed once, at its first segment (carc_board_first_segment).
+ * Asked once a deploy listing, over the tile's few segments. */
+static unsigned held_twice(const carc_game *g)
+{
+	const carc_cell *c = &g->cells[g->last];
+	const carc_tiletype *t = carc_cell_type(g, g->last);
+	unsigned twice = 0;
+	for (int i = 1; i < t->nfeat; i++) {
+		int root = carc_feat_root(g, c->node0 + i);
+		for (int j = 0; j < i; j++)
+			if (carc_feat_root(g, c->node0 + j) == root) {
+				twice |= 1u << i;
+				break;
+			}
+	}
+	return twice;
+}
+
 /* Deploys on the tile just placed; `pass` is added by the caller.  With
  * no `out` it only says whether there is one (deploy_any).  First the
  * followers, kind by kind, into each feature of the tile that no
@@ -1107,6 +1128,8 @@ static int deploy_moves(const carc_game *g, carc_move *out, int n, int cap)
 	unsigned open = on || (specials & LONELY_KINDS) ? open_features(g, on, &taken) : 0;
 	const carc_cell *c = &g->cells[g->last];
 	const carc_tiletype *t = carc_cell_type(g, g->last);
+	unsigned twice = held_twice(g);
+	open &= ~twice;
 	carc_move m = { .type = CARC_MV_DEPLOY, .x = c->x, .y = c->y, .tile = CARC_NONE, .figure = CARC_NONE };
 	for (; open && followers; followers &= followers - 1) {
 		int kind = __builtin_ctz(followers);
@@ -1119,7 +1142,7 @@ static int deploy_moves(const carc_game *g, carc_move *out, int n, int cap)
 			n = push(out, n, cap, &m);
 		}
 	}
-	return specials ? special_moves(g, specials, taken, out, n, cap) : n;
+	return specials ? special_moves(g, specials, taken, twice, out, n, cap) : n;
 }
 
 /* The moves expansions add to the action phase after the deploys. */
@@ -1332,6 +1355,7 @@ void carc_place_tile(carc_game *g, int type, int x, int y, int rot, carc_sink *o
 void carc_deploy(carc_game *g, int fig, int node, int at, carc_sink *out)
 {
 	carc_fig *f = &g->figs[fig];
+	node = carc_board_first_segment(g, node);
 	f->node = (uint16_t)node;
 	f->at = (uint8_t)(at >= CARC_P_NW ? at : 0);
 	g->in_supply[f->seat][f->kind]--;

@@ -647,9 +647,10 @@ static int feature_of(const carc_game *g, int x, int y, int port)
 }
 
 /* A wagon's target may be named at any tile the feature covers (PROTOCOL.md
- * section 3), not only at the tile a listed move names: there the runner,
- * which sees features only tile by tile, asks whether `a` plays exactly as
- * the listed `b` does (the same game after either). */
+ * section 3), not only at the tile a listed move names, and a deploy at
+ * either of two segments of one feature on the tile: there the runner,
+ * which sees features only segment by segment, asks whether `a` plays
+ * exactly as the listed `b` does (the same game after either). */
 static int plays_as(const carc_game *g, const carc_move *a, const carc_move *b)
 {
 	static carc_game *ga, *gb;
@@ -672,7 +673,9 @@ static int same_move(const carc_game *g, const carc_move *a, const carc_move *b)
 		if (a->kind != b->kind || a->x != b->x || a->y != b->y) return 0;
 		if (a->port >= CARC_P_NW || b->port >= CARC_P_NW) return a->port == b->port;
 		int fa = feature_of(g, a->x, a->y, a->port);
-		return fa >= 0 && fa == feature_of(g, b->x, b->y, b->port);
+		if (fa < 0) return 0;
+		/* a feature the tile holds in two segments is listed at one */
+		return fa == feature_of(g, b->x, b->y, b->port) || plays_as(g, a, b);
 	}
 	case CARC_MV_PLACE_ABBEY:
 		return a->x == b->x && a->y == b->y;

@@ -186,11 +186,20 @@ int ord_deploys(ord *d, int seat, ord_deploy *out, int cap)
 	const ore_cell *c = &d->o.cells[d->last_cell];
 	for (int i = 0; i < c->nfeat; i++)
 		for (int k = 0; k < CARC_FIG_COUNT; k++) {
-			if (ord_judge(d, seat, k, c->seg0 + i) != ORD_OK) continue;
+			if (ord_first_seg(d, c->seg0 + i) != c->seg0 + i || ord_judge(d, seat, k, c->seg0 + i) != ORD_OK) continue;
 			TU_LT(n, cap);
 			out[n++] = (ord_deploy){ k, c->seg0 + i };
 		}
 	return n;
+}
+
+int ord_first_seg(ord *d, int seg)
+{
+	const ore_cell *c = &d->o.cells[d->o.segs[seg].cell];
+	int root = ore_root(&d->o, seg);
+	for (int i = 0; i < c->nfeat; i++)
+		if (ore_root(&d->o, c->seg0 + i) == root) return c->seg0 + i;
+	return seg;
 }
 
 int ord_first_port(const ord *d, int seg)

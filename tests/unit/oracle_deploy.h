@@ -60,8 +60,11 @@ void ord_event(ord *d, const carc_event *e);
 /* Why `seat` may or may not deploy a `kind` on segment `seg` (ORD_*). */
 int ord_judge(ord *d, int seat, int kind, int seg);
 /* Every deploy the rules allow `seat` on the tile placed last (barns left
- * out); returns the count. */
+ * out), one a feature: a feature the tile holds in two segments at its
+ * first (ord_first_seg); returns the count. */
 int ord_deploys(ord *d, int seat, ord_deploy *out, int cap);
+/* The first segment of seg's cell that belongs to seg's feature. */
+int ord_first_seg(ord *d, int seg);
 /* The lowest board port at which a segment of a cell lies (for messages). */
 int ord_first_port(const ord *d, int seg);
 

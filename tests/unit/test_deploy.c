@@ -63,7 +63,8 @@ static void check_listing(const carc_game *g)
 {
 	const carc_cell *c = &g->cells[g->last];
 	int nfeat = carc_cell_type(g, g->last)->nfeat;
-	/* accepted[kind][i]: feature i (0..nfeat-1) or corner i - nfeat */
+	/* accepted[kind][i]: feature i (0..nfeat-1) or corner i - nfeat; a
+	 * feature the tile holds twice is its first segment's */
 	unsigned char accepted[CARC_FIG_COUNT][CARC_TILE_MAXF + 4];
 	memset(accepted, 0, sizeof accepted);
 	for (int kind = 0; kind < CARC_FIG_COUNT; kind++)
@@ -77,7 +78,7 @@ static void check_listing(const carc_game *g)
 			} else {
 				int node = carc_board_feature_at(g, g->last, port);
 				TU_ASSERT_MSG(node >= 0, "kind %d accepted at port %d, where there is no feature", kind, port);
-				at = node - c->node0;
+				at = carc_board_first_segment(g, node) - c->node0;
 			}
 			accepted[kind][at] = 1;
 		}

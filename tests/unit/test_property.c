@@ -74,6 +74,7 @@ typedef struct track {
 typedef struct coverage {
 	int completed, completed_paid, ties, returned_same_turn, final_field, final_other, discarded, reshuffled;
 	int skipped_actions, full_supply_outs;
+	int held_twice; /* deploy decisions on a tile that holds a feature in two segments */
 	int widest;  /* board width in tiles, the largest seen */
 	int folded;  /* games whose board is wider than the cell map's torus (32) */
 } coverage;
@@ -96,6 +97,12 @@ static int seg_at(const track *t, int x, int y, int port)
 	return s;
 }
 
+/* Does segment `a` belong to the feature of segment `b`? */
+static int same_feature(const track *t, int a, int b)
+{
+	return a >= 0 && orc_root(&t->o, a) == orc_root(&t->o, b);
+}
+
 /* First port, in canonical order, of one segment on its tile. */
 static int first_port(const track *t, int seg)
 {
@@ -103,6 +110,15 @@ static int first_port(const track *t, int seg)
 		if (orc_port_seg(&t->o, t->o.segs[seg].cell, p) == seg) return p;
 	ck_abort_msg("segment without a port");
 	return -1;
+}
+
+/* Is segment i of the cell's tile part of the feature of an earlier one?
+ * Then a deploy into that feature is listed at the earlier one only. */
+static int held_before(const track *t, const orc_cell *c, int i)
+{
+	for (int j = 0; j < i; j++)
+		if (same_feature(t, c->seg0 + j, c->seg0 + i)) return 1;
+	return 0;
 }
 
 static int sc_of(int fkind)
@@ -131,6 +147,10 @@ static void expect_deploys(track *t, int seat)
 		int s = c->seg0 + i, k = t->o.segs[s].kind;
 		if (!(k == CARC_F_ROAD || k == CARC_F_CITY || k == CARC_F_CLOISTER || (k == CARC_F_FIELD && t->o.farmers)))
 			continue;
+		if (held_before(t, c, i)) {
+			cov.held_twice++;
+			continue;
+		}
 		if (orc_followers(&t->o, orc_root(&t->o, s), per)) continue;
 		t->expect[t->nexpect++] = tu_deploy(c->x, c->y, first_port(t, s));
 	}
@@ -500,9 +520,9 @@ START_TEST(test_random_games)
 	if (getenv("CARC_PROPERTY_STATS"))
 		fprintf(stderr,
 		        "batch %d: completed %d (paid %d, tied %d), returned the turn they came %d, final field %d,"
-		        " final other %d, discarded %d, reshuffled %d, action skipped %d (no follower left %d)\n",
+		        " final other %d, discarded %d, reshuffled %d, action skipped %d (no follower left %d), held twice %d\n",
 		        _i, cov.completed, cov.completed_paid, cov.ties, cov.returned_same_turn, cov.final_field,
-		        cov.final_other, cov.discarded, cov.reshuffled, cov.skipped_actions, cov.full_supply_outs);
+		        cov.final_other, cov.discarded, cov.reshuffled, cov.skipped_actions, cov.full_supply_outs, cov.held_twice);
 	/* a hundred games always go through these (about 2x these numbers);
 	 * ties, discards and reshuffles happen about once a batch */
 	ck_assert_int_ge(cov.completed, 500);
@@ -511,6 +531,7 @@ START_TEST(test_random_games)
 	ck_assert_int_ge(cov.final_field, 100);
 	ck_assert_int_ge(cov.final_other, 500);
 	ck_assert_int_ge(cov.full_supply_outs, 100);
+	ck_assert_int_ge(cov.held_twice, 20);
 }
 END_TEST
 
