@@ -683,10 +683,12 @@ static void free_begin(const carc_game *g, free_ask *a)
 	a->dead = dead > 0 ? dead - 1 : 0; /* one dead end may come last */
 	a->curves = shapes >> 1 & 1;
 	/* the tiles still to come lie less than `left` steps from the end
-	 * they continue (a + b < left in steps()), and the room ahead of the
-	 * last one two more on, with its sides: a tile farther away is in
-	 * nobody's way (a start tile apart from the river, say) */
-	a->reach = left + 2;
+	 * they continue (a + b < left in steps(), the first at the end's own
+	 * place), and the room ahead of the last one the two places after it,
+	 * with their sides: at most left + 1 steps (in_way counts `reach`
+	 * itself in).  A tile farther away is in nobody's way (a start tile
+	 * apart from the river, say) */
+	a->reach = left + 1;
 }
 
 /* The rest, at listed open end i for the tile type: the other ends. */

@@ -270,9 +270,10 @@ static unsigned river_why(const opl_board *b, int type, int x, int y, int rot, c
  * show one river only, lie off that way and apart from each other, and be
  * enough to take the dead ends still to come but one (kept for last).
  * The way ends where the tiles still to come can reach: `left` tiles from
- * the end lie less than `left` steps on (along and across together), the
- * room ahead of the last two more, with the places beside: nothing farther
- * than left + 2 steps either way is in it. */
+ * the end (the first on the end's own place) lie less than `left` steps
+ * on (along and across together), the room ahead of the last the two
+ * places after it, with the places beside: nothing farther than left + 1
+ * steps either way is in it. */
 typedef struct mend {
 	int x, y, d, plain;
 } mend;
@@ -345,7 +346,7 @@ static int model_free_after(const opl_board *b, int type, int x, int y, int rot,
 		}
 	}
 	for (int i = 0; i < n; i++)
-		if (model_end_free(&v, ends, n, i, dead > 0 ? dead - 1 : 0, curves > 0, left + 2)) return 1;
+		if (model_end_free(&v, ends, n, i, dead > 0 ? dead - 1 : 0, curves > 0, left + 1)) return 1;
 	return 0;
 }
 
