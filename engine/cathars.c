@@ -44,10 +44,12 @@ static int cathars_points(const carc_game *g, int root, const carc_feat_info *fi
 }
 
 /* Is the city of `root` besieged?  A siege segment of g->siege[] in it,
- * or one of the tile just placed: asked while farms are scored, which may
- * happen in another expansion's tile_placed before cathars_placed has seen
- * that tile (a barn joined to a farm); every other tile has been seen.
- * Past NSIEGE siege segments, the city is walked. */
+ * or one of the tile just placed: asked while farms are scored, and the
+ * tile just placed is looked at so that the answer does not depend on
+ * whether cathars_placed has seen it yet (farms joined to a barn's farm
+ * score at the end of the turn, after it, but another expansion's
+ * tile_placed may score a farm before it); every other tile has been
+ * seen.  Past NSIEGE siege segments, the city is walked. */
 static int besieged(const carc_game *g, int root)
 {
 	if (g->nsiege > NSIEGE) return city_flags(g, root) & CARC_TF_BESIEGED;
