@@ -310,7 +310,9 @@ uint32_t carc_game_turn(const carc_game *g);  /* turns begun so far */
  * cap: then only the first cap are written).  0 once the game is over.  The
  * whole of out[0..cap) is scratch: slots past the count may be overwritten.
  * With a cap of 0 or less, or a NULL out, nothing is written and the count
- * is still returned. */
+ * is still returned.  A choice is listed once: a deploy into a feature the
+ * tile just placed holds in two parts (a farm on both sides of a road that
+ * ends nearby) at its first part only. */
 int carc_legal_moves(const carc_game *g, carc_move *out, int cap);
 /* Why `m` is illegal now (CARC_OK if it is legal).  `detail` (may be NULL)
  * receives the edge that does not match for CARC_E_EDGE, and is left alone
