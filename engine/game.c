@@ -1100,16 +1100,9 @@ int carc_deploy_any(const carc_game *g) { return deploy_any(g); }
 static unsigned held_twice(const carc_game *g)
 {
 	const carc_cell *c = &g->cells[g->last];
-	const carc_tiletype *t = carc_cell_type(g, g->last);
 	unsigned twice = 0;
-	for (int i = 1; i < t->nfeat; i++) {
-		int root = carc_feat_root(g, c->node0 + i);
-		for (int j = 0; j < i; j++)
-			if (carc_feat_root(g, c->node0 + j) == root) {
-				twice |= 1u << i;
-				break;
-			}
-	}
+	for (int i = 1; i < carc_cell_type(g, g->last)->nfeat; i++)
+		twice |= (unsigned)(carc_board_first_segment(g, c->node0 + i) != c->node0 + i) << i;
 	return twice;
 }
 

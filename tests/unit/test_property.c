@@ -97,12 +97,6 @@ static int seg_at(const track *t, int x, int y, int port)
 	return s;
 }
 
-/* Does segment `a` belong to the feature of segment `b`? */
-static int same_feature(const track *t, int a, int b)
-{
-	return a >= 0 && orc_root(&t->o, a) == orc_root(&t->o, b);
-}
-
 /* First port, in canonical order, of one segment on its tile. */
 static int first_port(const track *t, int seg)
 {
@@ -117,7 +111,7 @@ static int first_port(const track *t, int seg)
 static int held_before(const track *t, const orc_cell *c, int i)
 {
 	for (int j = 0; j < i; j++)
-		if (same_feature(t, c->seg0 + j, c->seg0 + i)) return 1;
+		if (orc_root(&t->o, c->seg0 + j) == orc_root(&t->o, c->seg0 + i)) return 1;
 	return 0;
 }
 
