@@ -671,17 +671,27 @@ END_TEST
 /* Every cap from 0 to past the count, in the tile phase of games some turns
  * in (larger frontiers): the count is the full one, the first cap moves are
  * those of the full list, and nothing past out[cap) is written (carc.h:
- * only out[0..cap) is scratch). */
+ * only out[0..cap) is scratch).  Base games, and games whose placements an
+ * expansion judges beyond the edges (the river's, which turns of a river
+ * tile may go where; cult places beside cloisters, whatever the turn): a
+ * cap too small for the plain listing lists those moves one by one, and
+ * must list the same. */
 START_TEST(test_move_list_every_cap)
 {
 	enum { GUARD = 8 };
 	static carc_move buf[CARC_MAX_MOVES + GUARD];
-	for (uint64_t seed = 1; seed <= 6; seed++) {
+	static const char *const sets[][5] = {
+		{ "base", NULL }, { "base", "river", "river2", "mini", NULL }, { "base", "cult", "abbey-mayor", NULL }
+	};
+	for (uint64_t seed = 1; seed <= 6 * 3; seed++) {
+		const char *const *set = sets[seed % 3];
 		carc_config cfg;
 		carc_config_init(&cfg);
 		cfg.seed = seed;
+		cfg.expansions = 0;
+		for (int i = 0; set[i]; i++) cfg.expansions |= 1u << carc_expansion_find(set[i]);
 		carc_game *g = tu_game_new(&cfg, NULL);
-		for (int turn = 0; turn < 12 && !carc_game_over(g); turn++) {
+		for (int turn = 0; turn < (seed % 3 ? 40 : 12) && !carc_game_over(g); turn++) {
 			int n = carc_legal_moves(g, moves, CARC_MAX_MOVES);
 			ck_assert_int_gt(n, 0);
 			for (int cap = 0; cap <= n + 5 && cap <= CARC_MAX_MOVES; cap++) {
