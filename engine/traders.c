@@ -230,10 +230,11 @@ static void herd_list(carc_game *g, int c)
 }
 
 /* Is there a counting pig herd in the farm of `root`?  The listed herds,
- * and those of the tile just placed (a farm may be scored by an earlier
- * tile_placed hook, before traders_placed has listed them; every other
- * tile on the board has been through traders_placed); a walk over the
- * farm when more herds were placed than herds[] holds. */
+ * and those of the tile just placed, in case its farm is scored before
+ * traders_placed has listed them (no hook does that now: the farms a tile
+ * joins to a barn's score at the end of the turn, abbey_turn_end; every
+ * other tile on the board has been through traders_placed); a walk over
+ * the farm when more herds were placed than herds[] holds. */
 static int farm_has_herd(const carc_game *g, int root)
 {
 	if (g->nherds == 0xff) {
