@@ -254,8 +254,9 @@ typedef struct carc_event {
 	uint8_t type;    /* carc_etype */
 	int8_t seat;     /* -1 when none */
 	uint8_t rot;
-	uint8_t port;    /* `at` of a feature: its first port in canonical order;
-	                  * CARC_PORT_COUNT for a score with no place (tokens) */
+	uint8_t port;    /* `at` of a feature: its first port in canonical order
+	                  * (deployed: a barn's corner); CARC_PORT_COUNT for a
+	                  * score with no place (tokens) */
 	uint8_t fkind;   /* scored: CARC_SC_*; feature_completed/deployed: carc_fkind */
 	uint8_t why;
 	uint8_t final;   /* scored at the end of the game */
@@ -355,7 +356,7 @@ typedef struct carc_figure_info {
 	uint8_t seat, kind, n; /* id "<seat>.<kind>.<n>" */
 	uint8_t on_board;
 	int16_t x, y;
-	uint8_t port;          /* first port of its feature on that tile */
+	uint8_t port;          /* first port of its feature on that tile; a barn: its corner */
 	uint8_t fkind;         /* carc_fkind of that feature */
 } carc_figure_info;
 int carc_figure_count(const carc_game *g);

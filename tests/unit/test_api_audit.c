@@ -385,7 +385,11 @@ static void check_figures(audit *a, const carc_game *g)
 		uint8_t kinds[32];
 		int nf = carc_tile_features(g, fi.x, fi.y, ports, kinds, 32);
 		TU_ASSERT_MSG(nf > 0 && nf <= 32, "%s: figure %d on %d,%d where %d features are", a->what, i, fi.x, fi.y, nf);
-		int found = fi.port >= 16; /* corner ports (barns) have no bit in a uint16_t */
+		/* a barn stands at a corner (ports CARC_P_NW..SW), every other figure
+		 * on a feature named by an edge port; corners have no bit in a uint16_t */
+		TU_ASSERT_MSG((fi.port >= CARC_P_NW) == (fi.kind == CARC_FIG_BARN), "%s: figure %d (kind %s) at port %d",
+		              a->what, i, carc_figkind_name(fi.kind), fi.port);
+		int found = fi.port >= CARC_P_NW;
 		for (int k = 0; k < nf && !found; k++) found = (ports[k] >> fi.port & 1) && kinds[k] == fi.fkind;
 		TU_ASSERT_MSG(found, "%s: figure %d (kind %d) at %d,%d port %d (%s) is on no such feature of its tile", a->what,
 		              i, fi.kind, fi.x, fi.y, fi.port, carc_fkind_name(fi.fkind));
@@ -657,6 +661,65 @@ START_TEST(test_custom_starts)
 		TU_GT(a->refused, 1000);
 		audit_free(a);
 	}
+}
+END_TEST
+
+/* A barn at each of the four corners of the tile just placed: the listing
+ * offers each corner once, and the deployed event and carc_figure_get
+ * report the corner the move named, NW as much as the others. */
+START_TEST(test_barn_at_each_corner)
+{
+	carc_config cfg;
+	carc_config_init(&cfg);
+	cfg.expansions = tu_expansions((const char *const[]){ "base", "abbey-mayor" }, 2);
+	cfg.seed = 7250;
+	int cloister = tu_tile("BA/L");
+	for (int i = 0, y = -1; y <= 1; y++)
+		for (int x = -1; x <= 1; x++)
+			if (x || y) cfg.start[i++] = (carc_start_tile){ (uint16_t)cloister, (int16_t)x, (int16_t)y, 0 };
+	cfg.nstart = 8;
+	cfg.ntiles = 2;
+	cfg.tiles[0] = cfg.tiles[1] = (uint16_t)cloister;
+	carc_game *g = tu_game_new(&cfg, NULL);
+	static carc_move moves[CARC_MAX_MOVES];
+	/* with abbeys in hand the seat first chooses to draw (PROTOCOL.md `draw`) */
+	int n = carc_legal_moves(g, moves, CARC_MAX_MOVES);
+	int draw = tu_find_move(moves, n, &(carc_move){ .type = CARC_MV_DRAW });
+	TU_GE(draw, 0);
+	tu_apply_ok(g, moves[draw], NULL);
+	tu_apply_ok(g, tu_place(g, 0, 0, 0), NULL);
+	n = carc_legal_moves(g, moves, CARC_MAX_MOVES);
+	unsigned corners = 0;
+	for (int i = 0; i < n; i++)
+		if (moves[i].type == CARC_MV_DEPLOY && moves[i].kind == CARC_FIG_BARN) {
+			TU_GE(moves[i].port, CARC_P_NW);
+			TU_LE(moves[i].port, CARC_P_SW);
+			TU_ASSERT_MSG(!(corners >> (moves[i].port - CARC_P_NW) & 1), "corner %d listed twice", moves[i].port);
+			corners |= 1u << (moves[i].port - CARC_P_NW);
+		}
+	TU_EQ(corners, 0xf);
+	carc_game *h = game_alloc();
+	static tu_events ev;
+	for (int port = CARC_P_NW; port <= CARC_P_SW; port++) {
+		carc_game_clone(h, g);
+		carc_move m = tu_deploy(0, 0, port);
+		m.kind = CARC_FIG_BARN;
+		tu_events_reset(&ev);
+		tu_apply_ok(h, m, &ev.sink);
+		const carc_event *d = tu_events_nth(&ev, CARC_EV_DEPLOYED, 0);
+		TU_ASSERT(d != NULL);
+		TU_EQ(d->kind, CARC_FIG_BARN);
+		TU_EQ(d->port, port);
+		TU_EQ(d->fkind, CARC_F_FIELD);
+		carc_figure_info fi;
+		TU_EQ(carc_figure_get(h, d->figure, &fi), 1);
+		TU_EQ(fi.on_board, 1);
+		TU_EQ(fi.x, 0);
+		TU_EQ(fi.y, 0);
+		TU_EQ(fi.port, port);
+	}
+	free(h);
+	free(g);
 }
 END_TEST
 
@@ -1162,6 +1225,7 @@ static Suite *audit_suite(void)
 	tcase_add_test(tc, test_one_seat_everything);
 	tcase_add_test(tc, test_six_seats_components);
 	tcase_add_test(tc, test_custom_starts);
+	tcase_add_test(tc, test_barn_at_each_corner);
 	tcase_add_test(tc, test_every_tile_type_once);
 	tcase_add_test(tc, test_each_expansion_alone);
 	tcase_add_test(tc, test_every_rule_value);
