@@ -121,14 +121,12 @@ proto_decoded proto_json_decode(proto_arena *a, const char *line, size_t n, prot
 	}
 	proto_val *params = parse(a, line + m, n - m, 2, &d);
 	if (!params) return d;
-	if (params->type == PV_ARRAY && params->n == 1 && params->u.c.first->type == PV_MAP)
-		params = params->u.c.first;
-	if (params->type != PV_MAP) {
+	/* as in an envelope: an object, an array holding one, [] or null */
+	rq->params = proto_params_of(a, params);
+	if (!rq->params) {
 		d.code = PROTO_E_INVALID_PARAMS;
-		d.why = "params must be a JSON object";
-		return d;
+		d.why = PROTO_PARAMS_SHAPE;
 	}
-	rq->params = params;
 	return d;
 }
 

@@ -205,6 +205,11 @@ proto_decoded proto_json_decode(proto_arena *a, const char *line, size_t n, prot
 int proto_is_http(const char *line, size_t n);
 /* The envelope shared by both decoders: [0, msgid, method, params]. */
 proto_decoded proto_envelope(proto_arena *a, const proto_val *env, proto_request *rq);
+/* A request's params as a map (PROTOCOL.md 2: a map, an array holding one
+ * map, or an empty array or nil for {}), in an envelope and after a JSON
+ * line's method alike; NULL for anything else. */
+const proto_val *proto_params_of(proto_arena *a, const proto_val *params);
+#define PROTO_PARAMS_SHAPE "params must be a map, or an array holding one map"
 
 proto_val *proto_response(proto_arena *a, const proto_request *rq, proto_val *result);
 proto_val *proto_error(proto_arena *a, const proto_request *rq, proto_err code, const char *message);

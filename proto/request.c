@@ -73,16 +73,17 @@ proto_decoded proto_envelope(proto_arena *a, const proto_val *env, proto_request
 	if (method->type != PV_STR || memchr(method->u.s, 0, method->n))
 		return failed(PROTO_E_BAD_REQUEST, "the method must be a string");
 	rq->method = method->u.s;
-	if (params->type == PV_NIL || (params->type == PV_ARRAY && params->n == 0)) {
-		rq->params = pv_map(a);
-	} else if (params->type == PV_MAP) {
-		rq->params = params;
-	} else if (params->type == PV_ARRAY && params->n == 1 && params->u.c.first->type == PV_MAP) {
-		rq->params = params->u.c.first;
-	} else {
-		return failed(PROTO_E_INVALID_PARAMS, "params must be a map, or an array holding one map");
-	}
+	rq->params = proto_params_of(a, params);
+	if (!rq->params) return failed(PROTO_E_INVALID_PARAMS, PROTO_PARAMS_SHAPE);
 	return failed(PROTO_OK, NULL);
+}
+
+const proto_val *proto_params_of(proto_arena *a, const proto_val *params)
+{
+	if (params->type == PV_NIL || (params->type == PV_ARRAY && params->n == 0)) return pv_map(a);
+	if (params->type == PV_MAP) return params;
+	if (params->type == PV_ARRAY && params->n == 1 && params->u.c.first->type == PV_MAP) return params->u.c.first;
+	return NULL;
 }
 
 static proto_val *envelope(proto_arena *a, const proto_request *rq, proto_val *error, proto_val *result)
