@@ -478,6 +478,95 @@ START_TEST(mp_writer_sizes)
 }
 END_TEST
 
+/* Each integer, string and container in its shortest MessagePack form
+ * (the spec's "should"; the writer's comment promises it): the boundary
+ * values of each size class, byte for byte. */
+START_TEST(mp_writer_shortest)
+{
+	static const struct {
+		int64_t i;
+		size_t n;
+		uint8_t tag;
+	} ints[] = {
+		{ 0, 1, 0x00 }, { 127, 1, 0x7f }, { 128, 2, 0xcc }, { 255, 2, 0xcc }, { 256, 3, 0xcd },
+		{ 65535, 3, 0xcd }, { 65536, 5, 0xce }, { 4294967295ll, 5, 0xce }, { 4294967296ll, 9, 0xcf },
+		{ -1, 1, 0xff }, { -32, 1, 0xe0 }, { -33, 2, 0xd0 }, { -128, 2, 0xd0 }, { -129, 3, 0xd1 },
+		{ -32768, 3, 0xd1 }, { -32769, 5, 0xd2 }, { -2147483648ll, 5, 0xd2 }, { -2147483649ll, 9, 0xd3 },
+	};
+	static const struct {
+		uint32_t n;
+		size_t head;
+		uint8_t tag;
+	} strs[] = { { 0, 1, 0xa0 }, { 31, 1, 0xbf }, { 32, 2, 0xd9 }, { 255, 2, 0xd9 }, { 256, 3, 0xda },
+		     { 65535, 3, 0xda }, { 65536, 5, 0xdb } },
+	  arrays[] = { { 0, 1, 0x90 }, { 15, 1, 0x9f }, { 16, 3, 0xdc }, { 65535, 3, 0xdc }, { 65536, 5, 0xdd } };
+	proto_arena a;
+	proto_arena_init(&a);
+	for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) {
+		proto_buf b = { 0 };
+		proto_mp_encode(pv_int(&a, ints[i].i), &b);
+		ck_assert_msg(b.len == ints[i].n && b.p[0] == ints[i].tag, "%lld: %zu bytes, tag %02x",
+		              (long long)ints[i].i, b.len, b.p[0]);
+		proto_buf_free(&b);
+	}
+	char *text = proto_arena_alloc(&a, 65536);
+	memset(text, 'q', 65536);
+	for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++) {
+		proto_buf b = { 0 };
+		proto_mp_encode(pv_strn(&a, text, strs[i].n), &b);
+		ck_assert_msg(b.len == strs[i].head + strs[i].n && b.p[0] == strs[i].tag, "string of %u: %zu bytes, tag %02x",
+		              strs[i].n, b.len, b.p[0]);
+		proto_buf_free(&b);
+	}
+	for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) {
+		for (int map = 0; map < 2; map++) {
+			proto_val *c = map ? pv_map(&a) : pv_array(&a);
+			for (uint32_t k = 0; k < arrays[i].n; k++) {
+				if (map) pv_setn(c, "", 0, pv_nil(&a));
+				else pv_push(c, pv_nil(&a));
+			}
+			proto_buf b = { 0 };
+			proto_mp_encode(c, &b);
+			uint8_t tag = map ? (uint8_t)(arrays[i].tag == 0x90 || arrays[i].tag == 0x9f ? arrays[i].tag - 0x10
+			                                                                             : arrays[i].tag + 2)
+			                  : arrays[i].tag;
+			ck_assert_msg(b.len == arrays[i].head + (size_t)arrays[i].n * (map ? 2 : 1) && b.p[0] == tag,
+			              "%s of %u: %zu bytes, tag %02x", map ? "map" : "array", arrays[i].n, b.len, b.p[0]);
+			proto_buf_free(&b);
+		}
+	}
+	proto_arena_free(&a);
+}
+END_TEST
+
+/* A stray byte anywhere in a short or long string, at every length the
+ * writer's ASCII scan reads differently (under 4, 4 to 7, 8 and up, the
+ * tail after the last whole eight): U+FFFD in MessagePack, \ufffd in JSON. */
+START_TEST(writers_utf8_every_position)
+{
+	proto_arena a;
+	proto_arena_init(&a);
+	for (size_t n = 1; n <= 24; n++) {
+		for (size_t at = 0; at < n; at++) {
+			char in[32], want[40], as[32];
+			memset(as, 'a', sizeof as);
+			memset(in, 'a', n);
+			in[at] = (char)0xff;
+			memset(want, 'a', n + 2);
+			memcpy(want + at, "\xef\xbf\xbd", 3);
+			proto_buf b = { 0 };
+			proto_mp_encode(pv_strn(&a, in, n), &b);
+			ck_assert_msg(b.len == 1 + n + 2 && b.p[0] == (0xa0 | (n + 2)) && !memcmp(b.p + 1, want, n + 2),
+			              "MessagePack: 0xff at %zu of %zu bytes", at, n);
+			proto_buf_free(&b);
+			char *json = proto_arena_printf(&a, "\"%.*s\\ufffd%.*s\"", (int)at, as, (int)(n - at - 1), as);
+			ck_assert_str_eq(to_json(&a, pv_strn(&a, in, n)), json);
+		}
+	}
+	proto_arena_free(&a);
+}
+END_TEST
+
 START_TEST(params)
 {
 	proto_arena a;
@@ -787,6 +876,8 @@ static Suite *suite(void)
 	tcase_add_test(t, writers);
 	tcase_add_test(t, writers_utf8);
 	tcase_add_test(t, mp_writer_sizes);
+	tcase_add_test(t, mp_writer_shortest);
+	tcase_add_test(t, writers_utf8_every_position);
 	tcase_add_test(t, params);
 	suite_add_tcase(s, t);
 	t = tcase_create("game");
