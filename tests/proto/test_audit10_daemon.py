@@ -54,9 +54,10 @@ import tempfile
 import time
 import unittest
 
-from harness import CARCD, PYTHON, SLOW, START_TIMEOUT, Daemon, wait_for
+from harness import CARCD, PYTHON, SLOW, Daemon, wait_for
 import carcd  # noqa: E402  (harness puts contrib/python on the path)
 from test_audit_daemon2 import finished_game  # noqa: E402
+from test_daemon import LAUNCHER, Proc, ping  # noqa: E402  (a carcd started by hand; systemd's launcher)
 
 # Starts carcd with the socket given as a descriptor number in argv[1] on
 # fd 3 and LISTEN_FDS=1, as systemd would, but with LISTEN_PID naming
@@ -68,21 +69,6 @@ os.environ["LISTEN_FDS"] = "1"
 os.environ["LISTEN_PID"] = str(os.getppid())
 os.execv(sys.argv[2], sys.argv[2:])
 """
-
-# As systemd would: the sockets given as descriptor numbers in argv[1]
-# become 3, 4, ... with LISTEN_FDS their count and LISTEN_PID carcd's pid.
-OWN_LAUNCHER = r"""
-import fcntl, os, sys
-fds = [int(x) for x in sys.argv[1].split(",")]
-high = [fcntl.fcntl(fd, fcntl.F_DUPFD, 100) for fd in fds]
-for i, fd in enumerate(high):
-    os.dup2(fd, 3 + i)
-    os.close(fd)
-os.environ["LISTEN_FDS"] = str(len(fds))
-os.environ["LISTEN_PID"] = str(os.getpid())
-os.execv(sys.argv[2], sys.argv[2:])
-"""
-
 
 class ClosingErrors(unittest.TestCase):
     def test_our_side_is_shut_right_after_a_closing_error(self):
@@ -174,25 +160,12 @@ class Ports(unittest.TestCase):
             self.fail("127.0.0.1:65535 is in use: this test needs it free")
         finally:
             probe.close()
-        p = subprocess.Popen([CARCD, "--listen", "tcp:127.0.0.1:65535"], stdin=subprocess.DEVNULL,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        d = Proc(["--listen", "tcp:127.0.0.1:65535"])
         try:
-            def up():
-                try:
-                    with carcd.Client("tcp:127.0.0.1:65535", timeout=2.0) as c:
-                        return c.ping() == {}
-                except (carcd.ConnectionClosed, OSError):
-                    return p.poll() is not None
-            wait_for(up, START_TIMEOUT)
-            if p.poll() is not None:
-                self.fail("carcd exited %s: %s" % (p.returncode, p.stderr.read().decode(errors="replace")))
-            with carcd.Client("tcp:127.0.0.1:65535", timeout=2.0) as c:
-                self.assertEqual(c.ping(), {})
+            d.wait_log(r"ready")
+            self.assertEqual(ping("tcp:127.0.0.1:65535"), {})
         finally:
-            if p.poll() is None:
-                p.terminate()
-            p.wait(10)
-            p.stderr.close()
+            d.close()
 
     def test_a_busy_daemon_with_a_full_backlog_keeps_its_socket(self):
         """PROTOCOL.md section 6: "a socket file left at `PATH` by a daemon
@@ -247,27 +220,16 @@ class SocketActivation(unittest.TestCase):
         sock = socket.socket(socket.AF_UNIX)
         sock.bind(passed)
         sock.listen(4)
-        log_path = os.path.join(tmp, "log")
-        log = open(log_path, "wb")
-        p = subprocess.Popen([PYTHON, "-c", FOREIGN_LAUNCHER, str(sock.fileno()), CARCD, "--listen", "unix:" + own],
-                             stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                             pass_fds=[sock.fileno()])
+        d = Proc(None, pass_fds=[sock.fileno()],
+                 argv=[PYTHON, "-c", FOREIGN_LAUNCHER, str(sock.fileno()), CARCD, "--listen", "unix:" + own])
         sock.close()
         try:
-            def text():
-                with open(log_path, "rb") as f:
-                    return f.read().decode(errors="replace")
-            wait_for(lambda: "ready" in text() or p.poll() is not None, START_TIMEOUT)
-            self.assertIsNone(p.poll(), text())
-            self.assertNotIn("systemd", text())
-            self.assertEqual(text().count("listening on"), 1, text())
-            with carcd.Client("unix:" + own, timeout=2.0) as c:
-                self.assertEqual(c.ping(), {})
+            d.wait_log(r"ready")
+            self.assertNotIn("systemd", d.text())
+            self.assertEqual(d.text().count("listening on"), 1, d.text())
+            self.assertEqual(ping("unix:" + own), {})
         finally:
-            if p.poll() is None:
-                p.terminate()
-            p.wait(10)
-            log.close()
+            d.close()
             for name in os.listdir(tmp):
                 os.unlink(os.path.join(tmp, name))
             os.rmdir(tmp)
@@ -286,27 +248,16 @@ class SocketActivation(unittest.TestCase):
             s.bind(path)
             s.listen(4)
             socks.append(s)
-        log_path = os.path.join(tmp, "log")
-        log = open(log_path, "wb")
         fds = [s.fileno() for s in socks]
-        p = subprocess.Popen([PYTHON, "-c", OWN_LAUNCHER, ",".join(map(str, fds)), CARCD], stdin=subprocess.DEVNULL,
-                             stdout=log, stderr=subprocess.STDOUT, pass_fds=fds)
+        d = Proc(None, pass_fds=fds, argv=[PYTHON, "-c", LAUNCHER, ",".join(map(str, fds)), "-", CARCD])
         for s in socks:
             s.close()
         try:
-            def text():
-                with open(log_path, "rb") as f:
-                    return f.read().decode(errors="replace")
-            wait_for(lambda: "ready" in text() or p.poll() is not None, START_TIMEOUT)
-            self.assertIsNone(p.poll(), text())
-            self.assertIn("(systemd fd 34)", text())
-            with carcd.Client("unix:" + paths[-1], timeout=2.0) as c:
-                self.assertEqual(c.ping(), {})
+            d.wait_log(r"ready")
+            self.assertIn("(systemd fd 34)", d.text())
+            self.assertEqual(ping("unix:" + paths[-1]), {})
         finally:
-            if p.poll() is None:
-                p.terminate()
-            p.wait(10)
-            log.close()
+            d.close()
             for name in os.listdir(tmp):
                 os.unlink(os.path.join(tmp, name))
             os.rmdir(tmp)
