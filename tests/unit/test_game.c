@@ -688,8 +688,7 @@ START_TEST(test_move_list_every_cap)
 		carc_config cfg;
 		carc_config_init(&cfg);
 		cfg.seed = seed;
-		cfg.expansions = 0;
-		for (int i = 0; set[i]; i++) cfg.expansions |= 1u << carc_expansion_find(set[i]);
+		cfg.expansions = tu_expansions(set, 5);
 		carc_game *g = tu_game_new(&cfg, NULL);
 		for (int turn = 0; turn < (seed % 3 ? 40 : 12) && !carc_game_over(g); turn++) {
 			int n = carc_legal_moves(g, moves, CARC_MAX_MOVES);
