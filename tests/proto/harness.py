@@ -371,6 +371,24 @@ class Proxy:
             pass
 
 
+class ReplyAsserts:
+    """unittest.TestCase mixin: what every error reply looks like (PROTOCOL.md
+    section 2: [1, msgid, {code, message}, nil])."""
+
+    def assertErrorResponse(self, resp, code, msgid="any"):
+        self.assertIsNotNone(resp, "no response (expected a %s error)" % code)
+        self.assertIsInstance(resp, list, resp)
+        self.assertEqual(len(resp), 4, resp)
+        self.assertEqual(resp[0], 1, resp)
+        if msgid != "any":
+            self.assertEqual(resp[1], msgid, resp)
+        self.assertIsNone(resp[3], resp)
+        self.assertIsInstance(resp[2], dict, resp)
+        self.assertEqual(resp[2].get("code"), code, resp)
+        self.assertIsInstance(resp[2].get("message"), str, resp)
+        self.assertTrue(resp[2]["message"], resp)
+
+
 def packb(obj):
     """MessagePack as the daemon reads it: str as str, bytes as bin."""
     return msgpack.packb(obj, use_bin_type=True)

@@ -40,7 +40,7 @@ from harness import Daemon, packb
 EXT = msgpack.ExtType(1, b"x")
 
 
-class RequestSizeLimit(unittest.TestCase):
+class RequestSizeLimit(harness.ReplyAsserts, unittest.TestCase):
     MAX_REQUEST = 64
 
     def request(self, pad):
@@ -68,8 +68,7 @@ class RequestSizeLimit(unittest.TestCase):
                 r.send(over)
                 resp = r.read_one("msgpack", timeout=3)
                 self.assertIsNotNone(resp, "no answer")
-                self.assertEqual((resp[0], resp[1], resp[3]), (1, None, None), resp)
-                self.assertEqual(resp[2]["code"], "limit", resp)
+                self.assertErrorResponse(resp, "limit", None)
                 self.assertTrue(r.closed_by_peer(3), "the connection stayed open after `limit`")
 
 
@@ -97,12 +96,9 @@ class FixContainers(unittest.TestCase):
             self.assertEqual(r.read_one("msgpack", timeout=3), [1, 99, None, {}])
 
 
-class ExtensionMsgid(unittest.TestCase):
+class ExtensionMsgid(harness.ReplyAsserts, unittest.TestCase):
     def assertBadRequest(self, r, msgid):
-        resp = r.read_one("msgpack", timeout=3)
-        self.assertIsNotNone(resp, "no answer")
-        self.assertEqual((resp[0], resp[1], resp[3]), (1, msgid, None), resp)
-        self.assertEqual(resp[2]["code"], "bad_request", resp)
+        self.assertErrorResponse(r.read_one("msgpack", timeout=3), "bad_request", msgid)
 
     def test_an_extension_type_answers_the_readable_msgid(self):
         """PROTOCOL.md section 5: "a MessagePack object that is not a
@@ -124,7 +120,7 @@ class ExtensionMsgid(unittest.TestCase):
             self.assertEqual(r.read_one("msgpack", timeout=3), [1, 8, None, {}])
 
 
-class ShortArrays(unittest.TestCase):
+class ShortArrays(harness.ReplyAsserts, unittest.TestCase):
     def test_arrays_of_zero_and_one_elements(self):
         """PROTOCOL.md section 5: "a MessagePack object that is not a
         request envelope ... `bad_request` (msgid nil unless it was
@@ -138,8 +134,7 @@ class ShortArrays(unittest.TestCase):
                     r.send(packb(arr) if arr else b"\x90")
                     resp = r.read_one("msgpack", timeout=3)
                     self.assertIsNotNone(resp, "no answer to %r" % (arr,))
-                    self.assertEqual((resp[0], resp[1], resp[3]), (1, None, None), resp)
-                    self.assertEqual(resp[2]["code"], "bad_request", resp)
+                    self.assertErrorResponse(resp, "bad_request", None)
                 r.send(packb([0, 1, "ping", {}]))
                 self.assertEqual(r.read_one("msgpack", timeout=3), [1, 1, None, {}])
             with d.raw("tcp") as r:
@@ -147,13 +142,12 @@ class ShortArrays(unittest.TestCase):
                     r.send_line(line)
                     resp = r.read_one("json", timeout=3)
                     self.assertIsNotNone(resp, "no answer to %s" % line)
-                    self.assertEqual((resp[0], resp[1], resp[3]), (1, None, None), resp)
-                    self.assertEqual(resp[2]["code"], "bad_request", resp)
+                    self.assertErrorResponse(resp, "bad_request", None)
                 r.send_line("[0, 2, \"ping\", {}]")
                 self.assertEqual(r.read_one("json", timeout=3), [1, 2, None, {}])
 
 
-class JsonLines(unittest.TestCase):
+class JsonLines(harness.ReplyAsserts, unittest.TestCase):
     def test_params_array_of_more_than_one_map_is_invalid(self):
         """PROTOCOL.md section 2: "`params`: a map; or an array holding one
         map (what stock MessagePack-RPC clients send: `[{...}]`)"; "params
@@ -165,19 +159,16 @@ class JsonLines(unittest.TestCase):
             with d.raw("tcp") as r:
                 r.send_line('ping [{}, {}]')
                 resp = r.read_one("json", timeout=3)
-                self.assertEqual((resp[0], resp[1], resp[3]), (1, None, None), resp)
-                self.assertEqual(resp[2]["code"], "invalid_params", resp)
+                self.assertErrorResponse(resp, "invalid_params", None)
                 r.send_line('[0, 3, "ping", [{}, {}]]')
                 resp = r.read_one("json", timeout=3)
-                self.assertEqual((resp[0], resp[1], resp[3]), (1, 3, None), resp)
-                self.assertEqual(resp[2]["code"], "invalid_params", resp)
+                self.assertErrorResponse(resp, "invalid_params", 3)
                 r.send_line('ping [{}]')
                 self.assertEqual(r.read_one("json", timeout=3), [1, None, None, {}])
             with d.raw("unix") as r:
                 r.send(packb([0, 4, "ping", [{}, {}]]))
                 resp = r.read_one("msgpack", timeout=3)
-                self.assertEqual((resp[0], resp[1], resp[3]), (1, 4, None), resp)
-                self.assertEqual(resp[2]["code"], "invalid_params", resp)
+                self.assertErrorResponse(resp, "invalid_params", 4)
 
     def test_control_characters_quoted_in_a_message_stay_json(self):
         """PROTOCOL.md section 1: JSON lines are "one JSON text per line";

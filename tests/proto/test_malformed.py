@@ -20,7 +20,7 @@ daemon, setUpModule, tearDownModule = harness.module_daemon()
 MIB = 1 << 20
 
 
-class Malformed(unittest.TestCase):
+class Malformed(harness.ReplyAsserts, unittest.TestCase):
     """Every test ends with check_still_serving(): a bystander that holds a
     game over its own connection, and a fresh client on each transport."""
 
@@ -56,19 +56,6 @@ class Malformed(unittest.TestCase):
                     self.assertEqual(c.state(self.game)["seq"], self.bystander_state["seq"])
 
     # ---- helpers -------------------------------------------------------------------
-    def assertErrorResponse(self, resp, code, msgid="any"):
-        self.assertIsNotNone(resp, "no response (expected a %s error)" % code)
-        self.assertIsInstance(resp, list, resp)
-        self.assertEqual(len(resp), 4, resp)
-        self.assertEqual(resp[0], 1, resp)
-        if msgid != "any":
-            self.assertEqual(resp[1], msgid, resp)
-        self.assertIsNone(resp[3], resp)
-        self.assertIsInstance(resp[2], dict, resp)
-        self.assertEqual(resp[2].get("code"), code, resp)
-        self.assertIsInstance(resp[2].get("message"), str, resp)
-        self.assertTrue(resp[2]["message"], resp)
-
     def assertAnswerThenClose(self, r, mode, code):
         self.assertErrorResponse(r.read_one(mode), code)
         self.assertTrue(r.closed_by_peer(5), "the connection stayed open after a %s framing error" % code)
