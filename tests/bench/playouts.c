@@ -7,7 +7,7 @@
  * its figures depend on the machine.
  *
  *   playouts [--games N] [--rounds R] [--seats S] [--expansions LIST] [--seed X]
- *            [--base-tiles N] [--vs-base G]
+ *            [--base-tiles N] [--vs-base G] [--split]
  *
  * --base-tiles N plays base games whose supply is the base set shuffled
  * and dealt again until it holds N tiles: a game as long as one with many
@@ -25,6 +25,17 @@
  * games/s it prints the tiles that end on the board a second ("board
  * tiles/s", start tiles included), and with --vs-base that rate's ratio
  * too: what a tile of the game costs against a tile of a base game.
+ *
+ * --split also tells where a game's time goes, and with --vs-base the
+ * same for the base games: each round's games are replayed from the moves
+ * they chose, applying the moves only, then listing the placements before
+ * each tile is placed as well, then listing every decision's moves as the
+ * playouts do.  The differences are what listing the placements and
+ * listing the other decisions cost (with few games, noise that can even
+ * fall below 0); no clock is read inside a game.  It prints the three
+ * parts per game (medians of the rounds) and, with --vs-base, the games/s
+ * ratio to base that the rounds would have had if listing placements cost
+ * nothing in either.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,42 +66,80 @@ static double median(double *v, int n)
 static void usage(void)
 {
 	fprintf(stderr, "usage: playouts [--games N] [--rounds R] [--seats S] [--expansions a,b] [--seed X] [--base-tiles N]\n"
-	                "                [--vs-base G]\n");
+	                "                [--vs-base G] [--split]\n");
 	exit(2);
 }
 
-/* Plays `games` random games of cfg, seeds from `first` on (when nbase,
- * each a supply of base_tiles tiles dealt from base_set, --base-tiles,
- * which is shuffled in place); returns the seconds
- * taken, adds the legal-move generations to *generations, the tiles on
- * the boards at the end to *tiles and seat 0's scores to *checksum.  -1: a game could not be set up. */
-static double play_batch(carc_game *g, carc_move *moves, carc_config *cfg, long games, unsigned long long first,
-                         carc_rng *pick, uint16_t *base_set, int nbase, long base_tiles,
+/* A batch of games: `games` games of cfg, seeds from `first` on; with
+ * --base-tiles (nbase), each a supply of base_tiles tiles dealt from
+ * base_set, which is shuffled in place. */
+typedef struct batch {
+	carc_config *cfg;
+	long games;
+	unsigned long long first;
+	uint16_t *base_set;
+	int nbase;
+	long base_tiles;
+} batch;
+
+/* Sets up game i of the batch. */
+static carc_rc start_game(carc_game *g, const batch *b, long i)
+{
+	carc_config *cfg = b->cfg;
+	cfg->seed = b->first + (unsigned long long)i;
+	if (b->nbase) { /* shuffled base sets, dealt one after another */
+		carc_rng deal;
+		carc_rng_seed(&deal, cfg->seed);
+		for (long k = 0; k < b->base_tiles; k++) {
+			if (k % b->nbase == 0)
+				for (int a = b->nbase - 1; a > 0; a--) {
+					int c = (int)carc_rng_below(&deal, (uint32_t)a + 1);
+					uint16_t t = b->base_set[a];
+					b->base_set[a] = b->base_set[c];
+					b->base_set[c] = t;
+				}
+			cfg->tiles[k] = b->base_set[k % b->nbase];
+		}
+		cfg->ntiles = (uint16_t)b->base_tiles;
+	}
+	return carc_game_init(g, cfg, NULL);
+}
+
+/* The moves a batch's games chose, one game after another (--split). */
+typedef struct record {
+	carc_move *m;
+	size_t n, cap;
+} record;
+
+static int record_move(record *r, const carc_move *m)
+{
+	if (r->n == r->cap) {
+		size_t cap = r->cap ? 2 * r->cap : 4096;
+		carc_move *p = realloc(r->m, cap * sizeof *p);
+		if (!p) return -1;
+		r->m = p;
+		r->cap = cap;
+	}
+	r->m[r->n++] = *m;
+	return 0;
+}
+
+/* Plays the batch's games at random; returns the seconds taken, adds the
+ * legal-move generations to *generations, the tiles on the boards at the
+ * end to *tiles and seat 0's scores to *checksum, and appends the moves
+ * chosen to *rec unless it is NULL.  -1: a game could not be set up. */
+static double play_batch(carc_game *g, carc_move *moves, const batch *b, carc_rng *pick, record *rec,
                          long long *generations, long long *tiles, long long *checksum)
 {
 	double t0 = now();
-	for (long i = 0; i < games; i++) {
-		cfg->seed = first + (unsigned long long)i;
-		if (nbase) { /* shuffled base sets, dealt one after another */
-			carc_rng deal;
-			carc_rng_seed(&deal, cfg->seed);
-			for (long k = 0; k < base_tiles; k++) {
-				if (k % nbase == 0)
-					for (int a = nbase - 1; a > 0; a--) {
-						int b = (int)carc_rng_below(&deal, (uint32_t)a + 1);
-						uint16_t t = base_set[a];
-						base_set[a] = base_set[b];
-						base_set[b] = t;
-					}
-				cfg->tiles[k] = base_set[k % nbase];
-			}
-			cfg->ntiles = (uint16_t)base_tiles;
-		}
-		if (carc_game_init(g, cfg, NULL) != CARC_OK) return -1;
+	for (long i = 0; i < b->games; i++) {
+		if (start_game(g, b, i) != CARC_OK) return -1;
 		while (!carc_game_over(g)) {
 			int n = carc_legal_moves(g, moves, CARC_MAX_MOVES);
 			(*generations)++;
-			carc_apply(g, &moves[carc_rng_below(pick, (uint32_t)n)], NULL);
+			const carc_move *m = &moves[carc_rng_below(pick, (uint32_t)n)];
+			if (rec && record_move(rec, m)) return -1;
+			carc_apply(g, m, NULL);
 		}
 		*tiles += carc_board_count(g);
 		*checksum += carc_game_score(g, 0);
@@ -98,13 +147,64 @@ static double play_batch(carc_game *g, carc_move *moves, carc_config *cfg, long 
 	return now() - t0;
 }
 
+/* What a replay of recorded games does beside applying their moves. */
+enum { LIST_NOTHING, LIST_PLACEMENTS, LIST_ALL, REPLAYS };
+
+/* Replays the batch's games from the moves in rec (base_set first set back
+ * to set0, as it was when they were played), listing moves as `mode` says;
+ * returns the seconds taken, or -1 when a game does not replay. */
+static double replay(carc_game *g, carc_move *moves, const batch *b, const uint16_t *set0, const record *rec, int mode,
+                     long long *sink)
+{
+	if (b->nbase) memcpy(b->base_set, set0, sizeof *set0 * (size_t)b->nbase);
+	size_t k = 0;
+	double t0 = now();
+	for (long i = 0; i < b->games; i++) {
+		if (start_game(g, b, i) != CARC_OK) return -1;
+		while (!carc_game_over(g)) {
+			if (mode == LIST_ALL || (mode == LIST_PLACEMENTS && carc_game_phase(g) == CARC_PH_TILE))
+				*sink += carc_legal_moves(g, moves, CARC_MAX_MOVES);
+			if (k == rec->n || carc_apply(g, &rec->m[k++], NULL) != CARC_OK) return -1;
+		}
+	}
+	double t = now() - t0;
+	return k == rec->n ? t : -1;
+}
+
+/* --split for one round of a batch: plays its games recording their moves,
+ * then replays them in each mode; part[] gets the seconds per game of
+ * applying, of listing placements and of listing the rest.  Returns 0, or
+ * -1 when a game could not be set up or replayed. */
+static int split_batch(carc_game *g, carc_move *moves, const batch *b, carc_rng *pick, double part[3])
+{
+	uint16_t set0[CARC_MAX_TILES];
+	if (b->nbase) memcpy(set0, b->base_set, sizeof *set0 * (size_t)b->nbase);
+	record rec = { NULL, 0, 0 };
+	long long generations = 0, tiles = 0, checksum = 0, sink = 0;
+	double t[REPLAYS];
+	int rc = play_batch(g, moves, b, pick, &rec, &generations, &tiles, &checksum) < 0 ? -1 : 0;
+	for (int mode = 0; mode < REPLAYS && !rc; mode++)
+		if ((t[mode] = replay(g, moves, b, set0, &rec, mode, &sink)) < 0) rc = -1;
+	free(rec.m);
+	if (rc) return -1;
+	part[0] = t[LIST_NOTHING] / (double)b->games;
+	part[1] = (t[LIST_PLACEMENTS] - t[LIST_NOTHING]) / (double)b->games;
+	part[2] = (t[LIST_ALL] - t[LIST_PLACEMENTS]) / (double)b->games;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	long games = 20000, rounds = 5, seats = 2, base_tiles = 0, vs_base = 0;
+	int split = 0;
 	unsigned long long seed = 1;
 	carc_config cfg;
 	carc_config_init(&cfg);
 	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--split")) {
+			split = 1;
+			continue;
+		}
 		if (i + 1 >= argc) usage();
 		if (!strcmp(argv[i], "--games")) games = atol(argv[++i]);
 		else if (!strcmp(argv[i], "--rounds")) rounds = atol(argv[++i]);
@@ -160,7 +260,8 @@ int main(int argc, char **argv)
 	double *rate = malloc(sizeof *rate * (size_t)rounds), *gen = malloc(sizeof *gen * (size_t)rounds);
 	double *base_rate = malloc(sizeof *base_rate * (size_t)rounds), *ratio = malloc(sizeof *ratio * (size_t)rounds);
 	double *tile_rate = malloc(sizeof *tile_rate * (size_t)rounds), *tile_ratio = malloc(sizeof *tile_ratio * (size_t)rounds);
-	if (!rate || !gen || !base_rate || !ratio || !tile_rate || !tile_ratio) return 1;
+	double(*part)[3] = malloc(sizeof *part * (size_t)rounds), (*base_part)[3] = malloc(sizeof *base_part * (size_t)rounds);
+	if (!rate || !gen || !base_rate || !ratio || !tile_rate || !tile_ratio || !part || !base_part) return 1;
 	carc_config base_cfg;
 	carc_config_init(&base_cfg);
 	base_cfg.nseats = cfg.nseats;
@@ -171,9 +272,11 @@ int main(int argc, char **argv)
 	for (long r = 0; r < rounds; r++) {
 		long long generations = 0, base_generations = 0, tiles = 0, base_tiles_placed = 0;
 		double base_tile_rate = 0;
+		batch base_batch = { &base_cfg, vs_base, seed + (unsigned long long)(r * vs_base), NULL, 0, 0 };
+		batch the_batch = { &cfg, games, seed + (unsigned long long)(r * games), base_set, nbase, base_tiles };
 		if (vs_base) {
-			double bt = play_batch(g, moves, &base_cfg, vs_base, seed + (unsigned long long)(r * vs_base), &base_pick,
-			                       NULL, 0, 0, &base_generations, &base_tiles_placed, &base_checksum);
+			double bt = play_batch(g, moves, &base_batch, &base_pick, NULL, &base_generations, &base_tiles_placed,
+			                       &base_checksum);
 			if (bt < 0) {
 				fprintf(stderr, "playouts: cannot set up a base game\n");
 				return 1;
@@ -181,8 +284,7 @@ int main(int argc, char **argv)
 			base_rate[r] = (double)vs_base / bt;
 			base_tile_rate = (double)base_tiles_placed / bt;
 		}
-		double dt = play_batch(g, moves, &cfg, games, seed + (unsigned long long)(r * games), &pick, base_set, nbase,
-		                       base_tiles, &generations, &tiles, &checksum);
+		double dt = play_batch(g, moves, &the_batch, &pick, NULL, &generations, &tiles, &checksum);
 		if (dt < 0) {
 			fprintf(stderr, "playouts: cannot set up a game\n");
 			return 1;
@@ -204,6 +306,43 @@ int main(int argc, char **argv)
 		printf("ratio to base (median of the rounds): %.3f\n", median(ratio, (int)rounds));
 		printf("board tiles/s ratio to base (median of the rounds): %.3f\n", median(tile_ratio, (int)rounds));
 	}
+	if (split) {
+		/* after the rounds above, not to slow them: the same games again */
+		carc_rng_seed(&pick, seed ^ 0x5eed);
+		carc_rng_seed(&base_pick, seed ^ 0xba5e);
+		double *col = malloc(sizeof *col * (size_t)rounds);
+		if (!col) return 1;
+		for (long r = 0; r < rounds; r++) {
+			batch base_batch = { &base_cfg, vs_base, seed + (unsigned long long)(r * vs_base), NULL, 0, 0 };
+			batch the_batch = { &cfg, games, seed + (unsigned long long)(r * games), base_set, nbase, base_tiles };
+			if ((vs_base && split_batch(g, moves, &base_batch, &base_pick, base_part[r])) ||
+			    split_batch(g, moves, &the_batch, &pick, part[r])) {
+				fprintf(stderr, "playouts: a game did not replay from its moves\n");
+				return 1;
+			}
+		}
+		static const char *what[3] = { "applying moves", "listing placements", "listing other decisions" };
+		for (int k = 0; k < 3; k++) {
+			for (long r = 0; r < rounds; r++) col[r] = part[r][k] * 1e6;
+			printf("split: %s, us a game: %.2f", what[k], median(col, (int)rounds));
+			if (vs_base) {
+				for (long r = 0; r < rounds; r++) col[r] = base_part[r][k] * 1e6;
+				printf(" (base %.2f)", median(col, (int)rounds));
+			}
+			printf("\n");
+		}
+		if (vs_base) {
+			/* games/s ratios: base time over this time, all of it or
+			 * without the placements listed */
+			for (long r = 0; r < rounds; r++)
+				col[r] = (base_part[r][0] + base_part[r][1] + base_part[r][2]) / (part[r][0] + part[r][1] + part[r][2]);
+			printf("split: ratio to base of the replays (median of the rounds): %.3f\n", median(col, (int)rounds));
+			for (long r = 0; r < rounds; r++)
+				col[r] = (base_part[r][0] + base_part[r][2]) / (part[r][0] + part[r][2]);
+			printf("split: the same if listing placements cost nothing: %.3f\n", median(col, (int)rounds));
+		}
+		free(col);
+	}
 	printf("state bytes: %zu\n", carc_game_size());
 	printf("checksum: %lld\n", checksum);
 	free(g);
@@ -214,5 +353,7 @@ int main(int argc, char **argv)
 	free(ratio);
 	free(tile_rate);
 	free(tile_ratio);
+	free(part);
+	free(base_part);
 	return 0;
 }
