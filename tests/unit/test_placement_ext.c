@@ -713,6 +713,96 @@ START_TEST(test_many_river_ends)
 }
 END_TEST
 
+/* Places next to a placed river edge that no tile covers: the open ends
+ * of the river (a place two edges face counts once). */
+static int open_river_ends(const opl_board *b)
+{
+	static const int dx[4] = { 0, 1, 0, -1 }, dy[4] = { -1, 0, 1, 0 };
+	int ends[4 * CARC_MAX_TILES][2], n = 0;
+	for (int i = 0; i < b->ncells; i++)
+		for (int side = 0; side < 4; side++) {
+			int x = b->x[i] + dx[side], y = b->y[i] + dy[side], k = 0;
+			if (opl_edge(b->type[i], b->rot[i], side) != OPL_RIVER || opl_at(b, x, y) >= 0) continue;
+			while (k < n && (ends[k][0] != x || ends[k][1] != y)) k++;
+			if (k == n) {
+				ends[n][0] = x;
+				ends[n++][1] = y;
+			}
+		}
+	return n;
+}
+
+#define FORK_GAMES 12
+
+/* A supply of the caller's own (PROTOCOL.md `tiles`) with River II's fork
+ * 13 to 20 times over, then River II's other tiles but its lake, then
+ * land: the river gets more open ends than the engine keeps a list of
+ * (12, game_int.h river_open), and from then on it judges each river
+ * placement from the board alone (river.c river_unlisted, which no dealt
+ * supply reaches).  Every placement of every tile is still the model's,
+ * under random rules and seats; and the river did get past 12 open ends
+ * in most of the games. */
+START_TEST(test_fork_supply)
+{
+	static const char *const others[] = { "RI.2/IFC", "RI.2/CIcI", "RI.2/LIFI", "RI.2/RIrI", "RI.2/CIRI",
+		                              "RI.2/II",  "RI.2/CcII+", "RI.2/II+", "RI.2/RrII" };
+	static const char *const land[] = { "BA/L", "BA/RCr", "BA/C", "BA/Rr", "BA/RFr", "BA/CFc.1", "BA/LR" };
+	const char *const sets[] = { "base", "river2", NULL };
+	t_fork = -1; /* forks come one after another here, not only first */
+	memset(&st, 0, sizeof st);
+	int past_list = 0;
+	for (int game = 0; game < FORK_GAMES; game++) {
+		carc_rng rng;
+		carc_rng_seed(&rng, 0xf0a4u + (uint64_t)game * 0x9e3779b97f4a7c15ull);
+		carc_config cfg;
+		carc_config_init(&cfg);
+		cfg.expansions = tu_expansions(sets, 3);
+		cfg.nseats = (uint8_t)(2 + carc_rng_below(&rng, 5));
+		cfg.seed = carc_rng_next(&rng);
+		tu_random_rules(&cfg, &rng);
+		int n = 0, forks = 13 + (int)carc_rng_below(&rng, 8);
+		for (int k = 0; k < forks; k++) cfg.tiles[n++] = (uint16_t)tu_tile("RI.2/III");
+		for (size_t k = 0; k < sizeof others / sizeof others[0]; k++) cfg.tiles[n++] = (uint16_t)tu_tile(others[k]);
+		for (int k = 0; k < 24; k++) cfg.tiles[n++] = (uint16_t)tu_tile(land[k % 7]);
+		cfg.ntiles = (uint16_t)n;
+
+		run *r = &R;
+		memset(r, 0, sizeof *r);
+		r->game = game;
+		r->cfg = cfg;
+		for (int k = 0; k < n; k++)
+			if (opl_is_river(cfg.tiles[k])) {
+				r->left[cfg.tiles[k]]++;
+				r->river_total++;
+			}
+		tu_events_reset(&ev);
+		carc_game *g = tu_game_new(&cfg, &ev.sink);
+		take_events(r, g);
+		int played = 0, most = 0;
+		while (!carc_game_over(g)) {
+			TU_ASSERT_MSG(played < MAX_GAME_MOVES, "no end after %d moves", played);
+			int nm = carc_legal_moves(g, moves, CARC_MAX_MOVES);
+			TU_GT(nm, 0);
+			if (carc_game_phase(g) == CARC_PH_TILE && carc_game_drawn(g) >= 0) {
+				int ends = open_river_ends(&board);
+				if (ends > most) most = ends;
+				compare_placements(r, g, nm);
+			}
+			tu_events_reset(&ev);
+			tu_apply_ok(g, moves[carc_rng_below(&rng, (uint32_t)nm)], &ev.sink);
+			played++;
+			take_events(r, g);
+		}
+		past_list += most > 12;
+		st.games++;
+		free(g);
+	}
+	print_stats("forks", 0);
+	ck_assert_int_eq(st.games, FORK_GAMES);
+	ck_assert_int_ge(past_list, FORK_GAMES / 2);
+}
+END_TEST
+
 static Suite *placement_suite(void)
 {
 	const struct {
@@ -725,6 +815,7 @@ static Suite *placement_suite(void)
 		{ "adversary", test_river_adversary, ADVERSARY_TESTS },
 		{ "crowded", test_crowded, 2 },
 		{ "many_river_ends", test_many_river_ends, 1 },
+		{ "fork_supply", test_fork_supply, 1 },
 	};
 	Suite *s = suite_create("placement_ext");
 	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
