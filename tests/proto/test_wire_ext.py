@@ -541,6 +541,22 @@ class ContractReadings(OverBoth, unittest.TestCase):
         t.play(deploy(1, 1, "nw", "barn"), place("BA/RFr", 2, 1, 90))
         self.assertEqual(t.refuse(deploy(2, 1, "NL"), "illegal_move"), "no more farmers may join a farm that has a barn")
 
+    def test_a_second_shepherd_in_a_farm_is_told_why(self):
+        """Section 2's illegal_move message, RULES.md 2.13: a shepherd goes
+        into a field "that has no shepherd".  Seat 1's tile extends the farm
+        of seat 0's shepherd: legal_moves offers seat 1 a farmer there but
+        no shepherd, and a shepherd sent there anyway is told the rule, not
+        that no figure may be deployed on the tile."""
+        t = self.table(["ann", "bob"], expansions=["base", "hills-sheep"], start=FLOCK_START, bag=[3, 2, 4],
+                       tiles=["BA/RFr"] * 3, seed=5)
+        t.play(place("BA/RFr", -1, 0, 0), deploy(-1, 0, "ER", "shepherd"), place("BA/RFr", 0, 1, 0))
+        moves = t.legal()["moves"]
+        self.assertIn(deploy(0, 1, "NL"), moves)
+        self.assertNotIn(deploy(0, 1, "NL", "shepherd"), moves)
+        self.assertIn(deploy(0, 1, "ER", "shepherd"), moves)  # the farm south of the road has none
+        self.assertEqual(t.refuse(deploy(0, 1, "NL", "shepherd"), "illegal_move"),
+                         "a shepherd goes only into a farm where no shepherd stands")
+
 
 # ---- the two encodings alike -----------------------------------------------------------------
 
