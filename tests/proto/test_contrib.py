@@ -107,6 +107,15 @@ class Carcctl(unittest.TestCase):
         self.ctl("frobnicate", expect=2)
         self.ctl("play", "1", expect=2)                        # no move given
         self.ctl("call", "ping", "{not json", expect=2)
+        # JSON, but not what the option takes: the rule is said, no traceback
+        for params in ("[]", "[{}]", "7", "null", '"{}"'):
+            err = self.ctl("call", "ping", params, expect=2)
+            self.assertIn("PARAMS must be a JSON object", err)
+            self.assertNotIn("Traceback", err)
+        for start in ("{}x", '{"tile": "BA/L"', "[1, 2]"):
+            err = self.ctl("new", "--players", "ann", "--start", start, expect=2)
+            self.assertIn("--start", err)
+            self.assertNotIn("Traceback", err)
         err = self.ctl("ping", where=["--socket", "/nonexistent/carcd.sock"], expect=3)
         self.assertIn("cannot connect", err)
 
