@@ -203,6 +203,49 @@ class UnixSockets(unittest.TestCase):
         self.assertEqual(status, 1, err)
         self.assertFalse(os.path.exists(self.path), err)
 
+    def test_out_of_descriptors_it_pauses_and_serves_again(self):
+        """Section 6: "When `accept` fails (out of file descriptors), the
+        listener pauses for 0.5 s instead of spinning", with a `warn` line.
+        carcd runs with 32 descriptors and 40 clients connect and ping:
+        those beyond what it can hold wait in the backlog while it warns
+        about twice a second, not in a loop; once half of the first clients
+        hang up, every waiting client is answered."""
+        path = os.path.join(self.dir, "carcd.sock")
+        limit = ("import os, resource, sys; resource.setrlimit(resource.RLIMIT_NOFILE, (32, 32)); "
+                 "os.execv(sys.argv[1], sys.argv[1:])")
+        d = Proc(None, argv=[PYTHON, "-c", limit, CARCD, "--listen", "unix:" + path])
+        clients = []
+        try:
+            d.wait_log(r"ready")
+            for _ in range(40):
+                s = socket.socket(socket.AF_UNIX)
+                s.settimeout(10 * SLOW)
+                s.connect(path)
+                s.sendall(b"ping\n")
+                clients.append(s)
+            d.wait_log(r"warn: unix:[^\n]*: accept: [^\n]*; pausing 500 ms")
+            time.sleep(1.5)
+            warnings = len(re.findall(r"accept: .*; pausing 500 ms", d.text()))
+            self.assertLessEqual(warnings, 10, d.text())  # about 2 a second, plus the first
+            self.assertIsNone(d.proc.poll(), d.text())
+            # the first clients were taken and answered; the last one waits
+            for s in clients[:10]:
+                self.assertEqual(s.recv(4096), b"[1,null,null,{}]\n")
+                s.close()
+            clients[-1].settimeout(0.3)
+            with self.assertRaises(TimeoutError):
+                clients[-1].recv(4096)
+            clients[-1].settimeout(10 * SLOW)
+            # each answer read lets one more in
+            for s in clients[10:]:
+                self.assertEqual(s.recv(4096), b"[1,null,null,{}]\n")
+                s.close()
+            self.assertEqual(d.stop(), 0, d.text())
+        finally:
+            for s in clients:
+                s.close()
+            d.close()
+
 
 class Signals(unittest.TestCase):
     def test_sighup_is_ignored(self):
