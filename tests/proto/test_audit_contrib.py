@@ -216,6 +216,25 @@ class CarcctlAudit(unittest.TestCase):
             carcd.parse_address("tcp:127.0.0.1:65536")
         self.assertEqual(carcd.parse_address("tcp:127.0.0.1:65535")[1], ("127.0.0.1", 65535))
 
+    def test_every_address_form_carcd_py_reads(self):
+        """carcd.parse_address takes 'tcp:HOST:PORT', 'unix:PATH', a bare
+        'HOST:PORT' and a bare path (anything with a slash): each reaches
+        the daemon through carcctl --address; an IPv6 host goes in
+        brackets, and no host is 127.0.0.1.  Without a port, or with one
+        that is not a number, it is not an address."""
+        d = daemon["d"]
+        self.assertEqual(carcd.parse_address(d.unix_path), (socket.AF_UNIX, d.unix_path))
+        self.assertEqual(carcd.parse_address("unix:relative.sock"), (socket.AF_UNIX, "relative.sock"))
+        self.assertEqual(carcd.parse_address("localhost:7878"), (socket.AF_INET, ("localhost", 7878)))
+        self.assertEqual(carcd.parse_address("tcp::7878"), (socket.AF_INET, ("127.0.0.1", 7878)))
+        self.assertEqual(carcd.parse_address("tcp:[::1]:7878"), (socket.AF_INET6, ("::1", 7878)))
+        for bad in ("localhost", "tcp:localhost:", "tcp:localhost:http", "tcp:host:-1", "7878"):
+            with self.subTest(bad=bad), self.assertRaisesRegex(ValueError, "not an address"):
+                carcd.parse_address(bad)
+        for address in (d.unix_path, "unix:" + d.unix_path, "127.0.0.1:%d" % d.port, "tcp:127.0.0.1:%d" % d.port):
+            with self.subTest(address=address):
+                self.assertEqual(self.ctl("ping", where=["--address", address]), {})
+
     def test_a_peer_that_is_not_carcd(self):
         for what, reply, encoding in NOT_CARCD:
             with self.subTest(what=what), FakePeer(reply) as peer:
