@@ -93,16 +93,9 @@ proto_decoded proto_mp_decode(proto_arena *a, const uint8_t *p, size_t n, proto_
 			const msgpack_object *id = obj.type == MSGPACK_OBJECT_ARRAY && obj.via.array.size >= 2
 			                               ? &obj.via.array.ptr[1]
 			                               : NULL;
-			/* an integer, or an integral float (PROTOCOL.md 2), as
-			 * proto_envelope reads it */
-			double f = id && (id->type == MSGPACK_OBJECT_FLOAT64 || id->type == MSGPACK_OBJECT_FLOAT32) ? id->via.f64 : -1;
-			if (id && id->type == MSGPACK_OBJECT_POSITIVE_INTEGER && id->via.u64 <= UINT32_MAX) {
-				rq->has_id = 1;
-				rq->msgid = (uint32_t)id->via.u64;
-			} else if (f >= 0 && f <= UINT32_MAX && f == (double)(uint32_t)f) {
-				rq->has_id = 1;
-				rq->msgid = (uint32_t)f;
-			}
+			const char *ignored;
+			const proto_val *idv = id ? from_object(a, id, &ignored) : NULL;
+			rq->has_id = idv && proto_msgid_of(idv, &rq->msgid); /* as proto_envelope reads it */
 		} else {
 			d = proto_envelope(a, env, rq);
 		}

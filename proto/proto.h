@@ -205,6 +205,9 @@ proto_decoded proto_json_decode(proto_arena *a, const char *line, size_t n, prot
 int proto_is_http(const char *line, size_t n);
 /* The envelope shared by both decoders: [0, msgid, method, params]. */
 proto_decoded proto_envelope(proto_arena *a, const proto_val *env, proto_request *rq);
+/* Is id a msgid (PROTOCOL.md 2: an integer from 0 to 2^32-1, an integral
+ * float too)?  Then *msgid gets it. */
+int proto_msgid_of(const proto_val *id, uint32_t *msgid);
 /* A request's params as a map (PROTOCOL.md 2: a map, an array holding one
  * map, or an empty array or nil for {}), in an envelope and after a JSON
  * line's method alike; NULL for anything else. */

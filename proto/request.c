@@ -58,12 +58,8 @@ proto_decoded proto_envelope(proto_arena *a, const proto_val *env, proto_request
 	const proto_val *type = env->u.c.first, *id = type->next;
 	int64_t i;
 	/* the msgid first, so that every later error can answer it */
-	int id_ok = id->type == PV_NIL;
-	if (pv_to_int(id, &i) && i >= 0 && i <= UINT32_MAX) {
-		rq->has_id = 1;
-		rq->msgid = (uint32_t)i;
-		id_ok = 1;
-	}
+	rq->has_id = proto_msgid_of(id, &rq->msgid);
+	int id_ok = id->type == PV_NIL || rq->has_id;
 	/* a response or a notification ([2, "event", ...]) is told so, not
 	 * that its second member is no msgid */
 	if (!pv_to_int(type, &i) || i != 0) return failed(PROTO_E_BAD_REQUEST, "only requests (type 0) go to the server");
@@ -76,6 +72,14 @@ proto_decoded proto_envelope(proto_arena *a, const proto_val *env, proto_request
 	rq->params = proto_params_of(a, params);
 	if (!rq->params) return failed(PROTO_E_INVALID_PARAMS, PROTO_PARAMS_SHAPE);
 	return failed(PROTO_OK, NULL);
+}
+
+int proto_msgid_of(const proto_val *id, uint32_t *msgid)
+{
+	int64_t i;
+	if (!pv_to_int(id, &i) || i < 0 || i > UINT32_MAX) return 0;
+	*msgid = (uint32_t)i;
+	return 1;
 }
 
 const proto_val *proto_params_of(proto_arena *a, const proto_val *params)
