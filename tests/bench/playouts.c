@@ -26,6 +26,13 @@
  * tiles/s", start tiles included), and with --vs-base that rate's ratio
  * too: what a tile of the game costs against a tile of a base game.
  *
+ * It also prints how many moves the listings of a game held, placements
+ * and the other moves apart (with --vs-base, the base games' too): counts,
+ * the same on every machine.  Every listed move is written out, so this
+ * is work that grows with the board faster than the number of tiles: a
+ * game with every set of issue 4 lists about 4.7 times the placements of
+ * a base game.
+ *
  * --split also tells where a game's time goes, and with --vs-base the
  * same for the base games: each round's games are replayed from the moves
  * they chose, applying the moves only, then listing the placements before
@@ -124,25 +131,32 @@ static int record_move(record *r, const carc_move *m)
 	return 0;
 }
 
-/* Plays the batch's games at random; returns the seconds taken, adds the
- * legal-move generations to *generations, the tiles on the boards at the
- * end to *tiles and seat 0's scores to *checksum, and appends the moves
- * chosen to *rec unless it is NULL.  -1: a game could not be set up. */
-static double play_batch(carc_game *g, carc_move *moves, const batch *b, carc_rng *pick, record *rec,
-                         long long *generations, long long *tiles, long long *checksum)
+/* What a batch of games did, summed over its games. */
+typedef struct tally {
+	long long generations; /* legal-move listings */
+	long long listed[2];   /* moves those listings held: placements, the rest */
+	long long tiles;       /* tiles on the boards at the end */
+	long long checksum;    /* seat 0's scores */
+} tally;
+
+/* Plays the batch's games at random; returns the seconds taken, adds what
+ * they did to *t and appends the moves chosen to *rec unless it is NULL.
+ * -1: a game could not be set up. */
+static double play_batch(carc_game *g, carc_move *moves, const batch *b, carc_rng *pick, record *rec, tally *t)
 {
 	double t0 = now();
 	for (long i = 0; i < b->games; i++) {
 		if (start_game(g, b, i) != CARC_OK) return -1;
 		while (!carc_game_over(g)) {
 			int n = carc_legal_moves(g, moves, CARC_MAX_MOVES);
-			(*generations)++;
+			t->generations++;
+			t->listed[moves[0].type != CARC_MV_PLACE_TILE] += n;
 			const carc_move *m = &moves[carc_rng_below(pick, (uint32_t)n)];
 			if (rec && record_move(rec, m)) return -1;
 			carc_apply(g, m, NULL);
 		}
-		*tiles += carc_board_count(g);
-		*checksum += carc_game_score(g, 0);
+		t->tiles += carc_board_count(g);
+		t->checksum += carc_game_score(g, 0);
 	}
 	return now() - t0;
 }
@@ -180,9 +194,10 @@ static int split_batch(carc_game *g, carc_move *moves, const batch *b, carc_rng 
 	uint16_t set0[CARC_MAX_TILES];
 	if (b->nbase) memcpy(set0, b->base_set, sizeof *set0 * (size_t)b->nbase);
 	record rec = { NULL, 0, 0 };
-	long long generations = 0, tiles = 0, checksum = 0, sink = 0;
+	tally played = { 0 };
+	long long sink = 0;
 	double t[REPLAYS];
-	int rc = play_batch(g, moves, b, pick, &rec, &generations, &tiles, &checksum) < 0 ? -1 : 0;
+	int rc = play_batch(g, moves, b, pick, &rec, &played) < 0 ? -1 : 0;
 	for (int mode = 0; mode < REPLAYS && !rc; mode++)
 		if ((t[mode] = replay(g, moves, b, set0, &rec, mode, &sink)) < 0) rc = -1;
 	free(rec.m);
@@ -268,30 +283,34 @@ int main(int argc, char **argv)
 	carc_rng pick, base_pick;
 	carc_rng_seed(&pick, seed ^ 0x5eed);
 	carc_rng_seed(&base_pick, seed ^ 0xba5e);
-	long long checksum = 0, base_checksum = 0;
+	tally sum = { 0 }, base_sum = { 0 }; /* over the rounds */
 	for (long r = 0; r < rounds; r++) {
-		long long generations = 0, base_generations = 0, tiles = 0, base_tiles_placed = 0;
+		tally t = { 0 }, bt_tally = { 0 };
 		double base_tile_rate = 0;
 		batch base_batch = { &base_cfg, vs_base, seed + (unsigned long long)(r * vs_base), NULL, 0, 0 };
 		batch the_batch = { &cfg, games, seed + (unsigned long long)(r * games), base_set, nbase, base_tiles };
 		if (vs_base) {
-			double bt = play_batch(g, moves, &base_batch, &base_pick, NULL, &base_generations, &base_tiles_placed,
-			                       &base_checksum);
+			double bt = play_batch(g, moves, &base_batch, &base_pick, NULL, &bt_tally);
 			if (bt < 0) {
 				fprintf(stderr, "playouts: cannot set up a base game\n");
 				return 1;
 			}
 			base_rate[r] = (double)vs_base / bt;
-			base_tile_rate = (double)base_tiles_placed / bt;
+			base_tile_rate = (double)bt_tally.tiles / bt;
+			base_sum.listed[0] += bt_tally.listed[0];
+			base_sum.listed[1] += bt_tally.listed[1];
 		}
-		double dt = play_batch(g, moves, &the_batch, &pick, NULL, &generations, &tiles, &checksum);
+		double dt = play_batch(g, moves, &the_batch, &pick, NULL, &t);
 		if (dt < 0) {
 			fprintf(stderr, "playouts: cannot set up a game\n");
 			return 1;
 		}
 		rate[r] = (double)games / dt;
-		gen[r] = (double)generations / dt;
-		tile_rate[r] = (double)tiles / dt;
+		gen[r] = (double)t.generations / dt;
+		tile_rate[r] = (double)t.tiles / dt;
+		sum.listed[0] += t.listed[0];
+		sum.listed[1] += t.listed[1];
+		sum.checksum += t.checksum;
 		if (vs_base) {
 			ratio[r] = rate[r] / base_rate[r];
 			tile_ratio[r] = tile_rate[r] / base_tile_rate;
@@ -301,6 +320,14 @@ int main(int argc, char **argv)
 	printf("games/s: %.0f\n", median(rate, (int)rounds));
 	printf("legal-move generations/s: %.0f\n", median(gen, (int)rounds));
 	printf("board tiles/s: %.0f\n", median(tile_rate, (int)rounds));
+	/* counts, not times: what every listing of a game's decisions has to
+	 * write, the same on any machine */
+	static const char *listed_what[2] = { "placements", "other moves" };
+	for (int k = 0; k < 2; k++) {
+		printf("%s listed a game: %.1f", listed_what[k], (double)sum.listed[k] / (double)(games * rounds));
+		if (vs_base) printf(" (base %.1f)", (double)base_sum.listed[k] / (double)(vs_base * rounds));
+		printf("\n");
+	}
 	if (vs_base) {
 		printf("base games/s (%ld before each round): %.0f\n", vs_base, median(base_rate, (int)rounds));
 		printf("ratio to base (median of the rounds): %.3f\n", median(ratio, (int)rounds));
@@ -344,7 +371,7 @@ int main(int argc, char **argv)
 		free(col);
 	}
 	printf("state bytes: %zu\n", carc_game_size());
-	printf("checksum: %lld\n", checksum);
+	printf("checksum: %lld\n", sum.checksum);
 	free(g);
 	free(moves);
 	free(rate);
