@@ -357,6 +357,17 @@ int carc_board_first_segment(const carc_game *g, int node)
 	return g->cells[n->cell].node0 + __builtin_ctz(same_feature(g, n->cell, n->feat));
 }
 
+uint16_t carc_feature_ports(const carc_game *g, int x, int y, int port)
+{
+	int c = carc_board_find(g, x, y);
+	if (c < 0 || port < 0 || port >= CARC_P_NW) return 0;
+	int node = carc_board_feature_at(g, c, port);
+	if (node < 0) return 0;
+	unsigned parts = same_feature(g, c, g->nodes[node].feat), ports = 0;
+	for (; parts; parts &= parts - 1) ports |= carc_board_ports(g, g->cells[c].node0 + __builtin_ctz(parts));
+	return (uint16_t)ports;
+}
+
 int carc_tile_features(const carc_game *g, int x, int y, uint16_t *ports_out, uint8_t *kinds_out, int cap)
 {
 	int c = carc_board_find(g, x, y);

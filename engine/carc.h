@@ -382,6 +382,13 @@ int carc_flock_sheep(const carc_game *g, int seat, int sheep);
  * written (none for a cap of 0 or less), into each array that is not NULL. */
 int carc_tile_features(const carc_game *g, int x, int y, uint16_t *ports_out,
                        uint8_t *kinds_out, int cap);
+/* The ports on the tile at (x, y) of the whole feature that touches `port`
+ * there (bit p: port p): where a tile holds two parts of one feature (a
+ * farm that runs round a road's end, a road that comes back to its own
+ * junction), both parts' ports once they have met; carc_tile_features
+ * gives each part's alone.  0 when no tile is at (x, y), no feature
+ * touches `port` there, or `port` is no edge, half-edge or centre port. */
+uint16_t carc_feature_ports(const carc_game *g, int x, int y, int port);
 
 /* ---- randomness ---------------------------------------------------------- */
 /* xoshiro256** seeded through splitmix64: the same seed gives the same

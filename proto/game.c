@@ -63,8 +63,17 @@ static void set_port_at(proto_arena *a, proto_val *v, int x, int y, int port)
 	pv_set_str(a, v, "at", carc_port_name(port));
 }
 
-/* `ports`: every port on the tile at (x, y) of the feature touching
- * `port` there, in canonical order (a corner is a port of its own). */
+static void set_port_list(proto_arena *a, proto_val *v, unsigned mask)
+{
+	proto_val *list = pv_array(a);
+	for (int p = 0; p < CARC_PORT_COUNT; p++)
+		if (mask >> p & 1) pv_push(list, pv_str(a, carc_port_name(p)));
+	pv_set(v, "ports", list);
+}
+
+/* `ports`: every port on the tile at (x, y) of the part of a feature
+ * touching `port` there, in canonical order (a corner is a port of its
+ * own): where a figure stands. */
 static void set_ports(proto_arena *a, proto_val *v, const carc_game *g, int x, int y, int port)
 {
 	uint16_t ports[32]; /* more than any tile has features */
@@ -72,18 +81,27 @@ static void set_ports(proto_arena *a, proto_val *v, const carc_game *g, int x, i
 	unsigned mask = 1u << port;
 	for (int i = 0; i < n && i < 32; i++)
 		if (ports[i] >> port & 1) mask = ports[i];
-	proto_val *list = pv_array(a);
-	for (int p = 0; p < CARC_PORT_COUNT; p++)
-		if (mask >> p & 1) pv_push(list, pv_str(a, carc_port_name(p)));
-	pv_set(v, "ports", list);
+	set_port_list(a, v, mask);
 }
 
-/* A feature as the server names it (PROTOCOL.md section 3): x, y, `at`
- * (its first port) and `ports`. */
+/* Where a figure stands (PROTOCOL.md section 3): x, y, `at` (the first
+ * port of its part) and `ports`.  A part's ports never change, so neither
+ * does the name the figure was given. */
 static void set_feature_at(proto_arena *a, proto_val *v, const carc_game *g, int x, int y, int port)
 {
 	set_port_at(a, v, x, y, port);
 	set_ports(a, v, g, x, y, port);
+}
+
+/* A feature completed or scored, as the server names a feature
+ * (PROTOCOL.md section 3): x, y, `at` (its first port on that tile) and
+ * `ports` (all of them: both parts of a feature the tile holds twice). */
+static void set_whole_feature_at(proto_arena *a, proto_val *v, const carc_game *g, int x, int y, int port)
+{
+	unsigned mask = carc_feature_ports(g, x, y, port);
+	if (!(mask >> port & 1)) mask = 1u << port; /* a corner: a port of its own */
+	set_port_at(a, v, x, y, __builtin_ctz(mask));
+	set_port_list(a, v, mask);
 }
 
 proto_val *proto_scores(proto_arena *a, const carc_game *g)
@@ -537,7 +555,7 @@ proto_val *proto_event(proto_arena *a, const carc_game *g, const carc_event *e)
 		break;
 	case CARC_EV_FEATURE_COMPLETED:
 		pv_set_str(a, v, "feature", carc_fkind_name(e->fkind));
-		set_feature_at(a, v, g, e->x, e->y, e->port);
+		set_whole_feature_at(a, v, g, e->x, e->y, e->port);
 		pv_set_int(a, v, "tiles", e->ntiles);
 		break;
 	case CARC_EV_SCORED:
@@ -545,7 +563,7 @@ proto_val *proto_event(proto_arena *a, const carc_game *g, const carc_event *e)
 		pv_set_int(a, v, "points", e->points);
 		pv_set_str(a, v, "feature", carc_sc_name(e->fkind));
 		if (e->port < CARC_PORT_COUNT) {
-			set_feature_at(a, v, g, e->x, e->y, e->port);
+			set_whole_feature_at(a, v, g, e->x, e->y, e->port);
 		} else { /* goods, the king and the robber belong to no place */
 			pv_set_nil(a, v, "x");
 			pv_set_nil(a, v, "y");

@@ -4,7 +4,9 @@ A tile's two parts of one kind can be one feature once they meet off the
 tile: a straight road's two fields, once the road ends nearby so that the
 farm runs round its end.  legal_moves then lists a deploy into that
 feature once, at its first part; a move may name either part and plays
-the same; and the names the server gives stay what they were.
+the same; a figure is named by the part it stands on, so its name stays
+what it was; and a completed or scored feature is named whole, with the
+ports of both parts.
 
 The game: the start tile BA/RCr (road W-E, city N); seat 0 places BA/LR
 at (1,0) turned 90, whose road comes in from the west and ends at its
@@ -66,7 +68,41 @@ class Parts:
             self.assertIn("already occupied", t.refuse(deploy(-2, 0, at), "illegal_move"))
 
 
-register_over_both(globals(), (Parts,), OverBoth)
+    def test_a_figure_is_named_by_its_part(self):
+        t = self.game()
+        dep = of_type(t.events(deploy(-1, 0, "NL")), "deployed")[0]
+        self.assertEqual((dep["at"], dep["ports"]), ("NL", ["NL", "NR", "EL", "WR"]))
+        tile = [b for b in t.state()["board"] if (b["x"], b["y"]) == (-1, 0)][0]
+        (fig,) = tile["figures"]
+        self.assertEqual((fig["at"], fig["ports"], fig["feature"]), ("NL", ["NL", "NR", "EL", "WR"], "field"))
+
+
+# A road that comes back to its own junction: the start tiles are the
+# junction BA/RRR at (1,0) and two curves round (2,0)-(2,1); the curve the
+# seat places at (1,1) closes the loop, which runs through both the E and
+# the S road of the junction.
+LOOP_START = [{"tile": "BA/RRR", "x": 1, "y": 0, "rot": 0}, {"tile": "BA/Rr", "x": 2, "y": 0, "rot": 0},
+              {"tile": "BA/Rr", "x": 2, "y": 1, "rot": 90}]
+
+
+class Loop:
+    def test_a_completed_feature_is_named_whole(self):
+        t = self.table(["ann"], start=LOOP_START, tiles=["BA/Rr"], seed=5)
+        t.play(place("BA/Rr", 1, 1, 180))
+        ev = t.events(deploy(1, 1, "N"))
+        dep = of_type(ev, "deployed")[0]
+        self.assertEqual((dep["x"], dep["y"], dep["at"], dep["ports"]), (1, 1, "N", ["N", "E"]))
+        done, scored = of_type(ev, "feature_completed"), of_type(ev, "scored")
+        self.assertEqual(len(done), 1)
+        self.assertEqual(len(scored), 1)
+        # PROTOCOL.md 3: the feature's first port on that tile and all its ports there
+        self.assertEqual((done[0]["x"], done[0]["y"], done[0]["at"], done[0]["ports"], done[0]["tiles"]),
+                         (1, 0, "E", ["E", "S"], 4))
+        self.assertEqual((scored[0]["x"], scored[0]["y"], scored[0]["at"], scored[0]["ports"], scored[0]["points"]),
+                         (1, 0, "E", ["E", "S"], 4))
+
+
+register_over_both(globals(), (Parts, Loop), OverBoth)
 
 if __name__ == "__main__":
     unittest.main()

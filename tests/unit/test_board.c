@@ -330,6 +330,44 @@ START_TEST(test_custom_starts)
 }
 END_TEST
 
+/* carc_feature_ports: a road that comes back to its own junction is one
+ * feature in two parts of the junction tile once the loop closes; until
+ * then, and in carc_tile_features always, each part has its own ports. */
+START_TEST(test_feature_ports_two_parts)
+{
+	carc_config cfg;
+	tu_config_fixed(&cfg, 1, "BA/RRR", 0, (const char *const[]){ "BA/Rr", NULL });
+	cfg.nstart = 3; /* the junction's E and S roads, joined by two curves round (1,1) */
+	cfg.start[1] = (carc_start_tile){ (uint16_t)tu_tile("BA/Rr"), 1, 0, 0 };
+	cfg.start[2] = (carc_start_tile){ (uint16_t)tu_tile("BA/Rr"), 1, 1, 1 };
+	carc_game *g = tu_game_new(&cfg, NULL);
+	ck_assert_uint_eq(carc_feature_ports(g, 0, 0, CARC_E), 1u << CARC_E);
+	ck_assert_uint_eq(carc_feature_ports(g, 0, 0, CARC_S), 1u << CARC_S);
+	tu_apply_ok(g, tu_place(g, 0, 1, 2), NULL); /* the last curve closes the loop */
+	unsigned loop = 1u << CARC_E | 1u << CARC_S;
+	ck_assert_uint_eq(carc_feature_ports(g, 0, 0, CARC_E), loop);
+	ck_assert_uint_eq(carc_feature_ports(g, 0, 0, CARC_S), loop);
+	ck_assert_uint_eq(carc_feature_ports(g, 0, 0, CARC_W), 1u << CARC_W);
+	ck_assert_uint_eq(carc_feature_ports(g, 1, 1, CARC_N), 1u << CARC_N | 1u << CARC_W);
+	/* a field's half-edges; the parts apart in carc_tile_features */
+	ck_assert_uint_eq(carc_feature_ports(g, 0, 0, CARC_SL) >> CARC_SL & 1, 1);
+	uint16_t ports[32]; /* more than any tile has parts */
+	int n = carc_tile_features(g, 0, 0, ports, NULL, 32), seen = 0;
+	for (int i = 0; i < n; i++) {
+		ck_assert_uint_ne(ports[i], loop);
+		seen += ports[i] == 1u << CARC_E || ports[i] == 1u << CARC_S;
+	}
+	ck_assert_int_eq(seen, 2);
+	/* nothing there, or no such port */
+	ck_assert_uint_eq(carc_feature_ports(g, 5, 5, CARC_E), 0);
+	ck_assert_uint_eq(carc_feature_ports(g, 0, 0, CARC_P_CLOISTER), 0);
+	ck_assert_uint_eq(carc_feature_ports(g, 0, 0, CARC_P_NW), 0);
+	ck_assert_uint_eq(carc_feature_ports(g, 0, 0, CARC_PORT_COUNT), 0);
+	ck_assert_uint_eq(carc_feature_ports(g, 0, 0, -1), 0);
+	free(g);
+}
+END_TEST
+
 static Suite *board_suite(void)
 {
 	Suite *s = suite_create("board");
@@ -344,6 +382,7 @@ static Suite *board_suite(void)
 	tcase_add_test(tc, test_unplaceable_reshuffled_once);
 	tcase_add_test(tc, test_board_readback);
 	tcase_add_test(tc, test_custom_starts);
+	tcase_add_test(tc, test_feature_ports_two_parts);
 	suite_add_tcase(s, tc);
 	return s;
 }
