@@ -354,7 +354,16 @@ static unsigned same_feature(const carc_game *g, int c, int i)
 int carc_board_first_segment(const carc_game *g, int node)
 {
 	const carc_node *n = &g->nodes[node];
-	return g->cells[n->cell].node0 + __builtin_ctz(same_feature(g, n->cell, n->feat));
+	unsigned parts = same_feature(g, n->cell, n->feat);
+	if (!(parts & (parts - 1))) return node; /* the feature's only part on the tile */
+	const carc_cell *c = &g->cells[n->cell];
+	const uint8_t *first = carc_tiletypes[c->type].first_port[c->rot];
+	int best = __builtin_ctz(parts);
+	for (parts &= parts - 1; parts; parts &= parts - 1) {
+		int i = __builtin_ctz(parts);
+		if (first[i] < first[best]) best = i;
+	}
+	return c->node0 + best;
 }
 
 uint16_t carc_feature_ports(const carc_game *g, int x, int y, int port)

@@ -356,7 +356,8 @@ typedef struct carc_figure_info {
 	uint8_t seat, kind, n; /* id "<seat>.<kind>.<n>" */
 	uint8_t on_board;
 	int16_t x, y;
-	uint8_t port;          /* first port of its feature on that tile; a barn: its corner */
+	uint8_t port;          /* first port of the part of its feature it stands on (a tile
+	                        * may hold a feature in two parts); a barn: its corner */
 	uint8_t fkind;         /* carc_fkind of that feature */
 } carc_figure_info;
 int carc_figure_count(const carc_game *g);

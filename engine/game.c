@@ -1093,15 +1093,15 @@ static int deploy_any(const carc_game *g)
 
 int carc_deploy_any(const carc_game *g) { return deploy_any(g); }
 
-/* The segments of the tile just placed that belong to the same feature
- * as one before them (bit i: segment i): a feature the tile holds twice
- * is listed once, at its first segment (carc_board_first_segment).
+/* The segments of the tile just placed that belong to a feature the tile
+ * holds twice, other than its first segment (bit i: segment i): such a
+ * feature is listed once, at that segment (carc_board_first_segment).
  * Asked once a deploy listing, over the tile's few segments. */
 static unsigned held_twice(const carc_game *g)
 {
 	const carc_cell *c = &g->cells[g->last];
 	unsigned twice = 0;
-	for (int i = 1; i < carc_cell_type(g, g->last)->nfeat; i++)
+	for (int i = 0; i < carc_cell_type(g, g->last)->nfeat; i++)
 		twice |= (unsigned)(carc_board_first_segment(g, c->node0 + i) != c->node0 + i) << i;
 	return twice;
 }

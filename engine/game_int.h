@@ -322,9 +322,11 @@ static inline int carc_board_first_port(const carc_game *g, int node)
 uint16_t carc_board_ports(const carc_game *g, int node);
 /* A tile may hold two segments of one feature (a farm that runs round a
  * road's end, a road that comes back to its own junction).  The first
- * segment on its tile of the feature a segment belongs to: the one a
- * deploy is listed at, and where a figure stands whichever segment its
- * move named, so that every name of one choice plays the same game. */
+ * segment on its tile of the feature a segment belongs to, the one whose
+ * first port comes first in canonical order (board orientation), so that
+ * its name is the feature's there: the one a deploy is listed at, and
+ * where a figure stands whichever segment its move named, so that every
+ * name of one choice plays the same game. */
 int carc_board_first_segment(const carc_game *g, int node);
 
 /* feature.c */

@@ -68,6 +68,16 @@ class Parts:
             self.assertIn("already occupied", t.refuse(deploy(-2, 0, at), "illegal_move"))
 
 
+    def test_turned_the_farm_is_listed_at_its_first_port(self):
+        # BA/RFr turned 180: the tile's first part (its own north field) now
+        # lies south and first touches ER; the other lies north, at NL,
+        # which comes first in canonical order, so the farm is named there
+        t = self.table(["ann", "bob"], tiles=TILES, seed=5)
+        t.play(place("BA/LR", 1, 0, 90), PASS, place("BA/RFr", -1, 0, 180))
+        self.assertEqual(deploys(t.legal()), [("follower", "E"), ("follower", "NL")])
+        dep = of_type(t.send(deploy(-1, 0, "ER")), "deployed")[0]
+        self.assertEqual((dep["at"], dep["ports"]), ("NL", ["NL", "NR", "EL", "WR"]))
+
     def test_a_figure_is_named_by_its_part(self):
         t = self.game()
         dep = of_type(t.events(deploy(-1, 0, "NL")), "deployed")[0]

@@ -196,10 +196,11 @@ int ord_deploys(ord *d, int seat, ord_deploy *out, int cap)
 int ord_first_seg(ord *d, int seg)
 {
 	const ore_cell *c = &d->o.cells[d->o.segs[seg].cell];
-	int root = ore_root(&d->o, seg);
+	int root = ore_root(&d->o, seg), best = seg;
 	for (int i = 0; i < c->nfeat; i++)
-		if (ore_root(&d->o, c->seg0 + i) == root) return c->seg0 + i;
-	return seg;
+		if (ore_root(&d->o, c->seg0 + i) == root && ord_first_port(d, c->seg0 + i) < ord_first_port(d, best))
+			best = c->seg0 + i;
+	return best;
 }
 
 int ord_first_port(const ord *d, int seg)

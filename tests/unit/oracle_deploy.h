@@ -63,9 +63,10 @@ int ord_judge(ord *d, int seat, int kind, int seg);
  * out), one a feature: a feature the tile holds in two segments at its
  * first (ord_first_seg); returns the count. */
 int ord_deploys(ord *d, int seat, ord_deploy *out, int cap);
-/* The first segment of seg's cell that belongs to seg's feature. */
+/* The segment of seg's cell that belongs to seg's feature and has the
+ * lowest first port there (seg itself when it is the feature's only one). */
 int ord_first_seg(ord *d, int seg);
-/* The lowest board port at which a segment of a cell lies (for messages). */
+/* The lowest board port at which a segment of a cell lies. */
 int ord_first_port(const ord *d, int seg);
 
 #endif

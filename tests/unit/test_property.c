@@ -106,12 +106,15 @@ static int first_port(const track *t, int seg)
 	return -1;
 }
 
-/* Is segment i of the cell's tile part of the feature of an earlier one?
- * Then a deploy into that feature is listed at the earlier one only. */
+/* Is segment i of the cell's tile part of a feature that another segment
+ * there names by an earlier port?  Then a deploy into that feature is
+ * listed at that segment only (its first port is the feature's). */
 static int held_before(const track *t, const orc_cell *c, int i)
 {
-	for (int j = 0; j < i; j++)
-		if (orc_root(&t->o, c->seg0 + j) == orc_root(&t->o, c->seg0 + i)) return 1;
+	for (int j = 0; j < c->nfeat; j++)
+		if (j != i && orc_root(&t->o, c->seg0 + j) == orc_root(&t->o, c->seg0 + i) &&
+		    first_port(t, c->seg0 + j) < first_port(t, c->seg0 + i))
+			return 1;
 	return 0;
 }
 
