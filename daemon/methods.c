@@ -291,7 +291,6 @@ static proto_err parse_components(proto_arena *a, const proto_val *v, carc_confi
 	for (const proto_val *m = v ? v->u.c.first : NULL; m; m = m->next) {
 		int c = strlen(m->key) == m->klen ? carc_component_find(m->key) : -1;
 		if (c < 0) return INVALID("unknown component `%s`", m->key);
-		if (m->type == PV_NIL) continue; /* as if not given: the expansions' own */
 		if (m->type != PV_BOOL) return INVALID("component `%s` must be true or false", m->key);
 		if (m->u.b && !(available >> c & 1)) return INVALID("component `%s` is not available yet", m->key);
 		if (m->u.b) cfg->components |= 1u << c;
@@ -305,7 +304,6 @@ static proto_err parse_rules(proto_arena *a, const proto_val *v, carc_config *cf
 	for (const proto_val *m = v ? v->u.c.first : NULL; m; m = m->next) {
 		int r = carc_rule_find(m->key);
 		if (r < 0) return INVALID("unknown rule option `%s`", m->key);
-		if (m->type == PV_NIL) continue; /* as if not given: the default */
 		const carc_rule_desc *d = carc_rule(r);
 		int64_t i;
 		if (d->type == 0) {

@@ -161,14 +161,6 @@ class MethodTests:
         self.assertError("invalid_params", self.new_game, seed=2 ** 53)
         self.assertError("invalid_params", self.new_game, seed=-1)
         self.assertError("invalid_params", self.new_game, tiles=["BA/NOPE"])
-        # a rule or component set to nil is not given; its name must still be known
-        g = self.new_game(["a"], expansions=["base", "inns-cathedrals"], tiles=["BA/L"],
-                          rules={"farm_scoring": None, "farmers": False}, components={"large": None})
-        self.assertEqual(g["state"]["seats"][0]["supply"], {"follower": 7, "large": 1})
-        setup = self.c.history(g["game"])["setup"]
-        self.assertEqual((setup["rules"]["farm_scoring"], setup["rules"]["farmers"]), ("per-city-4", False))
-        self.assertError("invalid_params", self.new_game, rules={"no_such_rule": None})
-        self.assertError("invalid_params", self.new_game, components={"unicorn": None})
 
     def test_new_game_tiles_and_start(self):
         g = self.new_game(tiles=["BA/C", "BA/L", "BA/Cccc+"],
