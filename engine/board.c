@@ -356,14 +356,12 @@ int carc_board_first_segment(const carc_game *g, int node)
 	const carc_node *n = &g->nodes[node];
 	unsigned parts = same_feature(g, n->cell, n->feat);
 	if (!(parts & (parts - 1))) return node; /* the feature's only part on the tile */
-	const carc_cell *c = &g->cells[n->cell];
-	const uint8_t *first = carc_tiletypes[c->type].first_port[c->rot];
-	int best = __builtin_ctz(parts);
+	int node0 = g->cells[n->cell].node0, best = node0 + __builtin_ctz(parts);
 	for (parts &= parts - 1; parts; parts &= parts - 1) {
-		int i = __builtin_ctz(parts);
-		if (first[i] < first[best]) best = i;
+		int i = node0 + __builtin_ctz(parts);
+		if (carc_board_first_port(g, i) < carc_board_first_port(g, best)) best = i;
 	}
-	return c->node0 + best;
+	return best;
 }
 
 uint16_t carc_feature_ports(const carc_game *g, int x, int y, int port)

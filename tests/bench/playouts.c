@@ -139,6 +139,14 @@ typedef struct tally {
 	long long checksum;    /* seat 0's scores */
 } tally;
 
+/* The counts that add up over rounds: the moves listed and the checksum. */
+static void tally_add(tally *to, const tally *t)
+{
+	to->listed[0] += t->listed[0];
+	to->listed[1] += t->listed[1];
+	to->checksum += t->checksum;
+}
+
 /* Plays the batch's games at random; returns the seconds taken, adds what
  * they did to *t and appends the moves chosen to *rec unless it is NULL.
  * -1: a game could not be set up. */
@@ -297,8 +305,7 @@ int main(int argc, char **argv)
 			}
 			base_rate[r] = (double)vs_base / bt;
 			base_tile_rate = (double)bt_tally.tiles / bt;
-			base_sum.listed[0] += bt_tally.listed[0];
-			base_sum.listed[1] += bt_tally.listed[1];
+			tally_add(&base_sum, &bt_tally);
 		}
 		double dt = play_batch(g, moves, &the_batch, &pick, NULL, &t);
 		if (dt < 0) {
@@ -308,9 +315,7 @@ int main(int argc, char **argv)
 		rate[r] = (double)games / dt;
 		gen[r] = (double)t.generations / dt;
 		tile_rate[r] = (double)t.tiles / dt;
-		sum.listed[0] += t.listed[0];
-		sum.listed[1] += t.listed[1];
-		sum.checksum += t.checksum;
+		tally_add(&sum, &t);
 		if (vs_base) {
 			ratio[r] = rate[r] / base_rate[r];
 			tile_ratio[r] = tile_rate[r] / base_tile_rate;
