@@ -1095,14 +1095,22 @@ int carc_deploy_any(const carc_game *g) { return deploy_any(g); }
 
 /* The segments of the tile just placed that belong to a feature the tile
  * holds twice, other than its first segment (bit i: segment i): such a
- * feature is listed once, at that segment (carc_board_first_segment).
- * Asked once a deploy listing, over the tile's few segments. */
+ * feature is listed once, at the segment with its lowest port (as
+ * carc_board_first_segment picks).  Asked once a deploy listing: each
+ * segment's root is found once, and of two segments with one root the
+ * one with the higher first port is marked. */
 static unsigned held_twice(const carc_game *g)
 {
 	const carc_cell *c = &g->cells[g->last];
+	const carc_tiletype *t = carc_cell_type(g, g->last);
+	const uint8_t *first = t->first_port[c->rot];
+	int root[CARC_TILE_MAXF];
 	unsigned twice = 0;
-	for (int i = 0; i < carc_cell_type(g, g->last)->nfeat; i++)
-		twice |= (unsigned)(carc_board_first_segment(g, c->node0 + i) != c->node0 + i) << i;
+	for (int i = 0; i < t->nfeat; i++) {
+		root[i] = carc_feat_root(g, c->node0 + i);
+		for (int j = 0; j < i; j++)
+			if (root[j] == root[i]) twice |= first[j] < first[i] ? 1u << i : 1u << j;
+	}
 	return twice;
 }
 
