@@ -17,8 +17,14 @@
  * With --rate R it sends at most R requests per second in all, to measure
  * latency below saturation (latency is measured from the actual send).
  *
+ * With --expansions LIST (names as in new_game, comma-separated) every game
+ * is made with those sets, for both figures: the decisions the expansions
+ * add are played as any other, from legal_moves.  A name the daemon does
+ * not know makes it refuse new_game (invalid_params), and load stops there.
+ *
  *   load [--connect tcp:HOST:PORT|unix:PATH] [--conns C] [--inflight P]
  *        [--seconds S] [--pid PID] [--games N] [--players N] [--rate R]
+ *        [--expansions LIST]
  *
  * Not a test: it asserts nothing, and its figures depend on the machine.
  * It exits non-zero only when it cannot talk to the daemon, or when the
@@ -43,6 +49,7 @@
 #include <msgpack.h>
 
 #define MAX_SEATS 6
+#define MAX_EXPANSIONS 32   /* names in --expansions */
 #define MAX_PACKED 96       /* a packed game id or token (a 32-hex-digit token is 34 bytes) */
 #define READ_CHUNK (64 * 1024)
 
@@ -65,6 +72,7 @@ typedef struct slot {
 	double sent;
 	msgpack_sbuffer next;
 	packed game, admin, token[MAX_SEATS];
+	int open;             /* the daemon holds `game`: made and not closed yet */
 	uint64_t rng;
 } slot;
 
@@ -83,7 +91,9 @@ static struct {
 	int conns, inflight, players;
 	double seconds, rate;
 	long pid, games;
-} opt = {"tcp:127.0.0.1:7878", 4, 16, 2, 10.0, 0, 0, 10000};
+	const char *expansion[MAX_EXPANSIONS]; /* --expansions, split at the commas */
+	int nexpansions;
+} opt = {"tcp:127.0.0.1:7878", 4, 16, 2, 10.0, 0, 0, 10000, {NULL}, 0};
 
 /* Latencies in nanoseconds, of every request and of each method. */
 typedef struct lat {
@@ -282,7 +292,7 @@ static msgpack_packer begin(conn *c, slot *s, int method, uint32_t nparams)
 
 static void send_new_game(conn *c, slot *s)
 {
-	msgpack_packer pk = begin(c, s, M_NEW_GAME, 1);
+	msgpack_packer pk = begin(c, s, M_NEW_GAME, opt.nexpansions ? 2 : 1);
 	char name[16];
 	int i;
 	pack_key(&pk, "players");
@@ -291,6 +301,12 @@ static void send_new_game(conn *c, slot *s)
 		snprintf(name, sizeof name, "bot%d", i);
 		pack_key(&pk, name);
 	}
+	if (!opt.nexpansions)
+		return;
+	pack_key(&pk, "expansions");
+	msgpack_pack_array(&pk, (size_t)opt.nexpansions);
+	for (i = 0; i < opt.nexpansions; i++)
+		pack_key(&pk, opt.expansion[i]);
 }
 
 static void send_legal_moves(conn *c, slot *s)
@@ -337,7 +353,9 @@ static void record_latency(int method, double secs)
 	lat_add(&st.by_method[method], v);
 }
 
-static void record_error(const msgpack_object *err)
+/* Counts an error response by its code; returns whether the code is
+ * invalid_params. */
+static int record_error(const msgpack_object *err)
 {
 	const msgpack_object *code = get(err, "code");
 	const msgpack_object *msg = get(err, "message");
@@ -351,13 +369,13 @@ static void record_error(const msgpack_object *err)
 	for (i = 0; i < st.ncodes; i++)
 		if (strcmp(st.err_code[i], buf) == 0)
 			break;
-	if (i == st.ncodes) {
-		if (st.ncodes == 16)
-			return;
+	if (i == st.ncodes && st.ncodes < 16) {
 		snprintf(st.err_code[i], sizeof st.err_code[i], "%s", buf);
 		st.ncodes++;
 	}
-	st.err_by_code[i]++;
+	if (i < st.ncodes)
+		st.err_by_code[i]++;
+	return strcmp(buf, "invalid_params") == 0;
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -395,8 +413,12 @@ static void on_response(conn *c, slot *s, const msgpack_object *err, const msgpa
 	st.requests++;
 	s->method = -1;
 	c->inflight--;
+	if (method == M_CLOSE_GAME)
+		s->open = 0; /* closed, or not to be closed by us after all */
 	if (err->type != MSGPACK_OBJECT_NIL) {
-		record_error(err);
+		/* new_game refused for its parameters (--expansions) never succeeds */
+		if (record_error(err) && method == M_NEW_GAME)
+			die("new_game was refused (above): no game can be played");
 		if (sending && (method == M_NEW_GAME || method == M_CLOSE_GAME))
 			send_new_game(c, s);
 		else if (sending)
@@ -411,6 +433,7 @@ static void on_response(conn *c, slot *s, const msgpack_object *err, const msgpa
 		if (!(v = get(res, "admin_token")))
 			die("new_game result without an admin_token");
 		keep(&s->admin, v);
+		s->open = 1;
 		v = get(res, "seats");
 		if (!v || v->type != MSGPACK_OBJECT_ARRAY || v->via.array.size > MAX_SEATS)
 			die("new_game result without seats");
@@ -616,6 +639,8 @@ static void measure_memory(void)
 		for (i = 0; i < n; i++)
 			send_new_game(&c, &c.slots[i]);
 		run(&c, 1, 0);
+		if (st.errors)
+			die("new_game was refused (above): no games to measure");
 		for (i = 0; i < n; i++) {
 			held[made + i].game = c.slots[i].game;
 			held[made + i].admin = c.slots[i].admin;
@@ -648,8 +673,27 @@ static void usage(void)
 {
 	fprintf(stderr,
 	        "usage: load [--connect tcp:HOST:PORT|unix:PATH] [--conns C] [--inflight P]\n"
-	        "            [--seconds S] [--pid PID] [--games N] [--players N] [--rate R]\n");
+	        "            [--seconds S] [--pid PID] [--games N] [--players N] [--rate R]\n"
+	        "            [--expansions LIST]\n");
 	exit(2);
+}
+
+/* --expansions a,b,c: the names, split in place; the daemon judges them
+ * (an unknown one makes new_game fail, which ends the run). */
+static void expansions_arg(char *list)
+{
+	char *save = NULL, *name;
+	for (name = strtok_r(list, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+		if (opt.nexpansions == MAX_EXPANSIONS) {
+			fprintf(stderr, "load: --expansions: more than %d names\n", MAX_EXPANSIONS);
+			exit(2);
+		}
+		opt.expansion[opt.nexpansions++] = name;
+	}
+	if (!opt.nexpansions) {
+		fprintf(stderr, "load: --expansions: no name given\n");
+		exit(2);
+	}
 }
 
 static double num_arg(int argc, char **argv, int *i, double lo, double hi)
@@ -690,6 +734,8 @@ int main(int argc, char **argv)
 			opt.players = (int)num_arg(argc, argv, &i, 1, MAX_SEATS);
 		else if (strcmp(argv[i], "--rate") == 0)
 			opt.rate = num_arg(argc, argv, &i, 1, 1e9);
+		else if (strcmp(argv[i], "--expansions") == 0 && i + 1 < argc)
+			expansions_arg(argv[++i]);
 		else
 			usage();
 	}
@@ -732,6 +778,19 @@ int main(int argc, char **argv)
 	for (i = 0; i < st.ncodes; i++)
 		printf("%s %s %llu", i ? "," : ":", st.err_code[i], (unsigned long long)st.err_by_code[i]);
 	printf("\n");
+	/* The games still going when the time ran out are closed, so that a
+	 * daemon shared with others is left with the games it had (after the
+	 * figures: these requests are not part of the load). */
+	{
+		uint64_t errors = st.errors;
+		for (i = 0; i < opt.conns; i++)
+			for (j = 0; j < cs[i].nslots; j++)
+				if (cs[i].slots[j].open)
+					send_close_game(&cs[i], &cs[i].slots[j]);
+		run(cs, opt.conns, 0);
+		if (st.errors > errors)
+			printf("errors closing the games left: %llu\n", (unsigned long long)(st.errors - errors));
+	}
 	for (i = 0; i < opt.conns; i++)
 		conn_free(&cs[i]);
 	free(cs);
