@@ -364,6 +364,21 @@ int carc_board_first_segment(const carc_game *g, int node)
 	return best;
 }
 
+unsigned carc_board_later_parts(const carc_game *g, int cell)
+{
+	const carc_cell *c = &g->cells[cell];
+	const carc_tiletype *t = &carc_tiletypes[c->type];
+	const uint8_t *first = t->first_port[c->rot];
+	int root[CARC_TILE_MAXF];
+	unsigned later = 0;
+	for (int i = 0; i < t->nfeat; i++) { /* each root found once; of two parts, the later port is marked */
+		root[i] = carc_feat_root(g, c->node0 + i);
+		for (int j = 0; j < i; j++)
+			if (root[j] == root[i]) later |= first[j] < first[i] ? 1u << i : 1u << j;
+	}
+	return later;
+}
+
 uint16_t carc_feature_ports(const carc_game *g, int x, int y, int port)
 {
 	int c = carc_board_find(g, x, y);

@@ -1093,27 +1093,6 @@ static int deploy_any(const carc_game *g)
 
 int carc_deploy_any(const carc_game *g) { return deploy_any(g); }
 
-/* The segments of the tile just placed that belong to a feature the tile
- * holds twice, other than its first segment (bit i: segment i): such a
- * feature is listed once, at the segment with its lowest port (as
- * carc_board_first_segment picks).  Asked once a deploy listing: each
- * segment's root is found once, and of two segments with one root the
- * one with the higher first port is marked. */
-static unsigned held_twice(const carc_game *g)
-{
-	const carc_cell *c = &g->cells[g->last];
-	const carc_tiletype *t = carc_cell_type(g, g->last);
-	const uint8_t *first = t->first_port[c->rot];
-	int root[CARC_TILE_MAXF];
-	unsigned twice = 0;
-	for (int i = 0; i < t->nfeat; i++) {
-		root[i] = carc_feat_root(g, c->node0 + i);
-		for (int j = 0; j < i; j++)
-			if (root[j] == root[i]) twice |= first[j] < first[i] ? 1u << i : 1u << j;
-	}
-	return twice;
-}
-
 /* Deploys on the tile just placed; `pass` is added by the caller.  With
  * no `out` it only says whether there is one (deploy_any).  First the
  * followers, kind by kind, into each feature of the tile that no
@@ -1129,7 +1108,7 @@ static int deploy_moves(const carc_game *g, carc_move *out, int n, int cap)
 	unsigned open = on || (specials & LONELY_KINDS) ? open_features(g, on, &taken) : 0;
 	const carc_cell *c = &g->cells[g->last];
 	const carc_tiletype *t = carc_cell_type(g, g->last);
-	unsigned twice = held_twice(g);
+	unsigned twice = carc_board_later_parts(g, g->last); /* such a feature is listed once */
 	open &= ~twice;
 	carc_move m = { .type = CARC_MV_DEPLOY, .x = c->x, .y = c->y, .tile = CARC_NONE, .figure = CARC_NONE };
 	for (; open && followers; followers &= followers - 1) {

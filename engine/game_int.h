@@ -328,6 +328,11 @@ uint16_t carc_board_ports(const carc_game *g, int node);
  * where a figure stands whichever segment its move named, so that every
  * name of one choice plays the same game. */
 int carc_board_first_segment(const carc_game *g, int node);
+/* The segments of cell `cell` that are not the first segment of their
+ * feature on the tile, in the same sense (bit i: segment i): on the tile
+ * just placed, the parts a deploy is not listed at.  Each root is found
+ * once, for a whole deploy listing. */
+unsigned carc_board_later_parts(const carc_game *g, int cell);
 
 /* feature.c */
 /* The root of a node's feature.  Every segment points at its root
