@@ -1,0 +1,500 @@
+#!/usr/bin/python3
+"""arena.py - bot-versus-bot matches on carcd, with carcd as the referee.
+
+    arena.py --bot random=contrib/bots/random_bot.py --bot mine='./mybot --depth 3' \\
+             --deals 20 --expansions base,inns-cathedrals --seed 1 --carcd ./daemon/carcd
+
+Each bot is a program in any language that plays one seat of a carcd game
+through the protocol, as a person's client would: the arena makes the game,
+starts one process per seat and watches.  The daemon checks every move and
+every token, so a bot can only play legal moves for its own seat; the arena
+only keeps time and the score.
+
+A bot is started as its COMMAND (split like a shell would, without running
+one) followed by `--address ADDRESS --game GAME --seat SEAT`; its seat's
+token is in the environment as CARCD_TOKEN (not on the command line, where
+other users of the machine could read it), beside CARCD_ADDRESS,
+CARCD_GAME and CARCD_SEAT.  A COMMAND that names {address}, {game}, {seat}
+or {token} gets those filled in instead, and nothing appended.
+contrib/bots/random_bot.py takes the default form as it is.
+
+A deal is one tile order (one seed).  With k bots, each deal is played k
+times, the seat order turned by one each time, so that every bot plays
+every seat on the same tiles and the luck of the draw evens out.  Deal d
+uses seed S + d, S being --seed or a random number the report shows; the
+same seed, bots and options replay the same tiles.
+
+A bot forfeits a game when its process ends before the game does, or when
+its seat is due and nothing happens for --move-timeout seconds.  The arena
+then closes the game and stops the other bots.  Forfeited games are listed
+with the forfeiting bot and count for no one's wins or scores; each bot's
+forfeits are counted.
+
+The report gives, for each bot, its games, wins (a tie for first place
+shares the win), the mean of its final scores and its mean margin (its
+score less the best other score of the game; none in solo games).  --json prints the whole
+report, game by game, as JSON.  Exit status: 0 when every game was played
+or forfeited, 1 when the daemon refused a request (say, an unknown
+expansion), 2 on bad usage, 3 when the daemon cannot be reached or the
+connection is lost.
+"""
+
+import argparse
+import json
+import os
+import queue
+import random
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "python"))
+import carcd  # noqa: E402
+
+PLACEHOLDERS = ("{address}", "{game}", "{seat}", "{token}")
+MAX_BOTS = 6          # the protocol's seats
+STOP_GRACE = 5.0      # seconds a bot has to exit on its own once its game is over
+POLL = 0.2            # seconds between looks at the bots' processes
+KEEPALIVE = 60.0      # seconds: the arena pings a quiet game's daemon, which closes idle connections
+
+_live = set()         # bot processes running, stopped at exit whatever happens
+_live_lock = threading.Lock()
+
+
+def argument(parse):
+    """An argparse type from one of carcd's command-line parsers."""
+    def typed(text):
+        try:
+            return parse(text)
+        except ValueError as e:
+            raise argparse.ArgumentTypeError(str(e))
+    return typed
+
+
+key_value, seconds = argument(carcd.parse_key_value), argument(carcd.parse_seconds)
+
+
+def bot_spec(text):
+    name, sep, command = text.partition("=")
+    if not sep or not name or not command.strip():
+        raise argparse.ArgumentTypeError("a bot is NAME=COMMAND, not %r" % text)
+    if len(name.encode()) > 64 or any(ord(ch) < 32 or ord(ch) == 127 for ch in name):
+        raise argparse.ArgumentTypeError("a bot name is 1 to 64 bytes without control characters: %r" % name)
+    try:
+        argv = shlex.split(command)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError("bot %s: %s" % (name, e))
+    return name, argv
+
+
+def positive(text):
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("not a whole number: %r" % text)
+    if n < 1:
+        raise argparse.ArgumentTypeError("must be at least 1, not %d" % n)
+    return n
+
+
+def seed_value(text):
+    try:
+        n = int(text, 0)
+    except ValueError:
+        raise argparse.ArgumentTypeError("not a whole number: %r" % text)
+    if not 0 <= n < 2 ** 53:
+        raise argparse.ArgumentTypeError("a seed is 0 to 2^53-1, not %d" % n)
+    return n
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(
+        description="Play bots against each other on carcd and rank them.",
+        epilog="Each bot runs as COMMAND --address A --game G --seat S, with its token in $CARCD_TOKEN "
+               "(or with {address} {game} {seat} {token} filled into COMMAND).")
+    p.add_argument("--bot", action="append", type=bot_spec, metavar="NAME=COMMAND", required=True,
+                   help="a bot and the command that starts it (1 to %d bots, repeat the option)" % MAX_BOTS)
+    p.add_argument("--deals", type=positive, default=10,
+                   help="tile orders to play; each is played once per seat order (default 10)")
+    p.add_argument("--seed", type=seed_value, help="seed of the first deal (default: random, shown in the report)")
+    p.add_argument("--expansions", default="base", help="comma-separated expansions (default base)")
+    p.add_argument("--rule", action="append", type=key_value, metavar="KEY=VALUE",
+                   help="a rule option, e.g. farm_scoring=per-farm-3 (repeat for more)")
+    p.add_argument("--component", action="append", type=key_value, metavar="KIND=BOOL",
+                   help="a component on or off, e.g. large=true (repeat for more)")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--address", "-a", default=None,
+                       help="carcd to play on: tcp:HOST:PORT or unix:PATH (default $CARCD_ADDRESS or %s)"
+                       % carcd.DEFAULT_ADDRESS)
+    where.add_argument("--carcd", metavar="PATH",
+                       help="start this carcd binary on a private Unix socket for the match, and stop it after")
+    p.add_argument("--parallel", type=positive, default=1, help="games played at once (default 1)")
+    p.add_argument("--move-timeout", type=seconds, default=60.0,
+                   help="a bot whose seat is due forfeits after this many seconds without a move (default 60)")
+    p.add_argument("--logs", metavar="DIR", help="keep each bot's output in DIR/game-G-seat-S-NAME.log")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.add_argument("--verbose", "-v", action="store_true", help="a line on stderr as each game ends")
+    a = p.parse_args(argv)
+    if len(a.bot) > MAX_BOTS:
+        p.error("at most %d bots (a game has at most %d seats), not %d" % (MAX_BOTS, MAX_BOTS, len(a.bot)))
+    names = [name for name, _ in a.bot]
+    if len(set(names)) != len(names):
+        p.error("two bots are called %s: give each its own name" % sorted(n for n in names if names.count(n) > 1)[0])
+    if a.address is not None:
+        try:
+            carcd.parse_address(a.address)
+        except ValueError as e:
+            p.error(str(e))
+    if a.carcd is not None and not (os.path.isfile(a.carcd) and os.access(a.carcd, os.X_OK)):
+        p.error("--carcd %s: no executable there" % a.carcd)
+    if a.logs is not None:
+        try:
+            os.makedirs(a.logs, exist_ok=True)
+        except OSError as e:
+            p.error("--logs %s: %s" % (a.logs, e.strerror or e))
+    if a.seed is None:
+        a.seed = random.SystemRandom().randrange(2 ** 32)
+    if a.seed + a.deals - 1 >= 2 ** 53:
+        p.error("--seed %d: the seeds of %d deals would pass 2^53-1" % (a.seed, a.deals))
+    return a
+
+
+class Refused(Exception):
+    """The daemon refused something the match needs: it cannot go on."""
+
+
+class PrivateDaemon:
+    """carcd started for the match alone, on a Unix socket in a temporary directory."""
+
+    def __init__(self, binary):
+        self.dir = tempfile.mkdtemp(prefix="arena-")
+        self.address = "unix:" + os.path.join(self.dir, "carcd.sock")
+        self.log = open(os.path.join(self.dir, "carcd.log"), "w+b")
+        self.proc = subprocess.Popen([binary, "--listen", self.address, "--log-level", "warn"],
+                                     stdin=subprocess.DEVNULL, stdout=self.log, stderr=self.log)
+        deadline = time.monotonic() + 15.0
+        while True:
+            try:
+                with carcd.Client(self.address, timeout=5.0) as c:
+                    c.ping()
+                return
+            except (carcd.ConnectionClosed, OSError, TimeoutError):
+                if self.proc.poll() is not None or time.monotonic() > deadline:
+                    self.stop()
+                    raise carcd.ConnectionClosed("the carcd started for the match did not answer on %s"
+                                                 % self.address)
+                time.sleep(0.05)
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(10.0)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.log.close()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+class Match:
+    def __init__(self, args, address):
+        self.a = args
+        self.address = address
+        self.bots = args.bot
+        self.options = {"expansions": carcd.split_names(args.expansions)}
+        if args.rule:
+            self.options["rules"] = dict(args.rule)
+        if args.component:
+            self.options["components"] = dict(args.component)
+
+    def schedule(self):
+        """Every game of the match: (deal, turn), the bots' seat order turned by `turn`."""
+        k = len(self.bots)
+        return [(d, t) for d in range(self.a.deals) for t in range(k)]
+
+    def seating(self, turn):
+        k = len(self.bots)
+        return [self.bots[(s + turn) % k] for s in range(k)]
+
+    def command(self, argv, game, seat, token):
+        filled = {"address": self.address, "game": str(game), "seat": str(seat), "token": token}
+        if any(ph in word for word in argv for ph in PLACEHOLDERS):
+            out = argv
+            for key, value in filled.items():
+                out = [word.replace("{%s}" % key, value) for word in out]
+            return out
+        return argv + ["--address", self.address, "--game", str(game), "--seat", str(seat)]
+
+    def start_bot(self, name, argv, game, seat, token):
+        env = dict(os.environ, CARCD_ADDRESS=self.address, CARCD_GAME=str(game), CARCD_SEAT=str(seat),
+                   CARCD_TOKEN=token)
+        if self.a.logs:
+            safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in name)
+            out = open(os.path.join(self.a.logs, "game-%d-seat-%d-%s.log" % (game, seat, safe)), "w+b")
+        else:
+            out = tempfile.TemporaryFile()
+        try:
+            proc = subprocess.Popen(self.command(argv, game, seat, token), env=env, stdin=subprocess.DEVNULL,
+                                    stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        except OSError as e:
+            out.close()
+            return None, "could not be started: %s" % (e.strerror or e)
+        with _live_lock:
+            _live.add(proc)
+        return (proc, out), None
+
+    @staticmethod
+    def stop_bot(bot):
+        proc, out = bot
+        if proc.poll() is None:
+            try:
+                os.killpg(proc.pid, signal.SIGTERM)
+            except OSError:
+                pass
+            try:
+                proc.wait(STOP_GRACE)
+            except subprocess.TimeoutExpired:
+                try:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                except OSError:
+                    pass
+                proc.wait()
+        with _live_lock:
+            _live.discard(proc)
+        out.close()
+
+    @staticmethod
+    def last_words(bot):
+        """The last line the bot wrote, to say why it stopped."""
+        _, out = bot
+        try:
+            out.flush()
+            out.seek(0, os.SEEK_END)
+            size = out.tell()
+            out.seek(max(0, size - 2048))
+            lines = out.read().decode("utf-8", "replace").strip().splitlines()
+        except (OSError, ValueError):
+            return ""
+        return lines[-1][:200] if lines else ""
+
+    def play(self, deal, turn):
+        """Plays one game to its end or a forfeit; returns its record."""
+        seats = self.seating(turn)
+        seed = self.a.seed + deal
+        with carcd.Client(self.address, timeout=30.0, client_name="arena.py") as c:
+            try:
+                g = c.new_game([name for name, _ in seats], seed=seed, **self.options)
+            except carcd.Error as e:
+                raise Refused("new_game: %s" % e)
+            game = g["game"]
+            record = {"game": game, "deal": deal, "seed": seed,
+                      "seats": [{"seat": s, "bot": name} for s, (name, _) in enumerate(seats)]}
+            c.subscribe(game)
+            running, forfeit = {}, None
+            try:
+                for s, (name, argv) in enumerate(seats):
+                    bot, why = self.start_bot(name, argv, game, s, g["seats"][s]["token"])
+                    if bot is None:
+                        forfeit = (s, why)
+                        break
+                    running[s] = bot
+                if forfeit is None:
+                    forfeit = self.watch(c, game, running)
+            finally:
+                over = c.state(game)["over"]
+                if not over:
+                    c.close_game(game, g["admin_token"])
+                for s, bot in running.items():
+                    if over:  # a bot that is done exits by itself
+                        try:
+                            bot[0].wait(STOP_GRACE)
+                        except subprocess.TimeoutExpired:
+                            pass
+                    self.stop_bot(bot)
+            if forfeit is not None:
+                s, why = forfeit
+                record["forfeit"] = {"seat": s, "bot": seats[s][0], "why": why}
+                return record
+            score = c.score(game)
+            for s, entry in enumerate(record["seats"]):
+                entry["score"] = score["scores"][s]
+            best = max(score["scores"])
+            record["winners"] = [seats[s][0] for s, v in enumerate(score["scores"]) if v == best]
+            return record
+
+    def watch(self, c, game, running):
+        """Waits for the end of the game; returns None, or (seat, why) for a forfeit."""
+        quiet_since = asked = time.monotonic()
+        while True:
+            ev = c.next_event(POLL)
+            if ev is not None:
+                quiet_since = time.monotonic()
+                types = [e.get("type") for e in ev.get("events", [])]
+                if "game_closed" in types:
+                    raise Refused("game %d was closed by someone else during the match" % game)
+                if "game_over" in types:
+                    return None
+                continue
+            if time.monotonic() - asked > KEEPALIVE:
+                c.ping()
+                asked = time.monotonic()
+            for s, bot in running.items():
+                status = bot[0].poll()
+                if status is None:
+                    continue
+                st = c.state(game)   # its last move may have ended the game
+                if st["over"]:
+                    return None
+                said = self.last_words(bot)
+                return s, "its process ended (status %d) before the game did%s" % (
+                    status, ": " + said if said else "")
+            if time.monotonic() - quiet_since > self.a.move_timeout:
+                st = c.state(game)
+                if st["over"]:
+                    return None
+                return st["seat"], "no move in %g seconds" % self.a.move_timeout
+
+    def run(self, report_game):
+        """Plays the whole match, a.parallel games at a time; returns the records in schedule order."""
+        jobs = queue.Queue()
+        for i, job in enumerate(self.schedule()):
+            jobs.put((i, job))
+        records, failure = {}, []
+
+        def worker():
+            while not failure:
+                try:
+                    i, (deal, turn) = jobs.get_nowait()
+                except queue.Empty:
+                    return
+                try:
+                    records[i] = self.play(deal, turn)
+                    report_game(records[i])
+                except (Refused, carcd.Error, carcd.ConnectionClosed, OSError, TimeoutError) as e:
+                    failure.append(e)
+                    return
+
+        threads = [threading.Thread(target=worker, daemon=True) for _ in range(self.a.parallel)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        if failure:
+            raise failure[0]
+        return [records[i] for i in sorted(records)]
+
+
+def standings(bots, records):
+    table = {name: {"bot": name, "games": 0, "wins": 0.0, "score_sum": 0, "margin_sum": 0,
+                  "margins": 0, "forfeits": 0}
+             for name, _ in bots}
+    for r in records:
+        if "forfeit" in r:
+            table[r["forfeit"]["bot"]]["forfeits"] += 1
+            continue
+        for entry in r["seats"]:
+            row = table[entry["bot"]]
+            others = [o["score"] for o in r["seats"] if o is not entry]
+            row["games"] += 1
+            row["score_sum"] += entry["score"]
+            if others:  # a solo game has no margin
+                row["margin_sum"] += entry["score"] - max(others)
+                row["margins"] += 1
+            if entry["bot"] in r["winners"]:
+                row["wins"] += 1.0 / len(r["winners"])
+    rows = []
+    for row in table.values():
+        n = row["games"]
+        rows.append({"bot": row["bot"], "games": n, "wins": round(row["wins"], 3),
+                     "win_rate": round(row["wins"] / n, 4) if n else None,
+                     "mean_score": round(row["score_sum"] / n, 2) if n else None,
+                     "mean_margin": round(row["margin_sum"] / row["margins"], 2) if row["margins"] else None,
+                     "forfeits": row["forfeits"]})
+    rows.sort(key=lambda r: (-(r["win_rate"] or 0), r["forfeits"], -(r["mean_score"] or 0), r["bot"]))
+    return rows
+
+
+def print_table(report, out):
+    print("seed %d, %d deals, %d games (%d forfeited), expansions %s" % (
+        report["seed"], report["deals"], len(report["games"]),
+        sum(1 for g in report["games"] if "forfeit" in g), ",".join(report["expansions"])), file=out)
+    width = max([3] + [len(r["bot"]) for r in report["standings"]])
+    print("%-*s %6s %8s %6s %11s %12s %9s" % (width, "bot", "games", "wins", "win%", "mean score", "mean margin",
+                                             "forfeits"), file=out)
+
+    def num(v, fmt):
+        return "-" if v is None else fmt % v
+
+    for r in report["standings"]:
+        print("%-*s %6d %8g %6s %11s %12s %9d" % (
+            width, r["bot"], r["games"], r["wins"], num(None if r["win_rate"] is None else 100 * r["win_rate"], "%.1f"),
+            num(r["mean_score"], "%.2f"), num(r["mean_margin"], "%+.2f"), r["forfeits"]), file=out)
+    for g in report["games"]:
+        if "forfeit" in g:
+            f = g["forfeit"]
+            print("game %d (deal %d): %s forfeited: %s" % (g["game"], g["deal"], f["bot"], f["why"]), file=out)
+
+
+def describe(record):
+    if "forfeit" in record:
+        f = record["forfeit"]
+        return "game %d, deal %d: %s forfeited (%s)" % (record["game"], record["deal"], f["bot"], f["why"])
+    return "game %d, deal %d: %s" % (record["game"], record["deal"], ", ".join(
+        "%s %d" % (e["bot"], e["score"]) for e in record["seats"]))
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    daemon = None
+    lock = threading.Lock()
+
+    def report_game(record):
+        if args.verbose:
+            with lock:
+                print(describe(record), file=sys.stderr, flush=True)
+
+    try:
+        if args.carcd:
+            daemon = PrivateDaemon(args.carcd)
+            address = daemon.address
+        else:
+            address = args.address or os.environ.get("CARCD_ADDRESS") or carcd.DEFAULT_ADDRESS
+        match = Match(args, address)
+        records = match.run(report_game)
+    except (Refused, carcd.Error) as e:
+        print("arena: %s" % e, file=sys.stderr)
+        return 1
+    except (carcd.ConnectionClosed, TimeoutError, OSError) as e:
+        print("arena: %s" % e, file=sys.stderr)
+        return 3
+    except KeyboardInterrupt:
+        return 130
+    finally:
+        with _live_lock:
+            left = list(_live)
+        for proc in left:  # after an interrupt or a lost daemon: no bot outlives the match
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except OSError:
+                pass
+        if daemon is not None:
+            daemon.stop()
+    report = {"seed": args.seed, "deals": args.deals, "expansions": match.options["expansions"],
+              "rules": match.options.get("rules", {}), "components": match.options.get("components", {}),
+              "bots": [{"bot": name, "command": argv} for name, argv in args.bot],
+              "standings": standings(args.bot, records), "games": records}
+    if args.json:
+        print(json.dumps(report, indent=1))
+    else:
+        print_table(report, sys.stdout)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
