@@ -4,6 +4,7 @@
  *   log.c      log_      levelled lines on stderr
  *   games.c    games_    the registry: games, seat tokens, the seed
  *                        commitment, compact move history, subscribers
+ *   journal.c  journal_  --journal: each game in a file, restored at start
  *   methods.c  methods_  the method table of PROTOCOL.md section 4 and the
  *                        dispatcher both encodings reach
  *   conn.c     conn_     connections on libevent: buffering, framing,
@@ -65,6 +66,7 @@ typedef struct games_game {
 	uint32_t movecap;
 	void **subs;                       /* subscribed connections, in order */
 	int nsubs, subcap;
+	int unjournaled;                   /* its journal file could not be written */
 	double created;
 } games_game;
 
@@ -101,7 +103,19 @@ void games_unsubscribe_all(games *r, const void *conn, games_subs *cs);
 /* Which seat a hex token belongs to: -1 none.  Constant time in the token. */
 int games_token_seat(const games_game *gm, const char *hex);
 int games_token_admin(const games_game *gm, const char *hex);
+/* Sets the salt (32 hex digits) and the seed commitment made of it. */
+void games_set_salt(games_game *gm, const char *salt);
 void games_random(void *buf, size_t n); /* getrandom(2); aborts if the kernel cannot */
+
+/* ---- the journal (journal.c): off until journal_open ----------------------- */
+/* Makes `dir` (0700) if need be and restores every game filed there into r
+ * (scratch: a carc_game_size() buffer to try each replay on first); -1
+ * when the directory cannot be made or written, logged. */
+int journal_open(const char *dir, games *r, carc_game *scratch);
+void journal_close(void);
+void journal_created(games *r, games_game *gm);    /* from games_create */
+void journal_moved(games_game *gm, const carc_move *m); /* from games_record */
+void journal_forget(const games_game *gm);         /* a game closed or evicted */
 double games_now(void);                 /* monotonic seconds */
 
 /* ---- the server: what the methods see ------------------------------------------ */
@@ -131,6 +145,8 @@ void methods_free(server *s);
 void methods_handle(server *s, void *conn, games_subs *subs, const proto_request *rq);
 /* Answers a request that could not be decoded (rq may have no msgid). */
 void methods_reply_error(server *s, void *conn, const proto_request *rq, proto_err code, const char *why);
+/* A player name new_game takes: 1 to PROTO_MAX_NAME bytes of UTF-8, no control characters. */
+int methods_name_ok(const char *s, size_t n);
 /* Ends every subscription of a closing connection. */
 void methods_conn_gone(server *s, void *conn, games_subs *subs);
 

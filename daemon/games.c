@@ -87,6 +87,7 @@ games_game *games_find(games *r, int64_t id)
 
 static void remove_at(games *r, size_t i)
 {
+	journal_forget(r->v[i]);
 	game_free(r, r->v[i]);
 	memmove(&r->v[i], &r->v[i + 1], (r->n - i - 1) * sizeof r->v[0]);
 	r->n--;
@@ -141,13 +142,11 @@ games_game *games_create(games *r, const carc_config *cfg, const char *const *na
 	for (int i = 0; i < gm->nseats; i++) gm->names[i] = proto_xstrdup(names[i]);
 	games_random(gm->token, sizeof gm->token);
 	games_random(gm->admin, sizeof gm->admin);
-	uint8_t salt[16], digest[32];
+	uint8_t salt[16];
+	char hex[33];
 	games_random(salt, sizeof salt);
-	proto_hex(salt, sizeof salt, gm->salt);
-	char text[64];
-	int n = snprintf(text, sizeof text, "%llu:%s", (unsigned long long)gm->seed, gm->salt);
-	proto_sha256(text, (size_t)n, digest);
-	proto_hex(digest, sizeof digest, gm->seed_sha256);
+	proto_hex(salt, sizeof salt, hex);
+	games_set_salt(gm, hex);
 	if (r->n == r->cap) {
 		r->cap = r->cap ? 2 * r->cap : 64;
 		r->v = proto_xrealloc(r->v, r->cap * sizeof r->v[0]);
@@ -155,7 +154,18 @@ games_game *games_create(games *r, const carc_config *cfg, const char *const *na
 	r->v[r->n++] = gm;
 	r->created_total++;
 	r->bytes += game_bytes(gm);
+	journal_created(r, gm);
 	return gm;
+}
+
+void games_set_salt(games_game *gm, const char *salt)
+{
+	uint8_t digest[32];
+	char text[64];
+	snprintf(gm->salt, sizeof gm->salt, "%s", salt);
+	int n = snprintf(text, sizeof text, "%llu:%s", (unsigned long long)gm->seed, gm->salt);
+	proto_sha256(text, (size_t)n, digest);
+	proto_hex(digest, sizeof digest, gm->seed_sha256);
 }
 
 void games_record(games *r, games_game *gm, const carc_move *m)
@@ -168,6 +178,7 @@ void games_record(games *r, games_game *gm, const carc_move *m)
 		r->bytes += game_bytes(gm);
 	}
 	gm->moves[gm->seq++] = *m;
+	journal_moved(gm, m);
 }
 
 void games_move_get(const games_game *gm, uint32_t i, carc_move *m) { *m = gm->moves[i]; }

@@ -58,6 +58,7 @@ static void usage(FILE *f)
 	        "      --max-line BYTES      longest JSON line (default %u)\n"
 	        "      --max-output BYTES    unread output that cuts a slow reader off (default %u)\n"
 	        "      --log-level LEVEL     error, warn, info or debug (default info)\n"
+	        "      --journal DIR         keep each game in a file in DIR and restore them at start\n"
 	        "  -h, --help                this text\n"
 	        "  -V, --version             the version\n",
 	        CARCD_MAX_CONNECTIONS, CARCD_MAX_GAMES, CARCD_IDLE_TIMEOUT, PROTO_MAX_REQUEST, PROTO_MAX_LINE,
@@ -378,7 +379,7 @@ static void libevent_log(int severity, const char *msg)
 
 int main(int argc, char **argv)
 {
-	enum { O_MAX_CONN = 256, O_MAX_GAMES, O_IDLE, O_MAX_REQUEST, O_MAX_LINE, O_MAX_OUTPUT, O_LOG_LEVEL };
+	enum { O_MAX_CONN = 256, O_MAX_GAMES, O_IDLE, O_MAX_REQUEST, O_MAX_LINE, O_MAX_OUTPUT, O_LOG_LEVEL, O_JOURNAL };
 	static const struct option opts[] = {
 		{ "listen", required_argument, NULL, 'l' },
 		{ "max-connections", required_argument, NULL, O_MAX_CONN },
@@ -388,11 +389,12 @@ int main(int argc, char **argv)
 		{ "max-line", required_argument, NULL, O_MAX_LINE },
 		{ "max-output", required_argument, NULL, O_MAX_OUTPUT },
 		{ "log-level", required_argument, NULL, O_LOG_LEVEL },
+		{ "journal", required_argument, NULL, O_JOURNAL },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
-	const char *specs[MAX_LISTENERS];
+	const char *specs[MAX_LISTENERS], *journal = NULL;
 	int nspecs = 0, c;
 	methods_init(&srv);
 	opterr = 0; /* getopt's own messages start with argv[0]: ours say `carcd: ` */
@@ -410,6 +412,10 @@ int main(int argc, char **argv)
 		case O_MAX_OUTPUT: srv.max_output = (size_t)number("max-output", optarg, 4096, 1l << 40); break;
 		case O_LOG_LEVEL:
 			if ((log_level = log_level_parse(optarg)) < 0) bad_usage("--log-level is error, warn, info or debug");
+			break;
+		case O_JOURNAL:
+			if (!*optarg) bad_usage("--journal wants a directory");
+			journal = optarg;
 			break;
 		case 'h': usage(stdout); return 0;
 		case 'V': printf("carcd %s (protocol %d)\n", CARC_VERSION, PROTO_VERSION); return 0;
@@ -429,6 +435,8 @@ int main(int argc, char **argv)
 	base = event_base_new();
 	if (!base) die("%s", "cannot make an event base");
 	conn_setup(&srv, base);
+	/* games come back before anyone can ask for them */
+	if (journal && journal_open(journal, &srv.games, srv.scratch)) die("cannot keep a journal in %s", journal);
 	int activated = listen_systemd();
 	for (int i = 0; i < nspecs; i++) listen_on(specs[i]);
 	if (!activated && !nspecs) listen_on(DEFAULT_LISTEN);
@@ -448,6 +456,7 @@ int main(int argc, char **argv)
 	event_free(hup);
 	event_base_free(base);
 	methods_free(&srv);
+	journal_close();
 	log_info("stopped");
 	return 0;
 }

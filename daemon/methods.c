@@ -235,18 +235,21 @@ static proto_err m_games(method_call *c, proto_val **result, const char **why)
 
 /* A player name: 1 to PROTO_MAX_NAME bytes of UTF-8 (no surrogates, no
  * overlong forms) with no control character, C0, DEL or C1 (U+0080 to
- * U+009F, written c2 80 to c2 9f). */
-static int valid_name(const proto_val *v)
+ * U+009F, written c2 80 to c2 9f).  The journal checks the names it
+ * reads back with it too. */
+int methods_name_ok(const char *s, size_t n)
 {
-	if (v->type != PV_STR || v->n == 0 || v->n > PROTO_MAX_NAME) return 0;
-	const uint8_t *p = (const uint8_t *)v->u.s;
-	for (uint32_t i = 0; i < v->n;) {
-		int len = proto_utf8_len(p + i, v->n - i);
+	if (n == 0 || n > PROTO_MAX_NAME) return 0;
+	const uint8_t *p = (const uint8_t *)s;
+	for (size_t i = 0; i < n;) {
+		int len = proto_utf8_len(p + i, n - i);
 		if (!len || p[i] < 0x20 || p[i] == 0x7f || (p[i] == 0xc2 && p[i + 1] < 0xa0)) return 0;
-		i += (uint32_t)len;
+		i += (size_t)len;
 	}
 	return 1;
 }
+
+static int valid_name(const proto_val *v) { return v->type == PV_STR && methods_name_ok(v->u.s, v->n); }
 
 #define INVALID(...) (*why = proto_arena_printf(a, __VA_ARGS__), PROTO_E_INVALID_PARAMS)
 

@@ -1,0 +1,226 @@
+"""--journal: games that outlive a restart of carcd, or a crash.
+
+Each test runs daemons of its own on one journal directory: games made
+and played on the first are compared, method by method, with what the
+next one serves after a SIGKILL or a SIGTERM.
+"""
+
+import os
+import shutil
+import signal
+import stat
+import struct
+import subprocess
+import tempfile
+import unittest
+
+import harness
+import carcd  # noqa: E402  (harness puts contrib/python on the path)
+
+EVERY = ["base", "river", "river2", "mini", "inns-cathedrals", "traders-builders", "abbey-mayor", "king-robber",
+         "cathars", "cult", "hills-sheep"]
+MOVE = 12   # bytes of a move in a game file
+
+
+def snapshot(c, game):
+    """Everything a client can ask about a game."""
+    return {"state": c.state(game), "legal_moves": c.legal_moves(game), "history": c.history(game),
+            "score": c.score(game)}
+
+
+def play(c, game, tokens, rng, n):
+    """n random legal moves (fewer when the game ends)."""
+    for _ in range(n):
+        lm = c.legal_moves(game)
+        if lm["phase"] == "over":
+            return
+        token = tokens[lm["seat"]] if tokens else None
+        c.apply_move(game, rng.choice(lm["moves"]), token=token, seq=lm["seq"])
+
+
+class Journal(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="carcd-journal-")
+        self.dir = os.path.join(self.tmp, "journal")
+        self.daemons = []
+
+    def tearDown(self):
+        for d in self.daemons:
+            if d.alive():
+                status = d.stop()
+                self.assertEqual(status, 0, "carcd did not stop cleanly:\n" + d.log_tail())
+            else:
+                d.stop()
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def daemon(self, *extra):
+        d = harness.Daemon("--journal", self.dir, *extra, tcp=False).start()
+        self.daemons.append(d)
+        return d
+
+    def crash(self, d):
+        d.proc.send_signal(signal.SIGKILL)
+        d.proc.wait()
+
+    def files(self):
+        return sorted(os.listdir(self.dir))
+
+    def test_games_come_back_after_a_crash(self):
+        rng = harness.new_rng(self.id())
+        d = self.daemon()
+        with d.client() as c:
+            a = c.new_game(["ann", "bob", "cy"], seed=11)
+            tokens = [s["token"] for s in a["seats"]]
+            play(c, a["game"], tokens, rng, 25)
+            b = c.new_game(["solo & <co>"], expansions=EVERY, seed=2 ** 53 - 1, auth=False,
+                           rules={"abbey_final_round": True, "farm_scoring": "per-farm-3"},
+                           components={"large": False}, bag=[2, "wolf", 1])
+            play(c, b["game"], None, rng, 60)
+            done = c.new_game(["x", "y"], expansions=["base", "traders-builders"], tiles=["BA/C", "TB/CcR.c",
+                              "BA/RRRR"], start=[{"tile": "BA/RCr", "x": 0, "y": 0, "rot": 90}], auth=False)
+            play(c, done["game"], None, rng, 100)
+            gone = c.new_game(["p", "q"])
+            c.close_game(gone["game"], gone["admin_token"])
+            before = {g["game"]: snapshot(c, g["game"]) for g in (a, b, done)}
+            listing = c.games()
+        self.assertTrue(before[done["game"]]["state"]["over"])
+        self.assertEqual(self.files(), ["1.game", "2.game", "3.game", "next-id"])
+        self.crash(d)
+
+        d2 = self.daemon()
+        with d2.client() as c:
+            for game, snap in before.items():
+                self.assertEqual(snapshot(c, game), snap, "game %d" % game)
+            self.assertEqual(c.games(), listing)
+            self.assertEqual(harness.code_of(c.state, gone["game"]), "no_such_game")
+            # the tokens are the game's own still
+            lm = c.legal_moves(a["game"])
+            due = lm["seat"]
+            other = tokens[(due + 1) % 3]
+            self.assertEqual(harness.code_of(c.apply_move, a["game"], lm["moves"][0], token=other),
+                             "not_your_turn")
+            self.assertEqual(harness.code_of(c.apply_move, a["game"], lm["moves"][0], token="0" * 32), "forbidden")
+            res = c.apply_move(a["game"], lm["moves"][0], token=tokens[due], seq=lm["seq"])
+            self.assertEqual(res["seq"], lm["seq"] + 1)
+            self.assertEqual(harness.code_of(c.close_game, done["game"], a["admin_token"]), "forbidden")
+            c.close_game(done["game"], done["admin_token"])
+            # ids go on after the highest ever made, the closed game's too
+            self.assertEqual(c.new_game(["z"])["game"], gone["game"] + 1)
+            after = snapshot(c, a["game"])
+        self.assertEqual(self.files(), ["1.game", "2.game", "5.game", "next-id"])
+        self.assertEqual(after["state"]["seed_sha256"], before[a["game"]]["state"]["seed_sha256"])
+
+        # the move made after the restart is kept as well (a clean stop this time)
+        self.assertEqual(d2.stop(), 0)
+        d3 = self.daemon()
+        with d3.client() as c:
+            self.assertEqual(snapshot(c, a["game"]), after)
+            # the finished game's seed and salt keep their promise
+            h = before[done["game"]]["history"]
+            self.assertEqual(harness.seed_commitment(h["seed"], h["salt"]),
+                             before[done["game"]]["state"]["seed_sha256"])
+
+    def test_files_are_private_and_go_with_their_games(self):
+        d = self.daemon("--max-games", "2")
+        with d.client() as c:
+            g1 = c.new_game(["a"], tiles=["BA/C"], auth=False)
+            play(c, g1["game"], None, harness.new_rng(self.id()), 10)
+            self.assertTrue(c.state(g1["game"])["over"])
+            g2 = c.new_game(["a", "b"])
+            self.assertEqual(self.files(), ["1.game", "2.game", "next-id"])
+            g3 = c.new_game(["a", "b"])   # the registry is full: the finished game 1 makes room
+            self.assertEqual(harness.code_of(c.state, g1["game"]), "no_such_game")
+            self.assertEqual(self.files(), ["2.game", "3.game", "next-id"])
+            c.close_game(g2["game"], g2["admin_token"])
+            self.assertEqual(self.files(), ["3.game", "next-id"])
+            self.assertEqual(g3["game"], 3)
+        self.assertEqual(stat.S_IMODE(os.stat(self.dir).st_mode), 0o700)
+        for name in self.files():
+            self.assertEqual(stat.S_IMODE(os.stat(os.path.join(self.dir, name)).st_mode), 0o600, name)
+        with open(os.path.join(self.dir, "3.game"), "rb") as f:
+            self.assertIn(bytes.fromhex(g3["seats"][0]["token"]), f.read())   # why they are private
+
+    def test_broken_files_are_set_aside_and_the_rest_restored(self):
+        rng = harness.new_rng(self.id())
+        d = self.daemon()
+        with d.client() as c:
+            games = [c.new_game(["a", "name %d" % i], seed=i, auth=False)["game"] for i in range(1, 8)]
+            for g in games:
+                play(c, g, None, rng, 12)
+        self.assertEqual(d.stop(), 0)
+        path = lambda g, suffix="": os.path.join(self.dir, "%d.game%s" % (g, suffix))  # noqa: E731
+        size = os.path.getsize(path(1))
+        head = size - 12 * MOVE
+        with open(path(1), "ab") as f:          # a move torn by a crash: dropped, the game restored
+            f.write(b"\x01\x00\x00")
+        with open(path(2), "r+b") as f:         # a move that is not legal there
+            f.seek(head + 5 * MOVE)
+            f.write(struct.pack("<BBBBhhHH", 1, 0, 0, 0, 999, 999, 0, 0))
+        with open(path(3), "r+b") as f:         # another build's file
+            f.seek(8)
+            f.write(b"\xff\xff\xff\xff")
+        os.truncate(path(4), 100)               # half a header
+        with open(path(5), "r+b") as f:         # not a game file at all
+            f.write(b"GARBAGE!")
+        shutil.copy(path(6), path(9))           # a file whose header names game 6
+        with open(path(7), "r+b") as f:         # a name no new_game would take
+            data = f.read()
+            f.seek(data.index(b"name 7") + 4)
+            f.write(b"\x01")
+        with open(os.path.join(self.dir, "notes.txt"), "w") as f:
+            f.write("not ours: left alone\n")
+        d2 = self.daemon()
+        with d2.client() as c:
+            self.assertEqual(c.state(1)["seq"], 12)
+            self.assertEqual(c.state(6)["seq"], 12)
+            for g in (2, 3, 4, 5, 7, 9):
+                self.assertEqual(harness.code_of(c.state, g), "no_such_game", g)
+            self.assertEqual(c.new_game(["a"])["game"], 8)   # 9 was never a game: next-id says 8
+        self.assertEqual(os.path.getsize(path(1)), size)
+        self.assertEqual(self.files(), ["1.game", "2.game.broken", "3.game.broken", "4.game.broken",
+                                        "5.game.broken", "6.game", "7.game.broken", "8.game", "9.game.broken", "next-id",
+                                        "notes.txt"])
+        log = d2.log_tail(200)
+        for g, why in ((2, "a move in it is not legal where it stands"),
+                       (3, "written by another carcd build"), (4, "shorter than a game's header"),
+                       (5, "not a carcd game file"), (7, "its header is damaged"),
+                       (9, "its header names another game")):
+            self.assertIn("error: journal: %s: %s" % (path(g), why), log)
+        self.assertIn("journal: %s: 2 games restored (others failed: see the errors above)" % self.dir, log)
+
+    def test_a_directory_that_cannot_be_used(self):
+        with open(os.path.join(self.tmp, "file"), "w") as f:
+            f.write("x")
+        for where, says in ((os.path.join(self.tmp, "file"), "cannot open"),
+                            (os.path.join(self.tmp, "no", "such"), "cannot make")):
+            p = subprocess.run([harness.CARCD, "--listen", "unix:" + os.path.join(self.tmp, "s.sock"),
+                                "--journal", where], capture_output=True, text=True, timeout=30)
+            self.assertEqual(p.returncode, 1, p.stderr)
+            self.assertIn("error: journal: %s %s" % (says, where), p.stderr)
+            self.assertIn("error: cannot keep a journal in %s" % where, p.stderr)
+            self.assertFalse(os.path.exists(os.path.join(self.tmp, "s.sock")))
+        p = subprocess.run([harness.CARCD, "--journal", ""], capture_output=True, text=True, timeout=30)
+        self.assertEqual(p.returncode, 2)
+        self.assertTrue(p.stderr.startswith("carcd: --journal wants a directory\n"), p.stderr)
+
+    def test_one_daemon_per_journal(self):
+        d = self.daemon()
+        p = subprocess.run([harness.CARCD, "--listen", "unix:" + os.path.join(self.tmp, "s.sock"), "--journal",
+                            self.dir], capture_output=True, text=True, timeout=30)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertIn("error: journal: %s is in use by another carcd" % self.dir, p.stderr)
+        with d.client() as c:
+            self.assertEqual(c.new_game(["a"])["game"], 1)
+        self.assertEqual(d.stop(), 0)
+        self.daemon()   # free again once it stopped
+
+    def test_without_the_option_nothing_is_written(self):
+        d = harness.Daemon(tcp=False).start()
+        self.daemons.append(d)
+        with d.client() as c:
+            c.new_game(["a", "b"])
+        self.assertFalse(os.path.exists(self.dir))
+
+
+if __name__ == "__main__":
+    unittest.main()
