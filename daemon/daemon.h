@@ -108,6 +108,7 @@ void games_set_salt(games_game *gm, const char *salt);
 void games_random(void *buf, size_t n); /* getrandom(2); aborts if the kernel cannot */
 
 /* ---- the journal (journal.c): off until journal_open ----------------------- */
+#define JOURNAL_FDS 256 /* game files kept open, beside the connections' descriptors */
 /* Makes `dir` (0700) if need be and restores every game filed there into r
  * (scratch: a carc_game_size() buffer to try each replay on first); -1
  * when the directory cannot be made or written, logged. */

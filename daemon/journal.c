@@ -54,6 +54,33 @@ static char *jdir;     /* NULL: no journal */
 static int next_fd = -1;
 static int restoring;  /* replaying: nothing is written */
 
+/* The files of the games that moved last stay open: a move is then one
+ * write(2), not an open, a write and a close (about 1.5 against 5 us).
+ * Slot id % JOURNAL_FDS holds the game's id and descriptor, or id 0. */
+static struct {
+	int64_t id;
+	int fd;
+} open_files[JOURNAL_FDS];
+
+static void close_slot(int64_t id)
+{
+	size_t i = (size_t)id % JOURNAL_FDS;
+	if (open_files[i].id != id || !id) return;
+	close(open_files[i].fd);
+	open_files[i].id = 0;
+}
+
+/* The open file of game `id`, or -1 (errno set). */
+static int file_of(int64_t id, const char *path)
+{
+	size_t i = (size_t)id % JOURNAL_FDS;
+	if (open_files[i].id == id) return open_files[i].fd;
+	close_slot(open_files[i].id);
+	int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	if (fd >= 0) open_files[i].id = id, open_files[i].fd = fd;
+	return fd;
+}
+
 /* FNV-1a over what a file's meaning depends on: a carcd whose version,
  * tile types, rule options or record layouts differ reads none of it. */
 static uint32_t fnv(uint32_t h, const void *p, size_t n)
@@ -99,6 +126,7 @@ static void lose(games_game *gm, const char *what)
 	log_error("journal: game %lld: cannot %s: %s; the game goes on without its file (a restart ends it)",
 	          (long long)gm->id, what, strerror(errno));
 	gm->unjournaled = 1;
+	close_slot(gm->id);
 	path_of(path, sizeof path, gm->id, "");
 	unlink(path);
 }
@@ -146,15 +174,15 @@ void journal_moved(games_game *gm, const carc_move *m)
 	if (!jdir || restoring || gm->unjournaled) return;
 	char path[4096];
 	path_of(path, sizeof path, gm->id, "");
-	int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	int fd = file_of(gm->id, path);
 	if (fd < 0) return lose(gm, "open its file");
-	int bad = write_all(fd, m, sizeof *m);
-	if (close(fd) || bad) lose(gm, "append a move");
+	if (write_all(fd, m, sizeof *m)) lose(gm, "append a move");
 }
 
 void journal_forget(const games_game *gm)
 {
 	if (!jdir) return;
+	close_slot(gm->id);
 	char path[4096];
 	path_of(path, sizeof path, gm->id, "");
 	if (unlink(path) && errno != ENOENT && !gm->unjournaled)
@@ -355,6 +383,7 @@ int journal_open(const char *dir, games *r, carc_game *scratch)
 
 void journal_close(void)
 {
+	for (size_t i = 0; i < JOURNAL_FDS; i++) close_slot(open_files[i].id);
 	if (next_fd >= 0) close(next_fd);
 	next_fd = -1;
 	free(jdir);

@@ -428,7 +428,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind < argc) bad_usage("unexpected argument `%s` (addresses go after --listen)", argv[optind]);
-	raise_fd_limit(srv.max_connections + 64);
+	raise_fd_limit(srv.max_connections + 64 + (journal ? JOURNAL_FDS : 0));
 	/* a peer that hangs up must cost an EPIPE, not the process */
 	signal(SIGPIPE, SIG_IGN);
 	event_set_log_callback(libevent_log);

@@ -120,6 +120,24 @@ class Journal(unittest.TestCase):
             self.assertEqual(harness.seed_commitment(h["seed"], h["salt"]),
                              before[done["game"]]["state"]["seed_sha256"])
 
+    def test_many_games_moving_in_turn(self):
+        """More games than carcd keeps files open for, each moving in turn:
+        every move reaches its own file."""
+        d = self.daemon()
+        n = 300
+        with d.client() as c:
+            games = [c.new_game(["a", "b"], seed=i, auth=False)["game"] for i in range(n)]
+            for rnd in range(3):
+                for g in games[rnd::2] if rnd < 2 else games:
+                    lm = c.legal_moves(g)
+                    c.apply_move(g, lm["moves"][g % len(lm["moves"])], seq=lm["seq"])
+            seqs = {g: c.state(g)["seq"] for g in games}
+        self.assertEqual(sorted(set(seqs.values())), [2])
+        self.crash(d)
+        d2 = self.daemon()
+        with d2.client() as c:
+            self.assertEqual({g: c.state(g)["seq"] for g in games}, seqs)
+
     def test_files_are_private_and_go_with_their_games(self):
         d = self.daemon("--max-games", "2")
         with d.client() as c:
