@@ -67,6 +67,7 @@ typedef struct games_game {
 	void **subs;                       /* subscribed connections, in order */
 	int nsubs, subcap;
 	int unjournaled;                   /* its journal file could not be written */
+	uint32_t jcrc;                     /* CRC of its journal file's last record */
 	double created;
 } games_game;
 

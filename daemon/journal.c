@@ -6,21 +6,25 @@
  * is its setup and its moves (the engine is deterministic), so each game
  * held gets a file DIR/<id>.game: a header with everything new_game
  * decided (the configuration with the seed, the names, the seat and
- * admin tokens, the salt), written once, then each applied move appended
- * as the engine's 12-byte move.  A game closed or evicted loses its file;
- * DIR/next-id keeps the next game id, so that ids are never reused across
- * restarts either.  At start carcd replays every file and serves the games
- * as they were, tokens and all.
+ * admin tokens, the salt, and a hash of the state it dealt), written
+ * once, then each applied move appended as the engine's 12-byte move and
+ * a CRC-32 chained from the header's.  A game closed or evicted loses its
+ * file; DIR/next-id keeps the next game id, so that ids are never reused
+ * across restarts either.  At start carcd replays every file and serves
+ * the games as they were, tokens and all.
  *
  * A move is written before its reply goes out, with write(2) and no
  * fsync: what a client was told survives carcd being killed, not the
- * machine losing power.  The files hold the seat tokens: the directory is
- * made 0700 and the files 0600.  They are read by the carcd build that
- * wrote them (a fingerprint of the version, the tile types and the rule
- * options guards that); a file that cannot be read or replayed is renamed
- * <id>.game.broken and the others are still restored.  A failed write
- * (a full disk) costs that game its file and a logged error; the game
- * goes on in memory.
+ * machine losing power.  The files hold the seat tokens: the directory
+ * must belong to carcd's user and be closed to others (it is made 0700),
+ * the files are 0600, and no file is reached through a symbolic link.  A
+ * file is set aside as <id>.game.broken, and the other games restored,
+ * when it cannot be read, is not a regular file, fails its checksums,
+ * comes from a carcd that deals or rules differently (the fingerprint of
+ * the version, tile types and rule options, and the hash of the state the
+ * setup deals), or holds a move the engine refuses.  A failed write (a
+ * full disk) costs that game its file and a logged error; the game goes
+ * on in memory.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -34,8 +38,9 @@
 
 #include "daemon.h"
 
-#define JOURNAL_MAGIC "carcdJ1\n"
+#define JOURNAL_MAGIC "carcdJ2\n"
 #define JOURNAL_MAX_MOVES (1u << 20) /* far above any game (the board holds 320 tiles) */
+#define JOURNAL_MAX_ID ((1ll << 53) - 1) /* game ids stay exact in JSON */
 
 /* Everything new_game decided, in the journal's own layout. */
 typedef struct journal_head {
@@ -48,10 +53,20 @@ typedef struct journal_head {
 	char salt[33];
 	char names[CARC_MAX_SEATS][PROTO_MAX_NAME + 1];
 	carc_config cfg;
+	uint64_t dealt;  /* carc_game_hash of the state new_game made */
+	uint32_t crc;    /* CRC-32 of the header with this field 0 */
+	uint32_t pad2;
 } journal_head;
 
+/* A move as the file holds it: the move, then the CRC-32 of its bytes
+ * carried on from the previous record's (the header's for the first). */
+typedef struct journal_rec {
+	carc_move m;
+	uint32_t crc;
+} journal_rec;
+
 static char *jdir;     /* NULL: no journal */
-static int next_fd = -1;
+static int dir_fd = -1, next_fd = -1;
 static int restoring;  /* replaying: nothing is written */
 
 /* The files of the games that moved last stay open: a move is then one
@@ -62,23 +77,25 @@ static struct {
 	int fd;
 } open_files[JOURNAL_FDS];
 
-static void close_slot(int64_t id)
+static uint32_t crc32(uint32_t crc, const void *p, size_t n)
 {
-	size_t i = (size_t)id % JOURNAL_FDS;
-	if (open_files[i].id != id || !id) return;
-	close(open_files[i].fd);
-	open_files[i].id = 0;
+	static uint32_t table[256];
+	if (!table[1])
+		for (uint32_t i = 0; i < 256; i++) {
+			uint32_t c = i;
+			for (int k = 0; k < 8; k++) c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
+			table[i] = c;
+		}
+	const uint8_t *b = p;
+	crc = ~crc;
+	for (size_t i = 0; i < n; i++) crc = table[(crc ^ b[i]) & 0xff] ^ (crc >> 8);
+	return ~crc;
 }
 
-/* The open file of game `id`, or -1 (errno set). */
-static int file_of(int64_t id, const char *path)
+static uint32_t head_crc(journal_head h)
 {
-	size_t i = (size_t)id % JOURNAL_FDS;
-	if (open_files[i].id == id) return open_files[i].fd;
-	close_slot(open_files[i].id);
-	int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
-	if (fd >= 0) open_files[i].id = id, open_files[i].fd = fd;
-	return fd;
+	h.crc = 0;
+	return crc32(0, &h, sizeof h);
 }
 
 /* FNV-1a over what a file's meaning depends on: a carcd whose version,
@@ -93,16 +110,55 @@ static uint32_t fnv(uint32_t h, const void *p, size_t n)
 static uint32_t fingerprint(void)
 {
 	uint32_t h = fnv(2166136261u, CARC_VERSION, sizeof CARC_VERSION);
-	size_t sizes[2] = { sizeof(journal_head), sizeof(carc_move) };
+	size_t sizes[2] = { sizeof(journal_head), sizeof(journal_rec) };
 	h = fnv(h, sizes, sizeof sizes);
 	for (int t = 0; t < carc_tile_count(); t++) h = fnv(h, carc_tile_id(t), strlen(carc_tile_id(t)) + 1);
 	for (int i = 0; i < CARC_R_COUNT; i++) h = fnv(h, carc_rule(i)->key, strlen(carc_rule(i)->key) + 1);
 	return h;
 }
 
-static void path_of(char *buf, size_t n, int64_t id, const char *suffix)
+/* A game's file name in the directory, with a suffix. */
+static void name_of(char *buf, size_t n, int64_t id, const char *suffix)
 {
-	snprintf(buf, n, "%s/%lld.game%s", jdir, (long long)id, suffix);
+	snprintf(buf, n, "%lld.game%s", (long long)id, suffix);
+}
+
+static void close_slot(int64_t id)
+{
+	size_t i = (size_t)id % JOURNAL_FDS;
+	if (open_files[i].id != id || !id) return;
+	close(open_files[i].fd);
+	open_files[i].id = 0;
+}
+
+static void close_slots(void)
+{
+	for (size_t i = 0; i < JOURNAL_FDS; i++) close_slot(open_files[i].id);
+}
+
+/* openat(2) in the directory, never through a symbolic link; out of
+ * descriptors, the kept-open files are closed and it tries once more. */
+static int open_in(const char *name, int flags)
+{
+	int fd = openat(dir_fd, name, flags | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0 && (errno == EMFILE || errno == ENFILE)) {
+		close_slots();
+		fd = openat(dir_fd, name, flags | O_NOFOLLOW | O_CLOEXEC, 0600);
+	}
+	return fd;
+}
+
+/* The open file of game `id`, or -1 (errno set). */
+static int file_of(int64_t id)
+{
+	size_t i = (size_t)id % JOURNAL_FDS;
+	if (open_files[i].id == id) return open_files[i].fd;
+	close_slot(open_files[i].id);
+	char name[64];
+	name_of(name, sizeof name, id, "");
+	int fd = open_in(name, O_WRONLY | O_APPEND);
+	if (fd >= 0) open_files[i].id = id, open_files[i].fd = fd;
+	return fd;
 }
 
 /* write(2) all of it, or -1 */
@@ -119,16 +175,17 @@ static int write_all(int fd, const void *p, size_t n)
 	return 0;
 }
 
-/* A game whose file could not be written goes on in memory only. */
+/* A game whose file could not be written goes on in memory only: its
+ * file, which would now restore another game, goes. */
 static void lose(games_game *gm, const char *what)
 {
-	char path[4096];
+	char name[64];
 	log_error("journal: game %lld: cannot %s: %s; the game goes on without its file (a restart ends it)",
 	          (long long)gm->id, what, strerror(errno));
 	gm->unjournaled = 1;
 	close_slot(gm->id);
-	path_of(path, sizeof path, gm->id, "");
-	unlink(path);
+	name_of(name, sizeof name, gm->id, "");
+	unlinkat(dir_fd, name, 0);
 }
 
 static void save_next_id(int64_t next)
@@ -154,16 +211,19 @@ void journal_created(games *r, games_game *gm)
 	memcpy(h.salt, gm->salt, sizeof h.salt);
 	for (int i = 0; i < gm->nseats; i++) snprintf(h.names[i], sizeof h.names[i], "%s", gm->names[i]);
 	h.cfg = *carc_game_config(gm->g);
+	h.dealt = carc_game_hash(gm->g);
+	h.crc = gm->jcrc = head_crc(h);
 	/* made whole under another name, then renamed: a file is never half a header */
-	char tmp[4096], path[4096];
-	path_of(tmp, sizeof tmp, gm->id, ".new");
-	path_of(path, sizeof path, gm->id, "");
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	char tmp[64], name[64];
+	name_of(tmp, sizeof tmp, gm->id, ".new");
+	name_of(name, sizeof name, gm->id, "");
+	unlinkat(dir_fd, tmp, 0);
+	int fd = open_in(tmp, O_WRONLY | O_CREAT | O_EXCL);
 	if (fd < 0) return lose(gm, "create its file");
 	int bad = write_all(fd, &h, sizeof h);
-	if (close(fd) || bad || rename(tmp, path)) {
+	if (close(fd) || bad || renameat(dir_fd, tmp, dir_fd, name)) {
 		int e = errno;
-		unlink(tmp);
+		unlinkat(dir_fd, tmp, 0);
 		errno = e;
 		lose(gm, "write its file");
 	}
@@ -172,21 +232,23 @@ void journal_created(games *r, games_game *gm)
 void journal_moved(games_game *gm, const carc_move *m)
 {
 	if (!jdir || restoring || gm->unjournaled) return;
-	char path[4096];
-	path_of(path, sizeof path, gm->id, "");
-	int fd = file_of(gm->id, path);
+	journal_rec rec;
+	memset(&rec, 0, sizeof rec);
+	rec.m = *m;
+	rec.crc = gm->jcrc = crc32(gm->jcrc, &rec.m, sizeof rec.m);
+	int fd = file_of(gm->id);
 	if (fd < 0) return lose(gm, "open its file");
-	if (write_all(fd, m, sizeof *m)) lose(gm, "append a move");
+	if (write_all(fd, &rec, sizeof rec)) lose(gm, "append a move");
 }
 
 void journal_forget(const games_game *gm)
 {
 	if (!jdir) return;
 	close_slot(gm->id);
-	char path[4096];
-	path_of(path, sizeof path, gm->id, "");
-	if (unlink(path) && errno != ENOENT && !gm->unjournaled)
-		log_error("journal: game %lld: cannot remove %s: %s", (long long)gm->id, path, strerror(errno));
+	char name[64];
+	name_of(name, sizeof name, gm->id, "");
+	if (unlinkat(dir_fd, name, 0) && errno != ENOENT && !gm->unjournaled)
+		log_error("journal: game %lld: cannot remove %s/%s: %s", (long long)gm->id, jdir, name, strerror(errno));
 }
 
 /* ---- at start ------------------------------------------------------------------- */
@@ -194,23 +256,32 @@ void journal_forget(const games_game *gm)
 /* Sets the broken file aside, with why. */
 static void broken(int64_t id, const char *why)
 {
-	char path[4096], aside[4096];
-	path_of(path, sizeof path, id, "");
-	path_of(aside, sizeof aside, id, ".broken");
-	log_error("journal: %s: %s; the game is not restored (the file is renamed %s)", path, why, aside);
-	if (rename(path, aside)) log_error("journal: cannot rename %s: %s", path, strerror(errno));
+	char name[64], aside[64];
+	name_of(name, sizeof name, id, "");
+	name_of(aside, sizeof aside, id, ".broken");
+	log_error("journal: %s/%s: %s; the game is not restored (the file is renamed %s)", jdir, name, why, aside);
+	if (renameat(dir_fd, name, dir_fd, aside)) log_error("journal: cannot rename %s/%s: %s", jdir, name, strerror(errno));
 }
 
-/* Reads a whole file; NULL on failure. */
-static uint8_t *slurp(const char *path, size_t *n)
+/* Reads a whole regular file; NULL with *why on failure. */
+static uint8_t *slurp(int64_t id, size_t *n, const char **why)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) return NULL;
+	char name[64];
+	name_of(name, sizeof name, id, "");
+	/* O_NONBLOCK: a FIFO planted under the name must not stall the start */
+	int fd = open_in(name, O_RDONLY | O_NONBLOCK);
+	if (fd < 0) {
+		*why = errno == ELOOP ? "a symbolic link, not a file" : strerror(errno);
+		return NULL;
+	}
 	struct stat st;
-	size_t cap = sizeof(journal_head) + (size_t)JOURNAL_MAX_MOVES * sizeof(carc_move);
-	if (fstat(fd, &st) || (size_t)st.st_size > cap) {
+	size_t cap = sizeof(journal_head) + (size_t)JOURNAL_MAX_MOVES * sizeof(journal_rec);
+	*why = NULL;
+	if (fstat(fd, &st)) *why = strerror(errno);
+	else if (!S_ISREG(st.st_mode)) *why = "not a regular file";
+	else if ((size_t)st.st_size > cap) *why = "longer than any game";
+	if (*why) {
 		close(fd);
-		errno = EFBIG;
 		return NULL;
 	}
 	uint8_t *buf = proto_xmalloc((size_t)st.st_size + 1);
@@ -226,78 +297,109 @@ static uint8_t *slurp(const char *path, size_t *n)
 	return buf;
 }
 
+static int salt_ok(const char *s)
+{
+	for (int i = 0; i < 32; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f'))) return 0;
+	return s[32] == '\0';
+}
+
+/* What is wrong with a file's header, or NULL. */
+static const char *head_fault(const journal_head *h, int64_t id, const char **names)
+{
+	if (memcmp(h->magic, JOURNAL_MAGIC, sizeof h->magic)) return "not a carcd game file";
+	if (h->fingerprint != fingerprint()) return "written by another carcd build (version, tiles or rules differ)";
+	if (h->crc != head_crc(*h)) return "its header fails its checksum";
+	if (h->id != id) return "its header names another game";
+	if (h->nseats < 1 || h->nseats > CARC_MAX_SEATS || h->nseats != h->cfg.nseats || h->auth > 1 || !salt_ok(h->salt))
+		return "its header is damaged";
+	for (int i = 0; i < h->nseats; i++) {
+		names[i] = h->names[i];
+		if (memchr(names[i], '\0', PROTO_MAX_NAME + 1) == NULL || !methods_name_ok(names[i], strlen(names[i])))
+			return "its header is damaged";
+	}
+	return NULL;
+}
+
+/* Replays the file's setup and moves on g: NULL, or what is wrong.  *crc
+ * gets the last record's CRC. */
+static const char *replay(carc_game *g, const journal_head *h, const uint8_t *recs, size_t nrecs, uint32_t *crc)
+{
+	if (carc_game_init(g, &h->cfg, NULL) != CARC_OK) return "the engine refuses its setup";
+	if (carc_game_hash(g) != h->dealt) return "this carcd deals its setup differently";
+	*crc = h->crc;
+	for (size_t i = 0; i < nrecs; i++) {
+		journal_rec rec;
+		memcpy(&rec, recs + i * sizeof rec, sizeof rec);
+		*crc = crc32(*crc, &rec.m, sizeof rec.m);
+		if (rec.crc != *crc) return "a move in it fails its checksum";
+		if (carc_apply(g, &rec.m, NULL) != CARC_OK) return "a move in it is not legal where it stands";
+	}
+	return NULL;
+}
+
 /* Restores one game from its file; 1 restored, 0 set aside, -1 left
  * where it is (the registry is full). */
 static int restore(games *r, int64_t id, carc_game *scratch)
 {
-	char path[4096];
-	path_of(path, sizeof path, id, "");
 	size_t n = 0;
-	uint8_t *buf = slurp(path, &n);
+	const char *why = NULL, *names[CARC_MAX_SEATS];
+	uint8_t *buf = slurp(id, &n, &why);
 	if (!buf) {
-		broken(id, strerror(errno));
+		broken(id, why);
 		return 0;
 	}
 	journal_head h;
-	int ok = 0;
-	const char *why = "shorter than a game's header";
+	size_t nrecs = 0;
+	uint32_t crc = 0;
+	why = "shorter than a game's header";
 	if (n >= sizeof h) {
 		memcpy(&h, buf, sizeof h);
-		if (memcmp(h.magic, JOURNAL_MAGIC, sizeof h.magic)) why = "not a carcd game file";
-		else if (h.fingerprint != fingerprint()) why = "written by another carcd build (version, tiles or rules differ)";
-		else if (h.id != id) why = "its header names another game";
-		else if (h.nseats < 1 || h.nseats > CARC_MAX_SEATS || h.nseats != h.cfg.nseats || h.auth > 1 ||
-		         h.salt[32] != '\0')
-			why = "its header is damaged";
-		else ok = 1;
+		nrecs = (n - sizeof h) / sizeof(journal_rec);
+		/* replayed on the scratch game first, so that a file that fails changes nothing */
+		if (!(why = head_fault(&h, id, names))) why = replay(scratch, &h, buf + sizeof h, nrecs, &crc);
 	}
-	const char *names[CARC_MAX_SEATS];
-	for (int i = 0; ok && i < h.nseats; i++) {
-		h.names[i][PROTO_MAX_NAME] = '\0';
-		names[i] = h.names[i];
-		if (!methods_name_ok(names[i], strlen(names[i]))) ok = 0, why = "its header is damaged";
-	}
-	/* the engine must take the setup and every move: replayed on the
-	 * scratch game first, so that a file that fails changes nothing */
-	size_t nmoves = ok ? (n - sizeof h) / sizeof(carc_move) : 0;
-	if (ok && carc_game_init(scratch, &h.cfg, NULL) != CARC_OK) ok = 0, why = "the engine refuses its setup";
-	for (size_t i = 0; ok && i < nmoves; i++) {
-		carc_move m;
-		memcpy(&m, buf + sizeof h + i * sizeof m, sizeof m);
-		if (carc_apply(scratch, &m, NULL) != CARC_OK) {
-			ok = 0;
-			why = "a move in it is not legal where it stands";
-		}
-	}
-	if (!ok) {
+	if (why) {
 		free(buf);
 		broken(id, why);
 		return 0;
 	}
+	if (r->n >= r->max) { /* never a game evicted for one restored */
+		free(buf);
+		log_error("journal: game %lld not restored: --max-games games are restored already; its file stays for a "
+		          "restart with a higher --max-games",
+		          (long long)id);
+		return -1;
+	}
 	/* a move cut short by a crash was never answered: it is dropped */
-	if ((n - sizeof h) % sizeof(carc_move) && truncate(path, (off_t)(sizeof h + nmoves * sizeof(carc_move))))
-		log_error("journal: cannot cut the torn move off %s: %s", path, strerror(errno));
+	if ((n - sizeof h) % sizeof(journal_rec)) {
+		char name[64];
+		name_of(name, sizeof name, id, "");
+		int fd = open_in(name, O_WRONLY);
+		if (fd < 0 || ftruncate(fd, (off_t)(sizeof h + nrecs * sizeof(journal_rec))))
+			log_error("journal: cannot cut the torn move off %s/%s: %s", jdir, name, strerror(errno));
+		if (fd >= 0) close(fd);
+	}
 	carc_rc rc;
 	int full;
-	int64_t next = r->next_id;
 	r->next_id = id;
 	games_game *gm = games_create(r, &h.cfg, names, h.auth, NULL, &rc, &full);
-	r->next_id = next > id ? next : id + 1;
-	if (!gm) {
+	r->next_id = id + 1;
+	if (!gm) { /* the scratch replay took the same setup */
 		free(buf);
-		log_error("journal: game %lld not restored: %s; its file stays for a restart with a higher --max-games",
-		          (long long)id, full ? "--max-games games in play are restored already" : carc_strerror(rc));
+		log_error("journal: game %lld not restored: %s", (long long)id, carc_strerror(rc));
 		return -1;
 	}
 	memcpy(gm->token, h.token, sizeof gm->token);
 	memcpy(gm->admin, h.admin, sizeof gm->admin);
 	games_set_salt(gm, h.salt);
-	for (size_t i = 0; i < nmoves; i++) {
-		carc_move m;
-		memcpy(&m, buf + sizeof h + i * sizeof m, sizeof m);
-		carc_apply(gm->g, &m, NULL); /* as on the scratch game */
-		games_record(r, gm, &m);
+	for (size_t i = 0; i < nrecs; i++) {
+		journal_rec rec;
+		memcpy(&rec, buf + sizeof h + i * sizeof rec, sizeof rec);
+		carc_apply(gm->g, &rec.m, NULL); /* as on the scratch game */
+		games_record(r, gm, &rec.m);
 	}
+	gm->jcrc = crc;
 	free(buf);
 	return 1;
 }
@@ -308,7 +410,9 @@ static int by_id(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* The game ids that have files in the directory, ascending. */
+/* The game ids that have files in the directory, ascending; the
+ * half-made files of a new_game that a crash cut short (never answered)
+ * are removed on the way. */
 static int64_t *game_files(DIR *d, size_t *n)
 {
 	int64_t *ids = NULL;
@@ -318,7 +422,12 @@ static int64_t *game_files(DIR *d, size_t *n)
 		char *end;
 		errno = 0;
 		long long id = strtoll(e->d_name, &end, 10);
-		if (e->d_name[0] < '1' || e->d_name[0] > '9' || errno || strcmp(end, ".game")) continue;
+		if (e->d_name[0] < '1' || e->d_name[0] > '9' || errno || id > JOURNAL_MAX_ID) continue;
+		if (!strcmp(end, ".game.new")) {
+			unlinkat(dir_fd, e->d_name, 0);
+			continue;
+		}
+		if (strcmp(end, ".game")) continue;
 		if (*n == cap) {
 			cap = cap ? 2 * cap : 64;
 			ids = proto_xrealloc(ids, cap * sizeof *ids);
@@ -329,63 +438,84 @@ static int64_t *game_files(DIR *d, size_t *n)
 	return ids;
 }
 
-int journal_open(const char *dir, games *r, carc_game *scratch)
+/* Why the directory cannot hold the journal, or NULL. */
+static const char *dir_fault(const char *dir)
 {
+	static char why[256];
+	struct stat st;
 	if (mkdir(dir, 0700) && errno != EEXIST) {
-		log_error("journal: cannot make %s: %s", dir, strerror(errno));
-		return -1;
+		snprintf(why, sizeof why, "cannot make %s: %s", dir, strerror(errno));
+		return why;
 	}
-	DIR *d = opendir(dir);
-	if (!d) {
-		log_error("journal: cannot open %s: %s", dir, strerror(errno));
-		return -1;
+	dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dir_fd < 0) {
+		snprintf(why, sizeof why, "cannot open %s: %s", dir, strerror(errno));
+		return why;
 	}
-	jdir = proto_xstrdup(dir);
-	char path[4096];
-	snprintf(path, sizeof path, "%s/next-id", dir);
-	next_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-	if (next_fd < 0 || access(dir, W_OK)) {
-		log_error("journal: cannot write in %s: %s", dir, strerror(errno));
-		closedir(d);
-		journal_close();
-		return -1;
+	/* the files hold every seat's token: nobody else may read or plant them */
+	if (fstat(dir_fd, &st) || st.st_uid != geteuid() || (st.st_mode & 077)) {
+		snprintf(why, sizeof why, "%s must belong to carcd's user and be closed to others (mode 0700)", dir);
+		return why;
+	}
+	next_fd = openat(dir_fd, "next-id", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (next_fd < 0 || faccessat(dir_fd, ".", W_OK, AT_EACCESS)) {
+		snprintf(why, sizeof why, "cannot write in %s: %s", dir, strerror(errno));
+		return why;
+	}
+	if (fstat(next_fd, &st) || !S_ISREG(st.st_mode)) {
+		snprintf(why, sizeof why, "%s/next-id is not a regular file", dir);
+		return why;
 	}
 	/* two daemons on one journal would delete each other's games */
 	if (flock(next_fd, LOCK_EX | LOCK_NB)) {
-		log_error("journal: %s is in use by another carcd (%s)", dir, strerror(errno));
-		closedir(d);
+		snprintf(why, sizeof why, "%s is in use by another carcd (%s)", dir, strerror(errno));
+		return why;
+	}
+	return NULL;
+}
+
+int journal_open(const char *dir, games *r, carc_game *scratch)
+{
+	const char *why = dir_fault(dir);
+	DIR *d = why ? NULL : fdopendir(dup(dir_fd));
+	if (!why && !d) why = strerror(errno);
+	if (why) {
+		log_error("journal: %s", why);
 		journal_close();
 		return -1;
 	}
+	jdir = proto_xstrdup(dir);
 	char text[32] = { 0 };
 	if (pread(next_fd, text, sizeof text - 1, 0) > 0) {
 		long long next = strtoll(text, NULL, 10);
-		if (next > r->next_id) r->next_id = next;
+		if (next > r->next_id && next <= JOURNAL_MAX_ID) r->next_id = next;
 	}
 	size_t n;
 	int64_t *ids = game_files(d, &n);
 	closedir(d);
-	size_t restored = 0, aside = 0, left = 0;
+	size_t restored = 0, failed = 0;
+	int64_t next = r->next_id;
 	restoring = 1;
 	for (size_t i = 0; i < n; i++) {
 		int k = restore(r, ids[i], scratch);
 		restored += k > 0;
-		aside += k == 0;
-		left += k < 0;
+		failed += k <= 0;
+		if (k && ids[i] >= next) next = ids[i] + 1; /* a broken file's name is no game's id */
 	}
 	restoring = 0;
+	r->next_id = next;
 	free(ids);
 	save_next_id(r->next_id);
-	log_info("journal: %s: %zu games restored%s", dir, restored,
-	         aside || left ? " (others failed: see the errors above)" : "");
+	log_info("journal: %s: %zu games restored%s", dir, restored, failed ? " (others not: see the errors above)" : "");
 	return 0;
 }
 
 void journal_close(void)
 {
-	for (size_t i = 0; i < JOURNAL_FDS; i++) close_slot(open_files[i].id);
+	close_slots();
 	if (next_fd >= 0) close(next_fd);
-	next_fd = -1;
+	if (dir_fd >= 0) close(dir_fd);
+	next_fd = dir_fd = -1;
 	free(jdir);
 	jdir = NULL;
 }

@@ -13,6 +13,7 @@ import struct
 import subprocess
 import tempfile
 import unittest
+import zlib
 
 import harness
 import carcd  # noqa: E402  (harness puts contrib/python on the path)
@@ -20,6 +21,7 @@ import carcd  # noqa: E402  (harness puts contrib/python on the path)
 EVERY = ["base", "river", "river2", "mini", "inns-cathedrals", "traders-builders", "abbey-mayor", "king-robber",
          "cathars", "cult", "hills-sheep"]
 MOVE = 12   # bytes of a move in a game file
+REC = 16    # and of its record: the move and a CRC-32
 
 
 def snapshot(c, game):
@@ -162,49 +164,103 @@ class Journal(unittest.TestCase):
         rng = harness.new_rng(self.id())
         d = self.daemon()
         with d.client() as c:
-            games = [c.new_game(["a", "name %d" % i], seed=i, auth=False)["game"] for i in range(1, 8)]
+            games = [c.new_game(["a", "name %d" % i], seed=i, auth=False)["game"] for i in range(1, 10)]
             for g in games:
                 play(c, g, None, rng, 12)
         self.assertEqual(d.stop(), 0)
         path = lambda g, suffix="": os.path.join(self.dir, "%d.game%s" % (g, suffix))  # noqa: E731
         size = os.path.getsize(path(1))
-        head = size - 12 * MOVE
+        head = size - 12 * REC
+
+        def edit(g, change):
+            """Rewrites game g's file through change(bytearray), then mends its
+            checksums, as a file written by a carcd would have them."""
+            with open(path(g), "r+b") as f:
+                data = bytearray(f.read())
+                change(data)
+                data[head - 8:head - 4] = b"\0\0\0\0"
+                crc = zlib.crc32(bytes(data[:head]))
+                data[head - 8:head - 4] = struct.pack("<I", crc)
+                for i in range(12):
+                    at = head + i * REC
+                    crc = zlib.crc32(bytes(data[at:at + MOVE]), crc)
+                    data[at + MOVE:at + REC] = struct.pack("<I", crc)
+                f.seek(0)
+                f.write(data)
+
         with open(path(1), "ab") as f:          # a move torn by a crash: dropped, the game restored
             f.write(b"\x01\x00\x00")
-        with open(path(2), "r+b") as f:         # a move that is not legal there
-            f.seek(head + 5 * MOVE)
-            f.write(struct.pack("<BBBBhhHH", 1, 0, 0, 0, 999, 999, 0, 0))
+        # a move that is not legal there (its checksums right)
+        edit(2, lambda data: data.__setitem__(slice(head + 5 * REC, head + 5 * REC + MOVE),
+                                              struct.pack("<BBBBhhHH", 1, 0, 0, 0, 999, 999, 0, 0)))
         with open(path(3), "r+b") as f:         # another build's file
             f.seek(8)
             f.write(b"\xff\xff\xff\xff")
         os.truncate(path(4), 100)               # half a header
         with open(path(5), "r+b") as f:         # not a game file at all
             f.write(b"GARBAGE!")
-        shutil.copy(path(6), path(9))           # a file whose header names game 6
-        with open(path(7), "r+b") as f:         # a name no new_game would take
-            data = f.read()
-            f.seek(data.index(b"name 7") + 4)
-            f.write(b"\x01")
+        shutil.copy(path(6), path(99))          # a file whose header names game 6
+
+        def bad_name(data):                     # a name no new_game would take
+            data[data.index(b"name 7") + 4] = 1
+        edit(7, bad_name)
+        with open(path(8), "r+b") as f:         # one bit of a move flipped
+            f.seek(head + 3 * REC + 4)
+            byte = f.read(1)[0]
+            f.seek(head + 3 * REC + 4)
+            f.write(bytes([byte ^ 1]))
+        with open(path(9), "r+b") as f:         # one bit of the header flipped
+            f.seek(head - 40)
+            byte = f.read(1)[0]
+            f.seek(head - 40)
+            f.write(bytes([byte ^ 1]))
+        shutil.copy(path(6), path(10))
+        edit(10, lambda data: data.__setitem__(slice(16, 24), struct.pack("<q", 10)))
+        edit(10, lambda data: data.__setitem__(slice(head - 16, head - 8), b"\1" * 8))  # dealt otherwise
+        os.mkfifo(path(11))                     # a FIFO must not stall the start
+        os.symlink(path(6), path(12))           # nor is a link followed
+        with open(path(13, ".new"), "wb") as f:  # a new_game a crash cut short: never answered
+            f.write(b"half a header")
+        with open(path(2 ** 53 - 1), "wb") as f:  # a broken file's name is no game id
+            f.write(b"x")
         with open(os.path.join(self.dir, "notes.txt"), "w") as f:
             f.write("not ours: left alone\n")
         d2 = self.daemon()
         with d2.client() as c:
             self.assertEqual(c.state(1)["seq"], 12)
             self.assertEqual(c.state(6)["seq"], 12)
-            for g in (2, 3, 4, 5, 7, 9):
+            for g in (2, 3, 4, 5, 7, 8, 9, 10, 11, 12, 99):
                 self.assertEqual(harness.code_of(c.state, g), "no_such_game", g)
-            self.assertEqual(c.new_game(["a"])["game"], 8)   # 9 was never a game: next-id says 8
+            self.assertEqual(c.new_game(["a"])["game"], 10)   # next-id: a broken file's name is no game id
         self.assertEqual(os.path.getsize(path(1)), size)
-        self.assertEqual(self.files(), ["1.game", "2.game.broken", "3.game.broken", "4.game.broken",
-                                        "5.game.broken", "6.game", "7.game.broken", "8.game", "9.game.broken", "next-id",
-                                        "notes.txt"])
+        broken = [2, 3, 4, 5, 7, 8, 9, 10, 11, 12, 99, 2 ** 53 - 1]
+        self.assertEqual(self.files(), sorted(["1.game", "6.game", "10.game", "next-id", "notes.txt"] +
+                                              ["%d.game.broken" % g for g in broken]))
         log = d2.log_tail(200)
         for g, why in ((2, "a move in it is not legal where it stands"),
                        (3, "written by another carcd build"), (4, "shorter than a game's header"),
                        (5, "not a carcd game file"), (7, "its header is damaged"),
-                       (9, "its header names another game")):
+                       (8, "a move in it fails its checksum"), (9, "its header fails its checksum"),
+                       (10, "this carcd deals its setup differently"), (11, "not a regular file"),
+                       (12, "a symbolic link, not a file"), (99, "its header names another game")):
             self.assertIn("error: journal: %s: %s" % (path(g), why), log)
-        self.assertIn("journal: %s: 2 games restored (others failed: see the errors above)" % self.dir, log)
+        self.assertIn("journal: %s: 2 games restored (others not: see the errors above)" % self.dir, log)
+
+    def test_restore_stops_at_max_games_and_evicts_nothing(self):
+        d = self.daemon()
+        with d.client() as c:
+            done = [c.new_game(["a"], tiles=["BA/C"], auth=False)["game"] for _ in range(3)]
+            for g in done:
+                play(c, g, None, harness.new_rng(self.id()), 10)
+                self.assertTrue(c.state(g)["over"])
+            c.new_game(["a", "b"])
+        self.assertEqual(d.stop(), 0)
+        d2 = self.daemon("--max-games", "2")
+        with d2.client() as c:
+            self.assertEqual([g["game"] for g in c.games()["games"]], [1, 2])
+        self.assertEqual(self.files(), ["1.game", "2.game", "3.game", "4.game", "next-id"])
+        self.assertIn("journal: game 3 not restored: --max-games games are restored already", d2.log_tail())
+        self.assertIn("journal: %s: 2 games restored (others not" % self.dir, d2.log_tail())
 
     def test_a_directory_that_cannot_be_used(self):
         with open(os.path.join(self.tmp, "file"), "w") as f:
@@ -217,6 +273,15 @@ class Journal(unittest.TestCase):
             self.assertIn("error: journal: %s %s" % (says, where), p.stderr)
             self.assertIn("error: cannot keep a journal in %s" % where, p.stderr)
             self.assertFalse(os.path.exists(os.path.join(self.tmp, "s.sock")))
+        shared = os.path.join(self.tmp, "shared")
+        os.mkdir(shared, 0o755)
+        os.chmod(shared, 0o755)
+        p = subprocess.run([harness.CARCD, "--listen", "unix:" + os.path.join(self.tmp, "s.sock"), "--journal",
+                            shared], capture_output=True, text=True, timeout=30)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertIn("error: journal: %s must belong to carcd's user and be closed to others (mode 0700)" % shared,
+                      p.stderr)
+        self.assertEqual(os.listdir(shared), [])
         p = subprocess.run([harness.CARCD, "--journal", ""], capture_output=True, text=True, timeout=30)
         self.assertEqual(p.returncode, 2)
         self.assertTrue(p.stderr.startswith("carcd: --journal wants a directory\n"), p.stderr)
