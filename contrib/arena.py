@@ -26,17 +26,21 @@ same seed, bots and options replay the same tiles.
 
 A bot forfeits a game when its process ends before the game does, or when
 its seat is due and nothing happens for --move-timeout seconds.  The arena
-then closes the game and stops the other bots.  Forfeited games are listed
-with the forfeiting bot and count for no one's wins or scores; each bot's
-forfeits are counted.
+then closes the game and stops the other bots (and whatever they started).
+A forfeited game counts as a game lost by the forfeiter, with no score,
+and as no game for the others: quitting never pays.
 
 The report gives, for each bot, its games, wins (a tie for first place
 shares the win), the mean of its final scores and its mean margin (its
 score less the best other score of the game; none in solo games).  --json prints the whole
-report, game by game, as JSON.  Exit status: 0 when every game was played
-or forfeited, 1 when the daemon refused a request (say, an unknown
-expansion), 2 on bad usage, 3 when the daemon cannot be reached or the
-connection is lost.
+report, game by game, as JSON.  A daemon that holds all the games it may
+(`limit`) is asked again every second, up to --move-timeout.  A match
+that stops early (an error, Ctrl-C, SIGTERM or SIGHUP) stops every bot and
+still reports the games played, marked incomplete.  Exit status: 0 when
+every game was played or forfeited, 1 when the daemon refused a request
+(say, an unknown expansion), 2 on bad usage, 3 when the daemon cannot be
+reached or the connection is lost, 130 after Ctrl-C, 143 after SIGTERM or
+SIGHUP.
 """
 
 import argparse
@@ -60,10 +64,16 @@ PLACEHOLDERS = ("{address}", "{game}", "{seat}", "{token}")
 MAX_BOTS = 6          # the protocol's seats
 STOP_GRACE = 5.0      # seconds a bot has to exit on its own once its game is over
 POLL = 0.2            # seconds between looks at the bots' processes
-KEEPALIVE = 60.0      # seconds: the arena pings a quiet game's daemon, which closes idle connections
+KEEPALIVE = 60.0      # seconds at most between pings to a quiet daemon, which closes idle connections
+FULL_WAIT = 1.0       # seconds between new_game attempts while the daemon holds all the games it may
 
 _live = set()         # bot processes running, stopped at exit whatever happens
 _live_lock = threading.Lock()
+_stopping = threading.Event()   # the match is ending: no game or bot is started any more
+
+
+class Stopped(Exception):
+    """SIGTERM or SIGHUP: the match stops as after Ctrl-C."""
 
 
 def argument(parse):
@@ -208,6 +218,10 @@ class Match:
         self.address = address
         self.bots = args.bot
         self.options = {"expansions": carcd.split_names(args.expansions)}
+        # ping well within the daemon's idle timeout (hello says it)
+        with carcd.Client(address, timeout=30.0, client_name="arena.py") as c:
+            idle = c.hello().get("limits", {}).get("idle_timeout")
+        self.keepalive = min(KEEPALIVE, idle / 3.0) if isinstance(idle, (int, float)) and idle > 0 else KEEPALIVE
         if args.rule:
             self.options["rules"] = dict(args.rule)
         if args.component:
@@ -239,32 +253,37 @@ class Match:
             out = open(os.path.join(self.a.logs, "game-%d-seat-%d-%s.log" % (game, seat, safe)), "w+b")
         else:
             out = tempfile.TemporaryFile()
-        try:
-            proc = subprocess.Popen(self.command(argv, game, seat, token), env=env, stdin=subprocess.DEVNULL,
-                                    stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
-        except OSError as e:
-            out.close()
-            return None, "could not be started: %s" % (e.strerror or e)
-        with _live_lock:
+        with _live_lock:   # a bot started after the sweep at exit would outlive the match
+            if _stopping.is_set():
+                out.close()
+                raise Refused("the match is stopping")
+            try:
+                proc = subprocess.Popen(self.command(argv, game, seat, token), env=env, stdin=subprocess.DEVNULL,
+                                        stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+            except OSError as e:
+                out.close()
+                return None, "could not be started: %s" % (e.strerror or e)
             _live.add(proc)
         return (proc, out), None
 
     @staticmethod
     def stop_bot(bot):
         proc, out = bot
-        if proc.poll() is None:
-            try:
-                os.killpg(proc.pid, signal.SIGTERM)
-            except OSError:
-                pass
-            try:
-                proc.wait(STOP_GRACE)
-            except subprocess.TimeoutExpired:
-                try:
-                    os.killpg(proc.pid, signal.SIGKILL)
-                except OSError:
-                    pass
-                proc.wait()
+        # the whole process group, even when its leader is gone: what the
+        # bot started must not outlive the game either
+        try:
+            os.killpg(proc.pid, signal.SIGTERM)
+        except OSError:
+            pass
+        try:
+            proc.wait(STOP_GRACE)
+        except subprocess.TimeoutExpired:
+            pass
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        proc.wait()
         with _live_lock:
             _live.discard(proc)
         out.close()
@@ -288,10 +307,19 @@ class Match:
         seats = self.seating(turn)
         seed = self.a.seed + deal
         with carcd.Client(self.address, timeout=30.0, client_name="arena.py") as c:
-            try:
-                g = c.new_game([name for name, _ in seats], seed=seed, **self.options)
-            except carcd.Error as e:
-                raise Refused("new_game: %s" % e)
+            waited = 0.0
+            while True:
+                if _stopping.is_set():
+                    raise Refused("the match is stopping")
+                try:
+                    g = c.new_game([name for name, _ in seats], seed=seed, **self.options)
+                    break
+                except carcd.Error as e:
+                    # a daemon full of games in play frees room as they end
+                    if e.code != "limit" or waited >= self.a.move_timeout:
+                        raise Refused("new_game: %s" % e)
+                time.sleep(FULL_WAIT)
+                waited += FULL_WAIT
             game = g["game"]
             record = {"game": game, "deal": deal, "seed": seed,
                       "seats": [{"seat": s, "bot": name} for s, (name, _) in enumerate(seats)]}
@@ -307,16 +335,14 @@ class Match:
                 if forfeit is None:
                     forfeit = self.watch(c, game, running)
             finally:
-                over = c.state(game)["over"]
-                if not over:
-                    c.close_game(game, g["admin_token"])
-                for s, bot in running.items():
-                    if over:  # a bot that is done exits by itself
-                        try:
-                            bot[0].wait(STOP_GRACE)
-                        except subprocess.TimeoutExpired:
-                            pass
-                    self.stop_bot(bot)
+                try:
+                    over = c.state(game)["over"]
+                    if not over:
+                        c.close_game(game, g["admin_token"])
+                except carcd.Error:   # closed by someone else: watch() says so
+                    over = False
+                finally:
+                    self.stop_all(running, over)
             if forfeit is not None:
                 s, why = forfeit
                 record["forfeit"] = {"seat": s, "bot": seats[s][0], "why": why}
@@ -327,6 +353,15 @@ class Match:
             best = max(score["scores"])
             record["winners"] = [seats[s][0] for s, v in enumerate(score["scores"]) if v == best]
             return record
+
+    def stop_all(self, running, over):
+        for bot in running.values():
+            if over:  # a bot that is done exits by itself
+                try:
+                    bot[0].wait(STOP_GRACE)
+                except subprocess.TimeoutExpired:
+                    pass
+            self.stop_bot(bot)
 
     def watch(self, c, game, running):
         """Waits for the end of the game; returns None, or (seat, why) for a forfeit."""
@@ -341,7 +376,7 @@ class Match:
                 if "game_over" in types:
                     return None
                 continue
-            if time.monotonic() - asked > KEEPALIVE:
+            if time.monotonic() - asked > self.keepalive:
                 c.ping()
                 asked = time.monotonic()
             for s, bot in running.items():
@@ -360,15 +395,16 @@ class Match:
                     return None
                 return st["seat"], "no move in %g seconds" % self.a.move_timeout
 
-    def run(self, report_game):
-        """Plays the whole match, a.parallel games at a time; returns the records in schedule order."""
+    def run(self, report_game, records):
+        """Plays the whole match, a.parallel games at a time, into records (index in the schedule ->
+        record); raises what stopped it early."""
         jobs = queue.Queue()
         for i, job in enumerate(self.schedule()):
             jobs.put((i, job))
-        records, failure = {}, []
+        failure = []
 
         def worker():
-            while not failure:
+            while not failure and not _stopping.is_set():
                 try:
                     i, (deal, turn) = jobs.get_nowait()
                 except queue.Empty:
@@ -387,7 +423,6 @@ class Match:
             t.join()
         if failure:
             raise failure[0]
-        return [records[i] for i in sorted(records)]
 
 
 def standings(bots, records):
@@ -395,8 +430,10 @@ def standings(bots, records):
                   "margins": 0, "forfeits": 0}
              for name, _ in bots}
     for r in records:
-        if "forfeit" in r:
-            table[r["forfeit"]["bot"]]["forfeits"] += 1
+        if "forfeit" in r:   # a played game, lost, for the forfeiter; no game for the others
+            row = table[r["forfeit"]["bot"]]
+            row["forfeits"] += 1
+            row["games"] += 1
             continue
         for entry in r["seats"]:
             row = table[entry["bot"]]
@@ -410,10 +447,10 @@ def standings(bots, records):
                 row["wins"] += 1.0 / len(r["winners"])
     rows = []
     for row in table.values():
-        n = row["games"]
+        n, played = row["games"], row["games"] - row["forfeits"]   # scores: games played to the end
         rows.append({"bot": row["bot"], "games": n, "wins": round(row["wins"], 3),
                      "win_rate": round(row["wins"] / n, 4) if n else None,
-                     "mean_score": round(row["score_sum"] / n, 2) if n else None,
+                     "mean_score": round(row["score_sum"] / played, 2) if played else None,
                      "mean_margin": round(row["margin_sum"] / row["margins"], 2) if row["margins"] else None,
                      "forfeits": row["forfeits"]})
     rows.sort(key=lambda r: (-(r["win_rate"] or 0), r["forfeits"], -(r["mean_score"] or 0), r["bot"]))
@@ -421,9 +458,9 @@ def standings(bots, records):
 
 
 def print_table(report, out):
-    print("seed %d, %d deals, %d games (%d forfeited), expansions %s" % (
-        report["seed"], report["deals"], len(report["games"]),
-        sum(1 for g in report["games"] if "forfeit" in g), ",".join(report["expansions"])), file=out)
+    print("seed %d, %d deals, %d games (%d forfeited)%s, expansions %s" % (
+        report["seed"], report["deals"], len(report["games"]), sum(1 for g in report["games"] if "forfeit" in g),
+        "" if report["complete"] else ", stopped early", ",".join(report["expansions"])), file=out)
     width = max([3] + [len(r["bot"]) for r in report["standings"]])
     print("%-*s %6s %8s %6s %11s %12s %9s" % (width, "bot", "games", "wins", "win%", "mean score", "mean margin",
                                              "forfeits"), file=out)
@@ -449,9 +486,13 @@ def describe(record):
         "%s %d" % (e["bot"], e["score"]) for e in record["seats"]))
 
 
+def stop_on_signal(signum, frame):
+    raise Stopped("stopped by signal %d" % signum)
+
+
 def main(argv=None):
     args = parse_args(argv)
-    daemon = None
+    daemon, match, records, status = None, None, {}, 0
     lock = threading.Lock()
 
     def report_game(record):
@@ -459,6 +500,8 @@ def main(argv=None):
             with lock:
                 print(describe(record), file=sys.stderr, flush=True)
 
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, stop_on_signal)
     try:
         if args.carcd:
             daemon = PrivateDaemon(args.carcd)
@@ -466,16 +509,18 @@ def main(argv=None):
         else:
             address = args.address or os.environ.get("CARCD_ADDRESS") or carcd.DEFAULT_ADDRESS
         match = Match(args, address)
-        records = match.run(report_game)
+        match.run(report_game, records)
     except (Refused, carcd.Error) as e:
         print("arena: %s" % e, file=sys.stderr)
-        return 1
+        status = 1
     except (carcd.ConnectionClosed, TimeoutError, OSError) as e:
         print("arena: %s" % e, file=sys.stderr)
-        return 3
-    except KeyboardInterrupt:
-        return 130
+        status = 3
+    except (KeyboardInterrupt, Stopped) as e:
+        print("arena: %s" % (e or "interrupted"), file=sys.stderr)
+        status = 130 if isinstance(e, KeyboardInterrupt) else 143
     finally:
+        _stopping.set()   # under _live_lock in start_bot: no bot starts after the sweep
         with _live_lock:
             left = list(_live)
         for proc in left:  # after an interrupt or a lost daemon: no bot outlives the match
@@ -485,15 +530,19 @@ def main(argv=None):
                 pass
         if daemon is not None:
             daemon.stop()
+    if match is None:
+        return status
+    # the games played so far are reported, also when the match stopped early
+    games = [records[i] for i in sorted(records)]
     report = {"seed": args.seed, "deals": args.deals, "expansions": match.options["expansions"],
               "rules": match.options.get("rules", {}), "components": match.options.get("components", {}),
               "bots": [{"bot": name, "command": argv} for name, argv in args.bot],
-              "standings": standings(args.bot, records), "games": records}
+              "standings": standings(args.bot, games), "games": games, "complete": status == 0}
     if args.json:
         print(json.dumps(report, indent=1))
-    else:
+    elif games or status == 0:
         print_table(report, sys.stdout)
-    return 0
+    return status
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
 import importlib.util
 import json
 import os
+import signal
 import subprocess
 import tempfile
 import time
@@ -164,9 +165,10 @@ class Bots(unittest.TestCase):
             with daemon["d"].client() as c:   # the arena closed the game
                 self.assertEqual(harness.code_of(c.state, g["game"]), "no_such_game")
         rows = {row["bot"]: row for row in r["standings"]}
-        self.assertEqual((rows["quits"]["forfeits"], rows["quits"]["games"]), (2, 0))
+        self.assertEqual((rows["quits"]["forfeits"], rows["quits"]["games"], rows["quits"]["win_rate"],
+                          rows["quits"]["mean_score"]), (2, 2, 0.0, None))
         self.assertEqual((rows["ok"]["forfeits"], rows["ok"]["games"], rows["ok"]["mean_score"]), (0, 0, None))
-        self.assertEqual(r["standings"][0]["bot"], "ok")
+        self.assertTrue(r["complete"])
 
     def test_a_bot_that_never_moves_forfeits_and_is_stopped(self):
         with tempfile.TemporaryDirectory() as tmp:
@@ -187,6 +189,52 @@ class Bots(unittest.TestCase):
             self.assertEqual(g["forfeit"]["bot"], "slow")
             self.assertEqual(g["forfeit"]["why"], "no move in 1 seconds")
         self.assertLess(took, 60)
+
+    def test_what_a_bot_started_goes_with_it(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            child = os.path.join(tmp, "child")
+            forker = "sh -c 'sleep 300 & echo $! > %s; exit 3'" % child
+            r = Match.report(self, "--bot", "ok=" + RANDOM, "--bot", "forker=" + forker, "--deals", "1",
+                             "--parallel", "1")
+            with open(child) as f:
+                pid = int(f.read())
+        self.assertEqual({g["forfeit"]["bot"] for g in r["games"]}, {"forker"})
+        self.assertTrue(harness.wait_for(lambda: not pid_alive(pid), 10), "the bot's child outlived its game")
+
+    def test_sigterm_stops_every_bot_and_reports_the_games_played(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            pids = os.path.join(tmp, "pids")
+            sleeper = "sh -c 'echo $$ >> %s; exec sleep 600'" % pids
+            proc = subprocess.Popen(ARENA + ["--address", daemon["d"].unix_address, "--json", "--bot",
+                                             "ok=" + RANDOM, "--bot", "slow=" + sleeper, "--deals", "3"],
+                                    stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                    text=True)
+            try:
+                self.assertTrue(harness.wait_for(lambda: os.path.exists(pids), 60))
+                proc.send_signal(signal.SIGTERM)
+                out, err = proc.communicate(timeout=60)
+            finally:
+                if proc.poll() is None:
+                    proc.kill()
+                    proc.communicate()
+            with open(pids) as f:
+                started = [int(x) for x in f.read().split()]
+        self.assertEqual(proc.returncode, 143, err)
+        self.assertIn("arena: stopped by signal %d" % signal.SIGTERM, err)
+        r = json.loads(out)
+        self.assertFalse(r["complete"])
+        self.assertLess(len(r["games"]), 6)
+        for pid in started:
+            self.assertTrue(harness.wait_for(lambda: not pid_alive(pid), 10), "bot %d outlived the match" % pid)
+
+    def test_a_full_daemon_is_asked_again(self):
+        with harness.Daemon("--max-games", "1", tcp=False) as d:
+            p = arena("--json", "--bot", "a=" + RANDOM, "--bot", "b=" + RANDOM, "--deals", "2", "--parallel", "2",
+                      where=["--address", d.unix_address])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        r = json.loads(p.stdout)
+        self.assertEqual(len(r["games"]), 4)
+        self.assertTrue(all("winners" in g for g in r["games"]))
 
     def test_a_bot_that_cannot_start_forfeits(self):
         r = Match.report(self, "--bot", "ok=" + RANDOM, "--bot", "gone=/nonexistent/bot", "--deals", "1")
@@ -231,14 +279,20 @@ class Standings(unittest.TestCase):
                    game([("y", 7), ("z", 9), ("x", 3)]),
                    {"seats": [], "forfeit": {"seat": 0, "bot": "z", "why": "test"}}]
         rows = {r["bot"]: r for r in load_arena().standings(bots, records)}
+        # z's forfeit is a game it lost, with no score; x and y played no game there
         self.assertEqual(rows["x"], {"bot": "x", "games": 2, "wins": 0.5, "win_rate": 0.25, "mean_score": 6.5,
                                      "mean_margin": -3.0, "forfeits": 0})
         self.assertEqual(rows["y"], {"bot": "y", "games": 2, "wins": 0.5, "win_rate": 0.25, "mean_score": 8.5,
                                      "mean_margin": -1.0, "forfeits": 0})
-        self.assertEqual(rows["z"], {"bot": "z", "games": 2, "wins": 1.0, "win_rate": 0.5, "mean_score": 6.5,
+        self.assertEqual(rows["z"], {"bot": "z", "games": 3, "wins": 1.0, "win_rate": 0.3333, "mean_score": 6.5,
                                      "mean_margin": -2.0, "forfeits": 1})
         order = [r["bot"] for r in load_arena().standings(bots, records)]
         self.assertEqual(order, ["z", "y", "x"])   # by win rate, then forfeits, then mean score
+        # a bot that quits every game it would lose ranks below one that plays them out
+        quitter = [game([("q", 9), ("p", 1)])] + [{"seats": [], "forfeit": {"seat": 0, "bot": "q", "why": "-"}}] * 9
+        quitter += [game([("q", 1), ("p", 9)])]
+        order = [r["bot"] for r in load_arena().standings([("q", ["q"]), ("p", ["p"])], quitter)]
+        self.assertEqual(order, ["p", "q"])
 
 
 class Errors(unittest.TestCase):
