@@ -477,10 +477,14 @@ static const char *dir_fault(const char *dir)
 int journal_open(const char *dir, games *r, carc_game *scratch)
 {
 	const char *why = dir_fault(dir);
-	DIR *d = why ? NULL : fdopendir(dup(dir_fd));
-	if (!why && !d) why = strerror(errno);
-	if (why) {
-		log_error("journal: %s", why);
+	DIR *d = NULL;
+	if (!why) { /* its own descriptor: closedir closes it */
+		int fd = dup(dir_fd);
+		d = fd < 0 ? NULL : fdopendir(fd);
+		if (!d && fd >= 0) close(fd);
+	}
+	if (why || !d) {
+		log_error("journal: %s", why ? why : "cannot read the directory");
 		journal_close();
 		return -1;
 	}
