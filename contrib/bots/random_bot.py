@@ -41,17 +41,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import carcd  # noqa: E402
 
 
-def argument(parse):
-    """An argparse type from one of carcd's command-line parsers."""
-    def typed(text):
-        try:
-            return parse(text)
-        except ValueError as e:
-            raise argparse.ArgumentTypeError(str(e))
-    return typed
-
-
-key_value, seconds = argument(carcd.parse_key_value), argument(carcd.parse_seconds)
+key_value, seconds = carcd.argparse_type(carcd.parse_key_value), carcd.argparse_type(carcd.parse_seconds)
 
 
 def parse_args(argv):

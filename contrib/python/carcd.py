@@ -113,6 +113,19 @@ def parse_seconds(text):
     return value
 
 
+def argparse_type(parse):
+    """An argparse `type=` made of one of the parsers above: the ValueError
+    it raises becomes argparse's usage error, with the parser's message."""
+    import argparse
+
+    def typed(text):
+        try:
+            return parse(text)
+        except ValueError as e:
+            raise argparse.ArgumentTypeError(str(e))
+    return typed
+
+
 def split_names(text):
     """'a, b,c' -> ['a', 'b', 'c']"""
     return [n.strip() for n in text.split(",") if n.strip()]
