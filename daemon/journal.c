@@ -66,6 +66,7 @@ typedef struct journal_rec {
 } journal_rec;
 
 static char *jdir;     /* NULL: no journal */
+static uint32_t build; /* fingerprint(), worked out once at journal_open */
 static int dir_fd = -1, next_fd = -1;
 static int restoring;  /* replaying: nothing is written */
 
@@ -202,7 +203,7 @@ void journal_created(games *r, games_game *gm)
 	journal_head h;
 	memset(&h, 0, sizeof h);
 	memcpy(h.magic, JOURNAL_MAGIC, sizeof h.magic);
-	h.fingerprint = fingerprint();
+	h.fingerprint = build;
 	h.nseats = (uint8_t)gm->nseats;
 	h.auth = (uint8_t)gm->auth;
 	h.id = gm->id;
@@ -308,7 +309,7 @@ static int salt_ok(const char *s)
 static const char *head_fault(const journal_head *h, int64_t id, const char **names)
 {
 	if (memcmp(h->magic, JOURNAL_MAGIC, sizeof h->magic)) return "not a carcd game file";
-	if (h->fingerprint != fingerprint()) return "written by another carcd build (version, tiles or rules differ)";
+	if (h->fingerprint != build) return "written by another carcd build (version, tiles or rules differ)";
 	if (h->crc != head_crc(*h)) return "its header fails its checksum";
 	if (h->id != id) return "its header names another game";
 	if (h->nseats < 1 || h->nseats > CARC_MAX_SEATS || h->nseats != h->cfg.nseats || h->auth > 1 || !salt_ok(h->salt))
@@ -393,10 +394,10 @@ static int restore(games *r, int64_t id, carc_game *scratch)
 	memcpy(gm->token, h.token, sizeof gm->token);
 	memcpy(gm->admin, h.admin, sizeof gm->admin);
 	games_set_salt(gm, h.salt);
+	carc_game_clone(gm->g, scratch); /* the replay's end, not replayed twice */
 	for (size_t i = 0; i < nrecs; i++) {
 		journal_rec rec;
 		memcpy(&rec, buf + sizeof h + i * sizeof rec, sizeof rec);
-		carc_apply(gm->g, &rec.m, NULL); /* as on the scratch game */
 		games_record(r, gm, &rec.m);
 	}
 	gm->jcrc = crc;
@@ -489,6 +490,7 @@ int journal_open(const char *dir, games *r, carc_game *scratch)
 		return -1;
 	}
 	jdir = proto_xstrdup(dir);
+	build = fingerprint();
 	char text[32] = { 0 };
 	if (pread(next_fd, text, sizeof text - 1, 0) > 0) {
 		long long next = strtoll(text, NULL, 10);
