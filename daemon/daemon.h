@@ -107,6 +107,7 @@ int games_token_admin(const games_game *gm, const char *hex);
 /* Sets the salt (32 hex digits) and the seed commitment made of it. */
 void games_set_salt(games_game *gm, const char *salt);
 void games_random(void *buf, size_t n); /* getrandom(2); aborts if the kernel cannot */
+double games_now(void);                 /* monotonic seconds */
 
 /* ---- the journal (journal.c): off until journal_open ----------------------- */
 #define JOURNAL_FDS 256 /* game files kept open, beside the connections' descriptors */
@@ -118,7 +119,6 @@ void journal_close(void);
 void journal_created(games *r, games_game *gm);    /* from games_create */
 void journal_moved(games_game *gm, const carc_move *m); /* from games_record */
 void journal_forget(const games_game *gm);         /* a game closed or evicted */
-double games_now(void);                 /* monotonic seconds */
 
 /* ---- the server: what the methods see ------------------------------------------ */
 typedef struct server {
