@@ -30,6 +30,7 @@
 #define CARCD_MAX_CONNECTIONS 1024
 #define CARCD_MAX_GAMES 100000
 #define CARCD_IDLE_TIMEOUT 600          /* seconds */
+#define CARCD_GAME_TIMEOUT 0            /* seconds without a move before a game is closed; 0: never */
 #define CARCD_MAX_OUTPUT (8u << 20)     /* unsent bytes before a slow reader is cut off */
 #define CARCD_MAX_SUBSCRIPTIONS 1024    /* games one connection may watch */
 
@@ -69,13 +70,14 @@ typedef struct games_game {
 	int unjournaled;                   /* its journal file could not be written */
 	uint32_t jcrc;                     /* CRC of its journal file's last record */
 	double created;
+	double last;                       /* games_now() of its creation or last move (--game-timeout) */
 } games_game;
 
 typedef struct games {
 	games_game **v;                    /* sorted by id: ids only grow */
 	size_t n, cap, max;
 	int64_t next_id;
-	uint64_t created_total, evicted_total;
+	uint64_t created_total, evicted_total, expired_total;
 	size_t bytes;                      /* memory held by games */
 } games;
 
@@ -93,6 +95,9 @@ games_game *games_find(games *r, int64_t id);
 games_game *games_create(games *r, const carc_config *cfg, const char *const *names, int auth,
                          carc_sink *out, carc_rc *rc, int *full);
 void games_close(games *r, games_game *gm);
+/* Closes, in one pass over the registry, every game `doomed` says 1 of
+ * (it is told just before the game goes); returns how many. */
+size_t games_sweep(games *r, int (*doomed)(void *ctx, games_game *gm), void *ctx);
 size_t games_index_after(const games *r, int64_t after); /* first index with id > after */
 /* Records an applied move (seq grows). */
 void games_record(games *r, games_game *gm, const carc_move *m);
@@ -132,6 +137,7 @@ typedef struct server {
 	/* limits */
 	size_t max_request, max_line, max_output;
 	int max_connections, idle_timeout;
+	int game_timeout;               /* --game-timeout, 0: games are only closed by close_game */
 	/* statistics */
 	uint64_t requests, errors[PROTO_E_COUNT], conns_total, conns_refused;
 	int conns;
@@ -149,6 +155,10 @@ void methods_handle(server *s, void *conn, games_subs *subs, const proto_request
 void methods_reply_error(server *s, void *conn, const proto_request *rq, proto_err code, const char *why);
 /* A player name new_game takes: 1 to PROTO_MAX_NAME bytes of UTF-8, no control characters. */
 int methods_name_ok(const char *s, size_t n);
+/* Closes the games that have had no move for --game-timeout seconds at
+ * `now` (games_now()), telling their watchers as close_game does;
+ * returns how many.  Nothing when the option is 0. */
+size_t methods_expire(server *s, double now);
 /* Ends every subscription of a closing connection. */
 void methods_conn_gone(server *s, void *conn, games_subs *subs);
 

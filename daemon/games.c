@@ -99,6 +99,22 @@ void games_close(games *r, games_game *gm)
 	if (i < r->n && r->v[i] == gm) remove_at(r, i);
 }
 
+size_t games_sweep(games *r, int (*doomed)(void *ctx, games_game *gm), void *ctx)
+{
+	size_t kept = 0, n = r->n;
+	for (size_t i = 0; i < n; i++) {
+		games_game *gm = r->v[i];
+		if (!doomed(ctx, gm)) {
+			r->v[kept++] = gm;
+			continue;
+		}
+		journal_forget(gm);
+		game_free(r, gm);
+	}
+	r->n = kept;
+	return n - kept;
+}
+
 /* A full registry makes room by dropping its oldest finished game nobody
  * watches: arenas play game after game, and a finished game only matters
  * to whoever still reads its history. */
@@ -138,7 +154,7 @@ games_game *games_create(games *r, const carc_config *cfg, const char *const *na
 	gm->nseats = cfg->nseats;
 	gm->auth = auth;
 	gm->seed = cfg->seed;
-	gm->created = games_now();
+	gm->created = gm->last = games_now();
 	for (int i = 0; i < gm->nseats; i++) gm->names[i] = proto_xstrdup(names[i]);
 	games_random(gm->token, sizeof gm->token);
 	games_random(gm->admin, sizeof gm->admin);
@@ -178,6 +194,7 @@ void games_record(games *r, games_game *gm, const carc_move *m)
 		r->bytes += game_bytes(gm);
 	}
 	gm->moves[gm->seq++] = *m;
+	gm->last = games_now();
 	journal_moved(gm, m);
 }
 

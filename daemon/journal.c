@@ -34,6 +34,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "daemon.h"
@@ -264,8 +265,9 @@ static void broken(int64_t id, const char *why)
 	if (renameat(dir_fd, name, dir_fd, aside)) log_error("journal: cannot rename %s/%s: %s", jdir, name, strerror(errno));
 }
 
-/* Reads a whole regular file; NULL with *why on failure. */
-static uint8_t *slurp(int64_t id, size_t *n, const char **why)
+/* Reads a whole regular file, and when it was last written; NULL with
+ * *why on failure. */
+static uint8_t *slurp(int64_t id, size_t *n, time_t *mtime, const char **why)
 {
 	char name[64];
 	name_of(name, sizeof name, id, "");
@@ -285,6 +287,7 @@ static uint8_t *slurp(int64_t id, size_t *n, const char **why)
 		close(fd);
 		return NULL;
 	}
+	*mtime = st.st_mtime;
 	uint8_t *buf = proto_xmalloc((size_t)st.st_size + 1);
 	size_t got = 0;
 	while (got < (size_t)st.st_size) {
@@ -345,7 +348,8 @@ static int restore(games *r, int64_t id, carc_game *scratch)
 {
 	size_t n = 0;
 	const char *why = NULL, *names[CARC_MAX_SEATS];
-	uint8_t *buf = slurp(id, &n, &why);
+	time_t written = 0;
+	uint8_t *buf = slurp(id, &n, &written, &why);
 	if (!buf) {
 		broken(id, why);
 		return 0;
@@ -401,6 +405,9 @@ static int restore(games *r, int64_t id, carc_game *scratch)
 		games_record(r, gm, &rec.m);
 	}
 	gm->jcrc = crc;
+	/* --game-timeout counts from the last move, however long carcd was down */
+	double quiet = difftime(time(NULL), written);
+	gm->last = games_now() - (quiet > 0 ? quiet : 0);
 	free(buf);
 	return 1;
 }

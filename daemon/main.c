@@ -54,6 +54,7 @@ static void usage(FILE *f)
 	        "      --max-connections N   connections served at once (default %d)\n"
 	        "      --max-games N         games held at once (default %d)\n"
 	        "      --idle-timeout S      close connections quiet for S seconds (default %d)\n"
+	        "      --game-timeout S      close games that have had no move for S seconds (default 0: never)\n"
 	        "      --max-request BYTES   largest MessagePack request (default %u)\n"
 	        "      --max-line BYTES      longest JSON line (default %u)\n"
 	        "      --max-output BYTES    unread output that cuts a slow reader off (default %u)\n"
@@ -327,6 +328,18 @@ static void raise_fd_limit(int want)
 		log_warn("%lu file descriptors for %d connections: some will be refused", (unsigned long)rl.rlim_cur, want - 64);
 }
 
+/* ---- games nobody plays (--game-timeout) ---------------------------------------- */
+
+/* How often the games are looked over: a tenth of the timeout, between
+ * 1 and 60 seconds, so a game goes at most that long after its time. */
+static int sweep_every(int timeout) { return timeout >= 600 ? 60 : timeout >= 10 ? timeout / 10 : 1; }
+
+static void sweep_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd, (void)what, (void)arg;
+	methods_expire(&srv, games_now());
+}
+
 /* ---- signals -------------------------------------------------------------------------- */
 
 static void all_closed(void) { event_base_loopexit(base, NULL); }
@@ -379,12 +392,14 @@ static void libevent_log(int severity, const char *msg)
 
 int main(int argc, char **argv)
 {
-	enum { O_MAX_CONN = 256, O_MAX_GAMES, O_IDLE, O_MAX_REQUEST, O_MAX_LINE, O_MAX_OUTPUT, O_LOG_LEVEL, O_JOURNAL };
+	enum { O_MAX_CONN = 256, O_MAX_GAMES, O_IDLE, O_MAX_REQUEST, O_MAX_LINE, O_MAX_OUTPUT, O_LOG_LEVEL, O_JOURNAL,
+	       O_GAME_TIMEOUT };
 	static const struct option opts[] = {
 		{ "listen", required_argument, NULL, 'l' },
 		{ "max-connections", required_argument, NULL, O_MAX_CONN },
 		{ "max-games", required_argument, NULL, O_MAX_GAMES },
 		{ "idle-timeout", required_argument, NULL, O_IDLE },
+		{ "game-timeout", required_argument, NULL, O_GAME_TIMEOUT },
 		{ "max-request", required_argument, NULL, O_MAX_REQUEST },
 		{ "max-line", required_argument, NULL, O_MAX_LINE },
 		{ "max-output", required_argument, NULL, O_MAX_OUTPUT },
@@ -407,6 +422,7 @@ int main(int argc, char **argv)
 		case O_MAX_CONN: srv.max_connections = (int)number("max-connections", optarg, 1, 1 << 20); break;
 		case O_MAX_GAMES: srv.games.max = (size_t)number("max-games", optarg, 1, 100000000); break;
 		case O_IDLE: srv.idle_timeout = (int)number("idle-timeout", optarg, 1, 1 << 30); break;
+		case O_GAME_TIMEOUT: srv.game_timeout = (int)number("game-timeout", optarg, 0, 1 << 30); break;
 		case O_MAX_REQUEST: srv.max_request = (size_t)number("max-request", optarg, 64, 1 << 30); break;
 		case O_MAX_LINE: srv.max_line = (size_t)number("max-line", optarg, 64, 1 << 30); break;
 		case O_MAX_OUTPUT: srv.max_output = (size_t)number("max-output", optarg, 4096, 1l << 40); break;
@@ -437,6 +453,14 @@ int main(int argc, char **argv)
 	conn_setup(&srv, base);
 	/* games come back before anyone can ask for them */
 	if (journal && journal_open(journal, &srv.games, srv.scratch)) die("cannot keep a journal in %s", journal);
+	/* a game restored after its time (carcd was down) is not served at all */
+	methods_expire(&srv, games_now());
+	struct event *sweep = NULL;
+	if (srv.game_timeout) {
+		struct timeval every = { sweep_every(srv.game_timeout), 0 };
+		sweep = event_new(base, -1, EV_PERSIST, sweep_cb, NULL);
+		if (!sweep || event_add(sweep, &every)) die("%s", "cannot set the --game-timeout timer");
+	}
 	int activated = listen_systemd();
 	for (int i = 0; i < nspecs; i++) listen_on(specs[i]);
 	if (!activated && !nspecs) listen_on(DEFAULT_LISTEN);
@@ -454,6 +478,7 @@ int main(int argc, char **argv)
 	event_free(term);
 	event_free(intr);
 	event_free(hup);
+	if (sweep) event_free(sweep);
 	event_base_free(base);
 	methods_free(&srv);
 	journal_close();

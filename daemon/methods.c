@@ -152,6 +152,7 @@ static proto_err m_hello(method_call *c, proto_val **result, const char **why)
 	pv_set_int(a, lim, "max_depth", PROTO_MAX_DEPTH);
 	pv_set_int(a, lim, "max_games", (int64_t)c->s->games.max);
 	pv_set_int(a, lim, "idle_timeout", c->s->idle_timeout); /* seconds: a client pings within it */
+	pv_set_int(a, lim, "game_timeout", c->s->game_timeout); /* seconds without a move; 0: never */
 	pv_set(r, "limits", lim);
 	*result = r;
 	return PROTO_OK;
@@ -188,6 +189,7 @@ static proto_err m_stats(method_call *c, proto_val **result, const char **why)
 	pv_set_int(a, r, "games", (int64_t)s->games.n);
 	pv_set_int(a, r, "games_total", (int64_t)s->games.created_total);
 	pv_set_int(a, r, "games_evicted", (int64_t)s->games.evicted_total);
+	pv_set_int(a, r, "games_expired", (int64_t)s->games.expired_total);
 	pv_set_int(a, r, "requests", (int64_t)s->requests);
 	for (int e = 1; e < PROTO_E_COUNT; e++) pv_set_int(a, errs, proto_strerror((proto_err)e), (int64_t)s->errors[e]);
 	pv_set(r, "errors", errs);
@@ -763,6 +765,15 @@ broken:
 
 /* ---- close_game, subscribe, unsubscribe ---------------------------------------------------- */
 
+/* The last notification of a game's watchers. */
+static proto_val *closed_notice(proto_arena *a, const games_game *gm)
+{
+	proto_val *ev = pv_array(a), *e = pv_map(a);
+	pv_set_str(a, e, "type", "game_closed");
+	pv_push(ev, e);
+	return proto_notification(a, gm->id, gm->seq, ev);
+}
+
 static proto_err m_close_game(method_call *c, proto_val **result, const char **why)
 {
 	games_game *gm;
@@ -773,11 +784,8 @@ static proto_err m_close_game(method_call *c, proto_val **result, const char **w
 		return PROTO_E_FORBIDDEN;
 	}
 	if (gm->nsubs) {
-		proto_val *ev = pv_array(c->a), *e = pv_map(c->a);
-		pv_set_str(c->a, e, "type", "game_closed");
-		pv_push(ev, e);
 		c->notify_game = gm;
-		c->notify = proto_notification(c->a, gm->id, gm->seq, ev);
+		c->notify = closed_notice(c->a, gm);
 	}
 	c->closed = gm;
 	log_debug("game %lld: closed", (long long)gm->id);
@@ -879,6 +887,7 @@ void methods_init(server *s)
 	s->max_output = CARCD_MAX_OUTPUT;
 	s->max_connections = CARCD_MAX_CONNECTIONS;
 	s->idle_timeout = CARCD_IDLE_TIMEOUT;
+	s->game_timeout = CARCD_GAME_TIMEOUT;
 }
 
 void methods_free(server *s)
@@ -920,6 +929,34 @@ void methods_handle(server *s, void *conn, games_subs *subs, const proto_request
 	send_to(s, conn, proto_response(c.a, rq, result));
 	if (c.notify) publish(s, c.notify_game, c.notify);
 	if (c.closed) games_close(&s->games, c.closed);
+}
+
+/* --game-timeout: a game nobody plays goes as close_game would close it. */
+typedef struct expiry {
+	server *s;
+	double now;
+} expiry;
+
+static int expired(void *ctx, games_game *gm)
+{
+	const expiry *x = ctx;
+	if (x->now - gm->last < x->s->game_timeout) return 0;
+	if (gm->nsubs) {
+		publish(x->s, gm, closed_notice(&x->s->arena, gm));
+		proto_arena_reset(&x->s->arena);
+	}
+	log_debug("game %lld: closed after %d s without a move", (long long)gm->id, x->s->game_timeout);
+	return 1;
+}
+
+size_t methods_expire(server *s, double now)
+{
+	if (s->game_timeout <= 0) return 0;
+	expiry x = { s, now };
+	size_t n = games_sweep(&s->games, expired, &x);
+	s->games.expired_total += n;
+	if (n) log_info("%zu game%s closed: no move for %d s (--game-timeout)", n, n == 1 ? "" : "s", s->game_timeout);
+	return n;
 }
 
 void methods_conn_gone(server *s, void *conn, games_subs *subs) { games_unsubscribe_all(&s->games, conn, subs); }

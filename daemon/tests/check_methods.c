@@ -252,6 +252,50 @@ START_TEST(registry_full)
 }
 END_TEST
 
+/* --game-timeout: games whose last move is older than the timeout go in
+ * one sweep, watched or not, over or not; the others stay, in order, and
+ * a watcher hears game_closed as from close_game. */
+START_TEST(games_time_out)
+{
+	json_t *r = result(call(&A, "hello"));
+	ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(r, "limits"), "game_timeout")), 0);
+	for (int i = 0; i < 5; i++) result(call(&A, "new_game {\"players\": [\"a\"], \"auth\": false}"));
+	double now = games_now();
+	ck_assert_uint_eq(methods_expire(&S, now + 1e6), 0); /* the option is off */
+	S.game_timeout = 100;
+	result(call(&W, "subscribe {\"game\": 2}"));
+	result(call(&W, "subscribe {\"game\": 3}"));
+	/* games 2 and 4 last moved long ago, 5 just under the timeout */
+	double last[5] = { now, now - 500, now - 10, now - 101, now - 99 };
+	for (int i = 0; i < 5; i++) games_find(&S.games, i + 1)->last = last[i];
+	size_t heard = json_array_size(W.got);
+	ck_assert_uint_eq(methods_expire(&S, now), 2);
+	ck_assert_uint_eq(S.games.n, 3);
+	ck_assert_int_eq(S.games.v[0]->id, 1);
+	ck_assert_int_eq(S.games.v[1]->id, 3);
+	ck_assert_int_eq(S.games.v[2]->id, 5);
+	ck_assert_uint_eq(json_array_size(W.got), heard + 1);
+	char *note = json_dumps(json_array_get(W.got, heard), JSON_COMPACT);
+	ck_assert_str_eq(note, "[2,\"event\",{\"game\":2,\"seq\":0,\"events\":[{\"type\":\"game_closed\"}]}]");
+	free(note);
+	ck_assert_str_eq(error_code(call(&A, "state {\"game\": 4}")), "no_such_game");
+	r = result(call(&A, "stats"));
+	ck_assert_int_eq(json_integer_value(json_object_get(r, "games_expired")), 2);
+	ck_assert_int_eq(json_integer_value(json_object_get(r, "games")), 3);
+	/* a move starts the count again */
+	json_t *lm = result(call(&A, "legal_moves {\"game\": 5}"));
+	char *mv = json_dumps(json_array_get(json_object_get(lm, "moves"), 0), JSON_COMPACT);
+	result(call(&A, "apply_move {\"game\": 5, \"move\": %s}", mv));
+	free(mv);
+	ck_assert_uint_eq(methods_expire(&S, now + 95), 1); /* game 3; game 5 would have gone without its move */
+	ck_assert_uint_eq(S.games.n, 2);
+	ck_assert_int_eq(S.games.v[0]->id, 1);
+	ck_assert_int_eq(S.games.v[1]->id, 5);
+	r = result(call(&A, "hello"));
+	ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(r, "limits"), "game_timeout")), 100);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("methods");
@@ -261,6 +305,7 @@ int main(void)
 	tcase_add_test(t, hello_and_errors);
 	tcase_add_test(t, full_game);
 	tcase_add_test(t, registry_full);
+	tcase_add_test(t, games_time_out);
 	suite_add_tcase(s, t);
 	SRunner *r = srunner_create(s);
 	srunner_run_all(r, CK_NORMAL);

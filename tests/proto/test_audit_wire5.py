@@ -101,7 +101,7 @@ class Hello:
                     else:
                         self.assertTrue(all(isinstance(v, str) for v in r["values"]), r)
         self.assertEqual(h["methods"], list(harness.METHODS))
-        self.assertEqual(sorted(h["limits"]), ["idle_timeout", "max_depth", "max_games", "max_line", "max_request"])
+        self.assertEqual(sorted(h["limits"]), ["game_timeout", "idle_timeout", "max_depth", "max_games", "max_line", "max_request"])
         # each listed method answers (none is unknown_method)
         for m in h["methods"]:
             self.assertNotEqual(code_of(self.c.call, m, {}), "unknown_method", m)

@@ -420,7 +420,7 @@ class DefaultLimits(Case):
     def test_defaults_are_those_of_the_contract(self):
         lim = self.c.hello()["limits"]
         self.assertEqual(lim, {"max_request": MIB, "max_line": 64 * 1024, "max_depth": 16, "max_games": 100000,
-                               "idle_timeout": 600})
+                               "idle_timeout": 600, "game_timeout": 0})
 
     def test_a_request_of_one_mib_is_served(self):
         with daemon["d"].raw("unix", timeout=10) as r:
