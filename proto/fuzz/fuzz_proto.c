@@ -44,6 +44,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!ready) {
 		methods_init(&srv);
 		srv.games.max = 64;
+		srv.game_timeout = 1;
 		srv.conn_enc = enc_of;
 		srv.deliver = deliver;
 		ready = 1;
@@ -71,6 +72,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		else if (!d.skip) methods_handle(&srv, &fake_conn, &subs, &rq);
 		proto_arena_reset(&srv.arena);
 		if (d.close) break;
+		/* --game-timeout 1: now and then, as if the games had been
+		 * left alone long enough, while their watchers still watch */
+		if (off <= size && (data[off - 1] & 7) == 7) methods_expire(&srv, games_now() + 2);
 	}
 	/* keep the registry small between inputs */
 	if (srv.games.n > 32) {
