@@ -342,9 +342,13 @@ static const char *replay(carc_game *g, const journal_head *h, const uint8_t *re
 	return NULL;
 }
 
-/* Restores one game from its file; 1 restored, 0 set aside, -1 left
- * where it is (the registry is full). */
-static int restore(games *r, int64_t id, carc_game *scratch)
+/* What became of a game's file at start. */
+enum { SET_ASIDE, RESTORED, LEFT, EXPIRED };
+
+/* Restores one game from its file: RESTORED; SET_ASIDE (broken); LEFT
+ * where it is (the registry is full); EXPIRED, its file deleted (its
+ * last move is `timeout` seconds old or more, timeout > 0). */
+static int restore(games *r, int64_t id, carc_game *scratch, int timeout)
 {
 	size_t n = 0;
 	const char *why = NULL, *names[CARC_MAX_SEATS];
@@ -352,7 +356,7 @@ static int restore(games *r, int64_t id, carc_game *scratch)
 	uint8_t *buf = slurp(id, &n, &written, &why);
 	if (!buf) {
 		broken(id, why);
-		return 0;
+		return SET_ASIDE;
 	}
 	journal_head h;
 	size_t nrecs = 0;
@@ -367,14 +371,26 @@ static int restore(games *r, int64_t id, carc_game *scratch)
 	if (why) {
 		free(buf);
 		broken(id, why);
-		return 0;
+		return SET_ASIDE;
+	}
+	/* --game-timeout counts from the last move, however long carcd was down */
+	double quiet = difftime(time(NULL), written);
+	if (quiet < 0) quiet = 0;
+	if (timeout > 0 && quiet >= timeout) {
+		char name[64];
+		free(buf);
+		name_of(name, sizeof name, id, "");
+		log_debug("journal: game %lld: closed, no move for %d s (--game-timeout)", (long long)id, timeout);
+		if (unlinkat(dir_fd, name, 0)) log_error("journal: cannot remove %s/%s: %s", jdir, name, strerror(errno));
+		r->expired_total++;
+		return EXPIRED;
 	}
 	if (r->n >= r->max) { /* never a game evicted for one restored */
 		free(buf);
 		log_error("journal: game %lld not restored: --max-games games are restored already; its file stays for a "
 		          "restart with a higher --max-games",
 		          (long long)id);
-		return -1;
+		return LEFT;
 	}
 	/* a move cut short by a crash was never answered: it is dropped */
 	if ((n - sizeof h) % sizeof(journal_rec)) {
@@ -393,7 +409,7 @@ static int restore(games *r, int64_t id, carc_game *scratch)
 	if (!gm) { /* the scratch replay took the same setup */
 		free(buf);
 		log_error("journal: game %lld not restored: %s", (long long)id, carc_strerror(rc));
-		return -1;
+		return LEFT;
 	}
 	memcpy(gm->token, h.token, sizeof gm->token);
 	memcpy(gm->admin, h.admin, sizeof gm->admin);
@@ -405,11 +421,9 @@ static int restore(games *r, int64_t id, carc_game *scratch)
 		games_record(r, gm, &rec.m);
 	}
 	gm->jcrc = crc;
-	/* --game-timeout counts from the last move, however long carcd was down */
-	double quiet = difftime(time(NULL), written);
-	gm->last = games_now() - (quiet > 0 ? quiet : 0);
+	gm->last = games_now() - quiet;
 	free(buf);
-	return 1;
+	return RESTORED;
 }
 
 static int by_id(const void *a, const void *b)
@@ -482,7 +496,7 @@ static const char *dir_fault(const char *dir)
 	return NULL;
 }
 
-int journal_open(const char *dir, games *r, carc_game *scratch)
+int journal_open(const char *dir, games *r, carc_game *scratch, int game_timeout)
 {
 	const char *why = dir_fault(dir);
 	DIR *d = NULL;
@@ -506,20 +520,23 @@ int journal_open(const char *dir, games *r, carc_game *scratch)
 	size_t n;
 	int64_t *ids = game_files(d, &n);
 	closedir(d);
-	size_t restored = 0, failed = 0;
+	size_t done[4] = { 0 };
 	int64_t next = r->next_id;
 	restoring = 1;
 	for (size_t i = 0; i < n; i++) {
-		int k = restore(r, ids[i], scratch);
-		restored += k > 0;
-		failed += k <= 0;
-		if (k && ids[i] >= next) next = ids[i] + 1; /* a broken file's name is no game's id */
+		int k = restore(r, ids[i], scratch, game_timeout);
+		done[k]++;
+		if (k != SET_ASIDE && ids[i] >= next) next = ids[i] + 1; /* a broken file's name is no game's id */
 	}
 	restoring = 0;
 	r->next_id = next;
 	free(ids);
 	save_next_id(r->next_id);
-	log_info("journal: %s: %zu games restored%s", dir, restored, failed ? " (others not: see the errors above)" : "");
+	char expired[80] = "";
+	if (done[EXPIRED])
+		snprintf(expired, sizeof expired, ", %zu closed for want of moves (--game-timeout)", done[EXPIRED]);
+	log_info("journal: %s: %zu games restored%s%s", dir, done[RESTORED], expired,
+	         done[SET_ASIDE] + done[LEFT] ? " (others not: see the errors above)" : "");
 	return 0;
 }
 

@@ -452,9 +452,8 @@ int main(int argc, char **argv)
 	if (!base) die("%s", "cannot make an event base");
 	conn_setup(&srv, base);
 	/* games come back before anyone can ask for them */
-	if (journal && journal_open(journal, &srv.games, srv.scratch)) die("cannot keep a journal in %s", journal);
-	/* a game restored after its time (carcd was down) is not served at all */
-	methods_expire(&srv, games_now());
+	if (journal && journal_open(journal, &srv.games, srv.scratch, srv.game_timeout))
+		die("cannot keep a journal in %s", journal);
 	struct event *sweep = NULL;
 	if (srv.game_timeout) {
 		struct timeval every = { sweep_every(srv.game_timeout), 0 };

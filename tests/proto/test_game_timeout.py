@@ -91,19 +91,25 @@ class Journal(unittest.TestCase):
         for game, age in ((old, 7300), (recent, 3500)):
             path = os.path.join(self.dir, "%d.game" % game)
             os.utime(path, (now - age, now - age))
-        with harness.Daemon("--journal", self.dir, "--game-timeout", "3600", tcp=False) as d, d.client() as c:
+        # --max-games 2: the game whose time is up takes no place from the other two
+        with harness.Daemon("--journal", self.dir, "--game-timeout", "3600", "--max-games", "2", tcp=False) as d, \
+                d.client() as c:
+            self.assertIn("journal: %s: 2 games restored, 1 closed for want of moves (--game-timeout)\n" % self.dir,
+                          open(d.log_path).read())
             self.assertFalse(held(c, old))
             self.assertTrue(held(c, recent))
             self.assertTrue(held(c, fresh))
             self.assertEqual(c.stats()["games_expired"], 1)
             self.assertEqual(sorted(os.listdir(self.dir)), ["%d.game" % recent, "%d.game" % fresh, "next-id"])
-            # ids are still never reused
-            self.assertEqual(c.new_game(["a"])["game"], fresh + 1)
+            # full of games in play
+            self.assertEqual(harness.code_of(c.new_game, ["a"]), "limit")
         # without the option every file comes back, however old
         os.utime(os.path.join(self.dir, "%d.game" % recent), (now - 10 ** 6, now - 10 ** 6))
         with harness.Daemon("--journal", self.dir, tcp=False) as d, d.client() as c:
             self.assertTrue(held(c, recent))
             self.assertEqual(c.stats()["games_expired"], 0)
+            # the closed game's id is never given again
+            self.assertEqual(c.new_game(["a"])["game"], fresh + 1)
 
 
 if __name__ == "__main__":
