@@ -32,7 +32,12 @@ and as no game for the others: quitting never pays.
 
 The report gives, for each bot, its games, wins (a tie for first place
 shares the win), the mean of its final scores and its mean margin (its
-score less the best other score of the game; none in solo games).  --json prints the whole
+score less the best other score of the game; none in solo games).  The
+win rate and the mean margin come with the half-width of their 95%
+confidence intervals, so that a difference between two bots can be told
+from the luck of the deals: the deals are the samples (the games of one
+deal share their tiles, so they are not independent), which takes two
+deals or more, and many for a narrow interval.  --json prints the whole
 report, game by game, as JSON.  A daemon that holds all the games it may
 (`limit`) is asked again every second, up to --move-timeout.  A match
 that stops early (an error, Ctrl-C, SIGTERM or SIGHUP) stops every bot and
@@ -415,33 +420,75 @@ class Match:
             raise failure[0]
 
 
+# Student's t, 97.5th percentile, by degrees of freedom (a table rather
+# than scipy); between two entries the lower one's value, which is the
+# wider interval.
+T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262, 10: 2.228,
+        12: 2.179, 15: 2.131, 20: 2.086, 25: 2.060, 30: 2.042, 40: 2.021, 60: 2.000, 120: 1.980}
+
+
+def ci95(clusters):
+    """Half-width of a 95% confidence interval for sum(x) / sum(n) over
+    clusters [(x, n), ...] that are independent of each other (deals: the
+    games of a deal share their tiles, so they are not).  The ratio's
+    variance is worked out from each cluster's residual x - R n (the
+    cluster-robust estimate); None with fewer than two clusters."""
+    clusters = [(x, n) for x, n in clusters if n]
+    k = len(clusters)
+    if k < 2:
+        return None
+    total = sum(n for _, n in clusters)
+    ratio = sum(x for x, _ in clusters) / total
+    var = k / (k - 1) * sum((x - ratio * n) ** 2 for x, n in clusters) / total ** 2
+    t = T975[max(df for df in T975 if df <= k - 1)] if k - 1 <= 120 else 1.960
+    return t * var ** 0.5
+
+
 def standings(bots, records):
     table = {name: {"bot": name, "games": 0, "wins": 0.0, "score_sum": 0, "margin_sum": 0,
-                  "margins": 0, "forfeits": 0}
+                  "margins": 0, "forfeits": 0, "deals": {}}
              for name, _ in bots}
-    for r in records:
+
+    def deal_of(row, r, i):  # per deal: wins, games, margin sum, margins
+        return row["deals"].setdefault(r.get("deal", -1 - i), [0.0, 0, 0, 0])
+
+    for i, r in enumerate(records):
         if "forfeit" in r:   # a played game, lost, for the forfeiter; no game for the others
             row = table[r["forfeit"]["bot"]]
             row["forfeits"] += 1
             row["games"] += 1
+            deal_of(row, r, i)[1] += 1
             continue
         for entry in r["seats"]:
             row = table[entry["bot"]]
+            d = deal_of(row, r, i)
             others = [o["score"] for o in r["seats"] if o is not entry]
             row["games"] += 1
+            d[1] += 1
             row["score_sum"] += entry["score"]
             if others:  # a solo game has no margin
-                row["margin_sum"] += entry["score"] - max(others)
+                margin = entry["score"] - max(others)
+                row["margin_sum"] += margin
                 row["margins"] += 1
+                d[2] += margin
+                d[3] += 1
             if entry["bot"] in r["winners"]:
                 row["wins"] += 1.0 / len(r["winners"])
+                d[0] += 1.0 / len(r["winners"])
     rows = []
+
+    def rounded(v, places):
+        return None if v is None else round(v, places)
+
     for row in table.values():
         n, played = row["games"], row["games"] - row["forfeits"]   # scores: games played to the end
+        deals = row["deals"].values()
         rows.append({"bot": row["bot"], "games": n, "wins": round(row["wins"], 3),
                      "win_rate": round(row["wins"] / n, 4) if n else None,
+                     "win_rate_ci95": rounded(ci95([(d[0], d[1]) for d in deals]), 4),
                      "mean_score": round(row["score_sum"] / played, 2) if played else None,
                      "mean_margin": round(row["margin_sum"] / row["margins"], 2) if row["margins"] else None,
+                     "mean_margin_ci95": rounded(ci95([(d[2], d[3]) for d in deals]), 2),
                      "forfeits": row["forfeits"]})
     rows.sort(key=lambda r: (-(r["win_rate"] or 0), r["forfeits"], -(r["mean_score"] or 0), r["bot"]))
     return rows
@@ -452,16 +499,23 @@ def print_table(report, out):
         report["seed"], report["deals"], len(report["games"]), sum(1 for g in report["games"] if "forfeit" in g),
         "" if report["complete"] else ", stopped early", ",".join(report["expansions"])), file=out)
     width = max([3] + [len(r["bot"]) for r in report["standings"]])
-    print("%-*s %6s %8s %6s %11s %12s %9s" % (width, "bot", "games", "wins", "win%", "mean score", "mean margin",
-                                             "forfeits"), file=out)
+    print("%-*s %6s %8s %6s %6s %11s %12s %7s %9s" % (width, "bot", "games", "wins", "win%", "+-", "mean score",
+                                                      "mean margin", "+-", "forfeits"), file=out)
 
     def num(v, fmt):
         return "-" if v is None else fmt % v
 
+    def pct(v):
+        return None if v is None else 100 * v
+
     for r in report["standings"]:
-        print("%-*s %6d %8g %6s %11s %12s %9d" % (
-            width, r["bot"], r["games"], r["wins"], num(None if r["win_rate"] is None else 100 * r["win_rate"], "%.1f"),
-            num(r["mean_score"], "%.2f"), num(r["mean_margin"], "%+.2f"), r["forfeits"]), file=out)
+        print("%-*s %6d %8g %6s %6s %11s %12s %7s %9d" % (
+            width, r["bot"], r["games"], r["wins"], num(pct(r["win_rate"]), "%.1f"),
+            num(pct(r["win_rate_ci95"]), "%.1f"), num(r["mean_score"], "%.2f"), num(r["mean_margin"], "%+.2f"),
+            num(r["mean_margin_ci95"], "%.2f"), r["forfeits"]), file=out)
+    if any(r["win_rate_ci95"] is not None for r in report["standings"]):
+        print("+-: half the width of a 95% confidence interval, deals as the samples (the games of a deal share "
+              "their tiles)", file=out)
     for g in report["games"]:
         if "forfeit" in g:
             f = g["forfeit"]

@@ -1,9 +1,12 @@
 """contrib/arena.py against the real daemon: matches of bots, forfeits, errors."""
 
 import importlib.util
+import io
 import json
+import math
 import os
 import signal
+import statistics
 import subprocess
 import tempfile
 import time
@@ -121,14 +124,30 @@ class Match(unittest.TestCase):
         self.assertEqual(p.returncode, 0, p.stderr)
         lines = p.stdout.splitlines()
         self.assertTrue(lines[0].startswith("seed 9, 1 deals, 2 games (0 forfeited), expansions base"), lines[0])
-        self.assertEqual(lines[1].split(), ["bot", "games", "wins", "win%", "mean", "score", "mean", "margin",
-                                            "forfeits"])
+        self.assertEqual(lines[1].split(), ["bot", "games", "wins", "win%", "+-", "mean", "score", "mean", "margin",
+                                            "+-", "forfeits"])
         self.assertEqual(sorted(line.split()[0] for line in lines[2:4]), ["ann", "bob"])
+        for line in lines[2:4]:   # one deal: no interval
+            self.assertEqual([line.split()[i] for i in (4, 7)], ["-", "-"], line)
         self.assertEqual(len(lines), 4)
         games = p.stderr.splitlines()
         self.assertEqual(len(games), 2)
         for line in games:
             self.assertRegex(line, r"^game \d+, deal 0: (ann|bob) \d+, (ann|bob) \d+$")
+        # more deals: the intervals, and a line that says what they are
+        p = arena("--bot", "ann=" + RANDOM, "--bot", "bob=" + RANDOM, "--deals", "3", "--seed", "9", "--json")
+        report = json.loads(p.stdout)
+        out = io.StringIO()
+        load_arena().print_table(report, out)
+        lines = out.getvalue().splitlines()
+        self.assertEqual(len(lines), 5)
+        self.assertTrue(lines[4].startswith("+-: half the width of a 95% confidence interval, deals as the samples"))
+        rows = {row["bot"]: row for row in report["standings"]}
+        for line in lines[2:4]:
+            row = rows[line.split()[0]]
+            self.assertGreater(row["mean_margin_ci95"], 0)
+            self.assertEqual(line.split()[4], "%.1f" % (100 * row["win_rate_ci95"]))
+            self.assertEqual(line.split()[7], "%.2f" % row["mean_margin_ci95"])
 
 
 class Bots(unittest.TestCase):
@@ -280,12 +299,21 @@ class Standings(unittest.TestCase):
                    {"seats": [], "forfeit": {"seat": 0, "bot": "z", "why": "test"}}]
         rows = {r["bot"]: r for r in load_arena().standings(bots, records)}
         # z's forfeit is a game it lost, with no score; x and y played no game there
-        self.assertEqual(rows["x"], {"bot": "x", "games": 2, "wins": 0.5, "win_rate": 0.25, "mean_score": 6.5,
-                                     "mean_margin": -3.0, "forfeits": 0})
-        self.assertEqual(rows["y"], {"bot": "y", "games": 2, "wins": 0.5, "win_rate": 0.25, "mean_score": 8.5,
-                                     "mean_margin": -1.0, "forfeits": 0})
-        self.assertEqual(rows["z"], {"bot": "z", "games": 3, "wins": 1.0, "win_rate": 0.3333, "mean_score": 6.5,
-                                     "mean_margin": -2.0, "forfeits": 1})
+        # records without a deal are samples of their own: two games, t = 12.706 for one degree of freedom
+        t1 = 12.706 / math.sqrt(2)
+        self.assertEqual(rows["x"], {"bot": "x", "games": 2, "wins": 0.5, "win_rate": 0.25,
+                                     "win_rate_ci95": round(t1 * statistics.stdev([0.5, 0]), 4), "mean_score": 6.5,
+                                     "mean_margin": -3.0, "mean_margin_ci95": round(t1 * statistics.stdev([0, -6]), 2),
+                                     "forfeits": 0})
+        self.assertEqual(rows["y"], {"bot": "y", "games": 2, "wins": 0.5, "win_rate": 0.25,
+                                     "win_rate_ci95": round(t1 * statistics.stdev([0.5, 0]), 4), "mean_score": 8.5,
+                                     "mean_margin": -1.0, "mean_margin_ci95": round(t1 * statistics.stdev([0, -2]), 2),
+                                     "forfeits": 0})
+        t2 = 4.303 / math.sqrt(3)
+        self.assertEqual(rows["z"], {"bot": "z", "games": 3, "wins": 1.0, "win_rate": 0.3333,
+                                     "win_rate_ci95": round(t2 * statistics.stdev([0, 1, 0]), 4), "mean_score": 6.5,
+                                     "mean_margin": -2.0, "mean_margin_ci95": round(t1 * statistics.stdev([-6, 2]), 2),
+                                     "forfeits": 1})
         order = [r["bot"] for r in load_arena().standings(bots, records)]
         self.assertEqual(order, ["z", "y", "x"])   # by win rate, then forfeits, then mean score
         # a bot that quits every game it would lose ranks below one that plays them out
@@ -293,6 +321,54 @@ class Standings(unittest.TestCase):
         quitter += [game([("q", 1), ("p", 9)])]
         order = [r["bot"] for r in load_arena().standings([("q", ["q"]), ("p", ["p"])], quitter)]
         self.assertEqual(order, ["p", "q"])
+
+
+    def test_confidence_intervals_take_deals_as_the_samples(self):
+        a = load_arena()
+        bots = [("p", ["p"]), ("q", ["q"])]
+
+        def game(deal, p, q):
+            best = max(p, q)
+            return {"deal": deal, "seats": [{"seat": 0, "bot": "p", "score": p}, {"seat": 1, "bot": "q", "score": q}],
+                    "winners": [b for b, v in (("p", p), ("q", q)) if v == best]}
+
+        # one deal: no interval, however many games
+        rows = {r["bot"]: r for r in a.standings(bots, [game(0, 10, 5), game(0, 3, 8)])}
+        self.assertIsNone(rows["p"]["win_rate_ci95"])
+        self.assertIsNone(rows["p"]["mean_margin_ci95"])
+        # two games a deal (both seat orders): the deal's mean is the sample
+        deals = [(12, 4, 9, 9), (5, 7, 20, 2), (8, 1, 6, 3), (9, 9, 4, 10), (15, 6, 7, 7)]
+        records = [g for d, (a1, b1, a2, b2) in enumerate(deals) for g in (game(d, a1, b1), game(d, a2, b2))]
+        rows = {r["bot"]: r for r in a.standings(bots, records)}
+
+        def share(mine, theirs):
+            return 1.0 if mine > theirs else 0.5 if mine == theirs else 0.0
+
+        wins = [(share(a1, b1) + share(a2, b2)) / 2 for a1, b1, a2, b2 in deals]
+        margins = [(a1 - b1 + a2 - b2) / 2 for a1, b1, a2, b2 in deals]
+        t4 = 2.776 / math.sqrt(5)
+        self.assertEqual(rows["p"]["win_rate"], round(sum(wins) / 5, 4))
+        self.assertEqual(rows["p"]["win_rate_ci95"], round(t4 * statistics.stdev(wins), 4))
+        self.assertEqual(rows["p"]["mean_margin"], round(sum(margins) / 5, 2))
+        self.assertEqual(rows["p"]["mean_margin_ci95"], round(t4 * statistics.stdev(margins), 2))
+        self.assertEqual(rows["q"]["mean_margin_ci95"], rows["p"]["mean_margin_ci95"])   # the same samples, negated
+        # deals of unequal weight (a forfeit, a match stopped early): the cluster-robust estimate of
+        # sum(x) / sum(n), worked out here by hand
+        records = records[:9] + [{"deal": 4, "seats": [], "forfeit": {"seat": 1, "bot": "q", "why": "-"}}]
+        rows = {r["bot"]: r for r in a.standings(bots, records)}
+        per = [(sum(share(r["seats"][1]["score"], r["seats"][0]["score"]) for r in records[2 * d:2 * d + 2]
+                    if "forfeit" not in r), 2) for d in range(5)]
+        total = sum(n for _, n in per)
+        ratio = sum(x for x, _ in per) / total
+        var = 5 / 4 * sum((x - ratio * n) ** 2 for x, n in per) / total ** 2
+        self.assertEqual(rows["q"]["win_rate"], round(ratio, 4))
+        self.assertEqual(rows["q"]["win_rate_ci95"], round(2.776 * math.sqrt(var), 4))
+        # the t table: 11 degrees of freedom take 10's value (the wider interval), 12 its own, past 120 the normal
+        for k, t in ((12, 2.228), (13, 2.179), (200, 1.960)):
+            xs = [i % 2 for i in range(k)]
+            self.assertAlmostEqual(a.ci95([(x, 1) for x in xs]), t * statistics.stdev(xs) / math.sqrt(k), places=12)
+        # clusters with no game do not count
+        self.assertEqual(a.ci95([(1, 1), (0, 0), (0, 1)]), a.ci95([(1, 1), (0, 1)]))
 
 
 class Errors(unittest.TestCase):
