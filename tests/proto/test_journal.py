@@ -6,6 +6,7 @@ next one serves after a SIGKILL or a SIGTERM.
 """
 
 import os
+import resource
 import shutil
 import signal
 import stat
@@ -303,6 +304,85 @@ class Journal(unittest.TestCase):
         with d.client() as c:
             c.new_game(["a", "b"])
         self.assertFalse(os.path.exists(self.dir))
+
+
+class FullDisk(unittest.TestCase):
+    """A write that fails (a full disk; here a file-size limit, RLIMIT_FSIZE,
+    with SIGXFSZ ignored so that the write fails with EFBIG instead of
+    killing carcd) costs that game its file, with an error line; the game
+    goes on in memory, and the other games keep theirs."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="carcd-journal-full-")
+        self.dir = os.path.join(self.tmp, "journal")
+        self.sock = os.path.join(self.tmp, "carcd.sock")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def start(self, limit):
+        def limited():
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)   # kept across exec
+            resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+        # stderr to a pipe: the limit would stop a log file too
+        p = subprocess.Popen(harness.WRAPPER + [harness.CARCD, "--listen", "unix:" + self.sock, "--journal", self.dir],
+                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                             preexec_fn=limited)
+        self.assertTrue(harness.wait_for(lambda: self.ready(p), harness.START_TIMEOUT), "carcd did not come up")
+        return p
+
+    def ready(self, p):
+        self.assertIsNone(p.poll(), "carcd exited")
+        try:
+            with carcd.Client("unix:" + self.sock, timeout=2.0) as c:
+                c.ping()
+            return True
+        except (carcd.ConnectionClosed, OSError):
+            return False
+
+    def stop(self, p):
+        p.send_signal(signal.SIGTERM)
+        err = p.communicate(timeout=harness.STOP_TIMEOUT)[1].decode()
+        self.assertEqual(p.returncode, 0, err)
+        return err
+
+    def test_a_failed_write_costs_the_game_its_file_only(self):
+        rng = harness.new_rng(self.id())
+        # a first game with no limit tells the size of a header
+        p = self.start(resource.RLIM_INFINITY)
+        with carcd.Client("unix:" + self.sock) as c:
+            first = c.new_game(["a"], auth=False)["game"]
+        self.stop(p)
+        head = os.path.getsize(os.path.join(self.dir, "%d.game" % first))
+        # room for a header and 5 moves a file
+        p = self.start(head + 5 * REC)
+        with carcd.Client("unix:" + self.sock) as c:
+            long, short = c.new_game(["a"], auth=False)["game"], c.new_game(["b"], auth=False)["game"]
+            play(c, long, None, rng, 12)
+            play(c, short, None, rng, 3)
+            self.assertEqual(c.state(long)["seq"], 12)   # the game goes on
+            kept = snapshot(c, short)
+        err = self.stop(p)
+        self.assertIn("error: journal: game %d: cannot append a move: File too large; the game goes on without its "
+                      "file (a restart ends it)" % long, err)
+        self.assertEqual(err.count("error: "), 1, err)   # once, not at every move after
+        self.assertEqual(sorted(os.listdir(self.dir)), ["%d.game" % g for g in (first, short)] + ["next-id"])
+        # a header that cannot be written: new_game still makes the game
+        p = self.start(head - 1)
+        with carcd.Client("unix:" + self.sock) as c:
+            lost = c.new_game(["c"], auth=False)["game"]
+            play(c, lost, None, rng, 2)
+            self.assertEqual(c.state(lost)["seq"], 2)
+            self.assertEqual(snapshot(c, short), kept)   # restored before
+        err = self.stop(p)
+        self.assertIn("error: journal: game %d: cannot write its file: File too large" % lost, err)
+        p = self.start(resource.RLIM_INFINITY)
+        with carcd.Client("unix:" + self.sock) as c:
+            self.assertEqual([g["game"] for g in c.games()["games"]], [first, short])
+            self.assertEqual(snapshot(c, short), kept)
+            self.assertEqual(c.new_game(["d"])["game"], lost + 1)
+        self.stop(p)
 
 
 if __name__ == "__main__":
