@@ -85,10 +85,16 @@ games_game *games_find(games *r, int64_t id)
 	return i < r->n && r->v[i]->id == id ? r->v[i] : NULL;
 }
 
+/* A game closed, evicted or expired: its journal file goes with it. */
+static void drop(games *r, games_game *gm)
+{
+	journal_forget(gm);
+	game_free(r, gm);
+}
+
 static void remove_at(games *r, size_t i)
 {
-	journal_forget(r->v[i]);
-	game_free(r, r->v[i]);
+	drop(r, r->v[i]);
 	memmove(&r->v[i], &r->v[i + 1], (r->n - i - 1) * sizeof r->v[0]);
 	r->n--;
 }
@@ -108,8 +114,7 @@ size_t games_sweep(games *r, int (*doomed)(void *ctx, games_game *gm), void *ctx
 			r->v[kept++] = gm;
 			continue;
 		}
-		journal_forget(gm);
-		game_free(r, gm);
+		drop(r, gm);
 	}
 	r->n = kept;
 	return n - kept;

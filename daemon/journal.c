@@ -243,14 +243,21 @@ void journal_moved(games_game *gm, const carc_move *m)
 	if (write_all(fd, &rec, sizeof rec)) lose(gm, "append a move");
 }
 
+/* Deletes the file of a game that is gone; an error line when that
+ * fails, unless the file is missing or `silent`. */
+static void remove_file(int64_t id, int silent)
+{
+	char name[64];
+	name_of(name, sizeof name, id, "");
+	if (unlinkat(dir_fd, name, 0) && errno != ENOENT && !silent)
+		log_error("journal: game %lld: cannot remove %s/%s: %s", (long long)id, jdir, name, strerror(errno));
+}
+
 void journal_forget(const games_game *gm)
 {
 	if (!jdir) return;
 	close_slot(gm->id);
-	char name[64];
-	name_of(name, sizeof name, gm->id, "");
-	if (unlinkat(dir_fd, name, 0) && errno != ENOENT && !gm->unjournaled)
-		log_error("journal: game %lld: cannot remove %s/%s: %s", (long long)gm->id, jdir, name, strerror(errno));
+	remove_file(gm->id, gm->unjournaled);
 }
 
 /* ---- at start ------------------------------------------------------------------- */
@@ -377,11 +384,9 @@ static int restore(games *r, int64_t id, carc_game *scratch, int timeout)
 	double quiet = difftime(time(NULL), written);
 	if (quiet < 0) quiet = 0;
 	if (timeout > 0 && quiet >= timeout) {
-		char name[64];
 		free(buf);
-		name_of(name, sizeof name, id, "");
 		log_debug("journal: game %lld: closed, no move for %d s (--game-timeout)", (long long)id, timeout);
-		if (unlinkat(dir_fd, name, 0)) log_error("journal: cannot remove %s/%s: %s", jdir, name, strerror(errno));
+		remove_file(id, 0);
 		r->expired_total++;
 		return EXPIRED;
 	}
