@@ -1,0 +1,132 @@
+"""What a client author meets and proto/PROTOCOL.md now says in so many words.
+
+An outside client written from the documents alone found five places where
+the daemon was right but the text left the client guessing: a deploy named
+through another tile the feature covers, the state's tile in the abbey
+decision, a rot sent with place_abbey, where the scores a barn brings are
+drawn, and an expansion named twice.  Each is pinned here as documented.
+"""
+
+import unittest
+
+import harness
+import carcd  # noqa: E402  (harness puts contrib/python on the path)
+
+
+def tile(t, x, y, rot=0):
+    return {"tile": t, "x": x, "y": y, "rot": rot}
+
+
+def place(t, x, y, rot=0):
+    return dict(tile(t, x, y, rot), type="place_tile")
+
+
+def error_of(fn, *args, **kw):
+    try:
+        fn(*args, **kw)
+    except carcd.Error as e:
+        return e.code, e.message
+    return None
+
+
+# A city open to the north at (0,0), cloister tiles round it, one farm;
+# the supply: a cloister tile for a farmer, then the city tile that closes
+# the city, where a barn goes at its NE corner (tests/scenarios/
+# audit12-b-01 plays the same game through the engine).
+BARN_GAME = dict(expansions=["base", "abbey-mayor"], auth=False,
+                 start=[tile("BA/C", 0, 0), tile("BA/L", 1, 0), tile("BA/L", 1, -1), tile("BA/L", 1, -2),
+                        tile("BA/L", 0, -2)],
+                 tiles=["BA/L", "BA/C"])
+
+# A hole at (0,0) with a road tile on each side: the first turn offers the abbey.
+HOLE_GAME = dict(expansions=["base", "abbey-mayor"], auth=False,
+                 start=[tile("BA/Rr", 0, -1, 90), tile("BA/Rr", 0, 1, 90), tile("BA/Rr", -1, 0), tile("BA/Rr", 1, 0)],
+                 tiles=["BA/L"])
+
+
+class Documented(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.d = harness.Daemon().__enter__()
+        cls.c = cls.d.client(encoding="json")
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.c.close()
+        cls.d.__exit__(None, None, None)
+
+    def barn_game_at_its_barn(self):
+        g = self.c.new_game(["a", "b"], **BARN_GAME)["game"]
+        self.c.apply_move(g, place("BA/L", 2, 0))
+        self.c.apply_move(g, {"type": "deploy", "kind": "follower", "x": 2, "y": 0, "at": "NL"})
+        self.c.apply_move(g, place("BA/C", 0, -1, 180))
+        return g
+
+    def test_a_deploy_names_the_tile_just_placed(self):
+        g = self.c.new_game(["a"], auth=False, tiles=["BA/RCr"])["game"]
+        self.c.apply_move(g, place("BA/RCr", 1, 0))   # its road runs on into the start tile's
+        listed = [m for m in self.c.legal_moves(g)["moves"] if m["type"] == "deploy" and m["at"] in ("E", "W")]
+        self.assertEqual(len(listed), 1)   # the road, by its first port
+        self.assertEqual((listed[0]["x"], listed[0]["y"]), (1, 0))
+        seq = self.c.state(g)["seq"]
+        through = dict(listed[0], x=0, y=0, at="E")   # the same road, named on the start tile
+        self.assertEqual(error_of(self.c.apply_move, g, through),
+                         ("illegal_move", "figures go on the tile just placed, at (1,0), not (0,0)"))
+        self.assertEqual(self.c.state(g)["seq"], seq)
+        self.c.apply_move(g, listed[0])
+        self.assertEqual(self.c.state(g)["seq"], seq + 1)
+
+    def test_a_barn_corner_is_named_from_the_tile_just_placed(self):
+        g = self.barn_game_at_its_barn()
+        barns = [m for m in self.c.legal_moves(g)["moves"] if m["type"] == "deploy" and m["kind"] == "barn"]
+        self.assertIn({"type": "deploy", "kind": "barn", "x": 0, "y": -1, "at": "ne"},
+                      [{k: m[k] for k in ("type", "kind", "x", "y", "at")} for m in barns])
+        seq = self.c.state(g)["seq"]
+        # the other three tiles that meet at that corner
+        for x, y, at in ((1, -1, "nw"), (0, -2, "se"), (1, -2, "sw")):
+            code = error_of(self.c.apply_move, g, {"type": "deploy", "kind": "barn", "x": x, "y": y, "at": at})
+            self.assertEqual(code[0], "illegal_move", (x, y, at))
+            self.assertIn("figures go on the tile just placed", code[1])
+        self.assertEqual(self.c.state(g)["seq"], seq)
+
+    def test_the_scores_a_barn_brings_name_the_farm_under_per_city_4(self):
+        g = self.barn_game_at_its_barn()
+        self.assertEqual(self.c.state(g)["seq"], 3)
+        farm = {"seat": 0, "feature": "field"}
+        r = self.c.apply_move(g, {"type": "deploy", "kind": "barn", "x": 0, "y": -1, "at": "ne"})
+        scored = [e for e in r["events"] if e["type"] == "scored"]
+        # the farmer is paid off at once: 3 for the one city, named on the
+        # farm (a field port of a tile it covers), not on the city
+        self.assertEqual(len(scored), 2, scored)
+        self.assertEqual({k: scored[0][k] for k in farm}, farm)
+        self.assertEqual((scored[0]["points"], scored[0]["final"]), (3, False))
+        self.assertIn(scored[0]["at"], ("NL", "NR", "EL", "ER", "SL", "SR", "WL", "WR"))
+        # the barn at the end: 4 for the city, on the farm too
+        self.assertEqual({k: scored[1][k] for k in ("seat", "feature", "points", "final")},
+                         {"seat": 1, "feature": "barn", "points": 4, "final": True})
+        self.assertIn(scored[1]["at"], ("NL", "NR", "EL", "ER", "SL", "SR", "WL", "WR"))
+        self.assertEqual(self.c.history(g)["setup"]["rules"]["farm_scoring"], "per-city-4")
+
+    def test_the_abbey_decision_has_no_tile_and_the_abbey_no_rotation(self):
+        g = self.c.new_game(["a", "b"], **HOLE_GAME)["game"]
+        st = self.c.state(g)
+        self.assertEqual((st["phase"], st["tile"]), ("tile", None))
+        self.assertEqual(sorted(m["type"] for m in self.c.legal_moves(g)["moves"]), ["draw", "place_abbey"])
+        r = self.c.apply_move(g, {"type": "place_abbey", "x": 0, "y": 0, "rot": 90})
+        placed = [e for e in r["events"] if e["type"] == "tile_placed"]
+        self.assertEqual([(e["tile"], e["x"], e["y"], e["rot"]) for e in placed], [("AM/A", 0, 0, 0)])
+        self.assertEqual([(t["tile"], t["rot"]) for t in self.c.state(g)["board"] if (t["x"], t["y"]) == (0, 0)],
+                         [("AM/A", 0)])
+
+    def test_an_expansion_named_twice_counts_once(self):
+        once = self.c.new_game(["a"], seed=5, expansions=["base", "abbey-mayor"])
+        twice = self.c.new_game(["a"], seed=5, expansions=["base", "abbey-mayor", "base", "abbey-mayor"])
+        for r in (once, twice):
+            r["state"].pop("game")
+            r["state"].pop("seed_sha256")   # salted: differs from game to game
+        self.assertEqual(once["state"], twice["state"])
+        self.assertEqual(self.c.history(twice["game"])["setup"]["expansions"], ["base", "abbey-mayor"])
+
+
+if __name__ == "__main__":
+    unittest.main()
