@@ -692,9 +692,11 @@ static proto_val *setup_of(proto_arena *a, const games_game *gm, const carc_conf
 
 /* Events of one step of the replay, each marked with the seq it led to;
  * drawn tiles and those hidden under hills (the engine names them, the
- * wire does not) are collected for the tile order. */
+ * wire does not) are collected for the tile order: the supply as dealt,
+ * so not a tile put back under the supply coming round again (wherever
+ * it was put: the bottom, or among the river tiles still to come). */
 static void replay_events(proto_arena *a, const carc_game *g, const carc_sink *sink, uint32_t seq, proto_val *out,
-                          proto_val *drawn, int *reshuffled)
+                          proto_val *drawn)
 {
 	int n = sink->n < sink->cap ? sink->n : sink->cap;
 	for (int i = 0; i < n; i++) {
@@ -702,9 +704,8 @@ static void replay_events(proto_arena *a, const carc_game *g, const carc_sink *s
 		proto_val *v = proto_event(a, g, e);
 		pv_set_int(a, v, "seq", seq);
 		pv_push(out, v);
-		if (e->type == CARC_EV_TILE_DRAWN || e->type == CARC_EV_TILE_HIDDEN)
+		if ((e->type == CARC_EV_TILE_DRAWN || e->type == CARC_EV_TILE_HIDDEN) && e->why != CARC_WHY_RESHUFFLED)
 			pv_push(drawn, pv_str(a, carc_tile_id(e->tile)));
-		if (e->type == CARC_EV_TILE_DISCARDED && e->why == CARC_WHY_RESHUFFLED) (*reshuffled)++;
 	}
 }
 
@@ -720,9 +721,8 @@ static proto_err m_history(method_call *c, proto_val **result, const char **why)
 	carc_game *g = s->scratch;
 	carc_sink sink = { s->events, 0, CARC_MAX_EVENTS };
 	proto_val *r = pv_map(a), *moves = pv_array(a), *events = pv_array(a), *drawn = pv_array(a);
-	int reshuffled = 0;
 	if (carc_game_init(g, &cfg, &sink) != CARC_OK) goto broken;
-	replay_events(a, g, &sink, 0, events, drawn, &reshuffled);
+	replay_events(a, g, &sink, 0, events, drawn);
 	for (uint32_t i = 0; i < gm->seq; i++) {
 		carc_move m;
 		games_move_get(gm, i, &m);
@@ -734,7 +734,7 @@ static proto_err m_history(method_call *c, proto_val **result, const char **why)
 		pv_set_int(a, e, "seat", seat);
 		pv_set(e, "move", proto_move(a, g, &m));
 		pv_push(moves, e);
-		replay_events(a, g, &sink, i + 1, events, drawn, &reshuffled);
+		replay_events(a, g, &sink, i + 1, events, drawn);
 	}
 	if (carc_game_hash(g) != carc_game_hash(gm->g)) goto broken;
 	pv_set_int(a, r, "game", gm->id);
@@ -744,16 +744,7 @@ static proto_err m_history(method_call *c, proto_val **result, const char **why)
 	if (carc_game_over(gm->g)) {
 		pv_set_int(a, r, "seed", (int64_t)gm->seed);
 		pv_set_str(a, r, "salt", gm->salt);
-		/* a tile put back under the supply is drawn (or hidden) twice, the
-		 * second time after every other: the order is the supply as
-		 * shuffled, so that second time is not part of it */
-		proto_val *order = pv_array(a);
-		int keep = (int)drawn->n - reshuffled, i = 0;
-		for (proto_val *t = drawn->u.c.first, *next; t && i < keep; t = next, i++) {
-			next = t->next;
-			pv_push(order, t);
-		}
-		pv_set(r, "tiles", order);
+		pv_set(r, "tiles", drawn);
 	}
 	*result = r;
 	return PROTO_OK;

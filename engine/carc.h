@@ -232,7 +232,11 @@ typedef enum carc_etype {
 } carc_etype;
 const char *carc_etype_name(int type);
 
-/* Reasons in `returned` and `tile_discarded` events. */
+/* Reasons in `returned` and `tile_discarded` events.  A `tile_drawn` or
+ * `tile_hidden` event has CARC_WHY_RESHUFFLED when the tile is one that
+ * was put back under the supply (`unplaceable_tile` reshuffle) coming
+ * round again, else 0: the supply as dealt is the tiles drawn or hidden
+ * less those (the history's tile order). */
 enum {
 	CARC_WHY_SCORED, CARC_WHY_UNPLACEABLE, CARC_WHY_RESHUFFLED, CARC_WHY_ESCAPE, CARC_WHY_LONELY, CARC_WHY_CHALLENGE,
 	CARC_WHY_BARN, CARC_WHY_WOLF, CARC_WHY_FLOCK, CARC_WHY_COUNT

@@ -449,6 +449,7 @@ void carc_draw(carc_game *g, carc_sink *out)
 		if (e) {
 			e->seat = (int8_t)g->turn_seat;
 			e->tile = type;
+			e->why = carc_drawn_why(entry);
 		}
 		uint32_t judges = draw_judged(g, type);
 		int first = first_fit(g, type, judges);
@@ -460,7 +461,7 @@ void carc_draw(carc_game *g, carc_sink *out)
 			g->seat = g->turn_seat;
 			return;
 		}
-		int back = g->cfg.rules[CARC_R_UNPLACEABLE_TILE] == CARC_UNPLACEABLE_RESHUFFLE && !(entry & 0x8000);
+		int back = g->cfg.rules[CARC_R_UNPLACEABLE_TILE] == CARC_UNPLACEABLE_RESHUFFLE && !(entry & CARC_PUT_BACK);
 		e = carc_emit(out, CARC_EV_TILE_DISCARDED);
 		if (e) {
 			e->tile = type;
@@ -471,7 +472,7 @@ void carc_draw(carc_game *g, carc_sink *out)
 			for (int i = 0; carc_exts[i]; i++)
 				if (g->exts >> i & 1 && carc_exts[i]->put_back) to = carc_exts[i]->put_back(g, type, to);
 			memmove(&g->supply[g->next - 1], &g->supply[g->next], (size_t)(to - (g->next - 1)) * sizeof g->supply[0]);
-			g->supply[to] = (uint16_t)(type | 0x8000);
+			g->supply[to] = (uint16_t)(type | CARC_PUT_BACK);
 			g->next--;
 		}
 	}

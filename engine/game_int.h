@@ -115,7 +115,7 @@ struct carc_game {
 	uint8_t tokens[CARC_MAX_SEATS][CARC_TOK_COUNT];
 	/* expansion state, each part owned by one expansion file */
 	uint16_t river_end;               /* river: set by river_order at set-up (0 when it did not run):
-	                                     no river tile at supply[river_end..) but those put back (0x8000) */
+	                                     no river tile at supply[river_end..) but those put back (CARC_PUT_BACK) */
 	uint8_t nriver_open;              /* river: entries of river_open, 0xff once more were needed */
 	uint8_t river_closed;             /* river: set by a placement in play that leaves no open river end
 	                                     or no river tile to draw: no river tile can be placed any more,
@@ -259,6 +259,15 @@ static inline carc_v4u carc_codes(int type)
 	carc_v4u v;
 	__builtin_memcpy(&v, carc_tiletypes[type].edge_code, sizeof v);
 	return v;
+}
+
+/* A supply entry put back under the supply (a drawn tile that fitted
+ * nowhere, `unplaceable_tile` reshuffle): it goes back once only, and
+ * when it comes round again its tile_drawn or tile_hidden event says so. */
+#define CARC_PUT_BACK 0x8000u
+static inline uint8_t carc_drawn_why(uint16_t entry)
+{
+	return entry & CARC_PUT_BACK ? CARC_WHY_RESHUFFLED : 0;
 }
 
 /* ---- emitting events ---- */

@@ -282,12 +282,13 @@ static __attribute__((noinline)) void shepherd_farms(carc_game *g, unsigned look
 static __attribute__((noinline)) void hide_tile(carc_game *g, int cell, carc_sink *out)
 {
 	const carc_cell *c = &g->cells[cell];
-	uint16_t hidden = g->supply[g->next++] & 0x7fff; /* face down under the hill, never played */
+	uint16_t entry = g->supply[g->next++]; /* face down under the hill, never played */
 	carc_event *e = carc_emit(out, CARC_EV_TILE_HIDDEN);
 	if (e) {
 		e->x = c->x;
 		e->y = c->y;
-		e->tile = hidden; /* for replays only: the wire keeps it secret */
+		e->tile = entry & 0x7fff; /* for replays only: the wire keeps it secret */
+		e->why = carc_drawn_why(entry);
 	}
 }
 

@@ -100,7 +100,7 @@ static void river_order(carc_game *g)
 /* The river tiles still to draw lie in supply[lo[0]..hi[0]) and
  * supply[lo[1]..hi[1]), among land tiles.  Those river_order put there
  * lie before g->river_end, and afterwards only carc_draw moves supply
- * entries: a tile that fits nowhere goes back once, flagged 0x8000, to
+ * entries: a tile that fits nowhere goes back once, flagged CARC_PUT_BACK, to
  * where river_put_back says: among the river tiles still to come (in a
  * dealt supply, before river_end), or, when no other river tile is still
  * to come, to the bottom, where the flagged entries are a run.  Without
@@ -117,7 +117,7 @@ static rivers rivers_left(const carc_game *g)
 	r.lo[0] = g->next;
 	r.hi[0] = end > g->next ? end : g->next;
 	int j = g->nsupply;
-	while (j > r.hi[0] && g->supply[j - 1] & 0x8000) j--;
+	while (j > r.hi[0] && g->supply[j - 1] & CARC_PUT_BACK) j--;
 	r.lo[1] = j;
 	r.hi[1] = g->nsupply;
 	return r;
@@ -397,7 +397,7 @@ static inline int room_ahead(unsigned kept, unsigned e) { return !(e & ~(kept >>
  * count (boxed_put_back); the answers kept for the next draw assume not. */
 static inline int put_back_last(const carc_game *g)
 {
-	return g->nsupply > g->next && (g->supply[g->nsupply - 1] & 0x8000);
+	return g->nsupply > g->next && (g->supply[g->nsupply - 1] & CARC_PUT_BACK);
 }
 
 /* Does some listed open end take the river tile now, by its edges and
@@ -427,7 +427,7 @@ static int takes_now(const carc_game *g, int type)
 static void boxed_put_back(const carc_game *g, int *left, int *dead)
 {
 	int l = 0, d = 0;
-	for (int i = g->nsupply; i > g->next && (g->supply[i - 1] & 0x8000); i--) {
+	for (int i = g->nsupply; i > g->next && (g->supply[i - 1] & CARC_PUT_BACK); i--) {
 		int t = g->supply[i - 1] & 0x7fff;
 		unsigned e = river_edges(t);
 		if (!e || takes_now(g, t)) continue;

@@ -312,6 +312,41 @@ class HistoryDiscards(AuditCase):
                     h2 = c.history(again)
                     self.assertEqual((h2["events"], h2["tiles"]), (h["events"], h["tiles"]))
 
+    def replays_as_dealt(self, c, tiles, drawn, **opts):
+        """A game of `tiles` played to its end: history's tile order is
+        `tiles` and replays; `drawn` the tiles drawn, put-back ones twice."""
+        opts.update(seed=3, rules={"unplaceable_tile": "reshuffle"}, auth=False)
+        g = c.new_game(["ann", "bob"], tiles=tiles, **opts)["game"]
+        finish(c, g, self.id())
+        h = c.history(g)
+        self.assertEqual([e["tile"] for e in h["events"] if e["type"] == "tile_drawn"], drawn)
+        self.assertEqual(h["tiles"], tiles)
+        again = c.new_game(["ann", "bob"], tiles=h["tiles"], **opts)["game"]
+        for m in harness.history_moves(h):
+            c.apply_move(again, m)
+        self.assertEqual(c.history(again)["events"], h["events"])
+        return h
+
+    def test_a_river_tile_put_back_among_the_river_tiles(self):
+        # the lake fits nowhere next to the spring: it goes back under the
+        # river tiles still to come, not to the bottom, and comes round
+        # again before the land tiles
+        with Daemon() as d, d.client("unix") as c:
+            tiles = ["RI.1/I.e", "RI.1/IFI", "RI.1/II", "BA/L", "BA/L"]
+            h = self.replays_as_dealt(c, tiles, ["RI.1/I.e", "RI.1/IFI", "RI.1/II", "RI.1/I.e", "BA/L", "BA/L"],
+                                      expansions=["base", "river"])
+            self.assertEqual([(e["tile"], e["why"]) for e in h["events"] if e["type"] == "tile_discarded"],
+                             [("RI.1/I.e", "reshuffled")])
+
+    def test_a_tile_put_back_and_hidden_under_a_hill(self):
+        # the crossroads fits nowhere round an all-city start: back to the
+        # bottom, where the hill drawn next hides it
+        with Daemon() as d, d.client("unix") as c:
+            h = self.replays_as_dealt(c, [ALL_ROAD, "HS/Cc.h.1"], [ALL_ROAD, "HS/Cc.h.1"],
+                                      expansions=["base", "hills-sheep"], start=ALL_CITY)
+            self.assertEqual([e["type"] for e in h["events"] if e["type"].startswith("tile_")],
+                             ["tile_placed", "tile_drawn", "tile_discarded", "tile_drawn", "tile_placed", "tile_hidden"])
+
 
 # ---- signals and addresses ----------------------------------------------------------------
 

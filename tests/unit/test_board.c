@@ -239,11 +239,18 @@ START_TEST(test_unplaceable_reshuffled)
 	ck_assert_int_eq(carc_game_drawn(g), tu_tile("BA/C"));
 	ck_assert_int_eq(carc_game_tiles_left(g), 1); /* U went back under the supply */
 	ck_assert_int_eq(tu_events_nth(&ev, CARC_EV_TILE_DISCARDED, 0)->why, CARC_WHY_RESHUFFLED);
+	/* drawn as dealt: neither draw is of a tile put back */
+	ck_assert_int_eq(tu_events_count(&ev, CARC_EV_TILE_DRAWN), 2);
+	ck_assert_int_eq(tu_events_nth(&ev, CARC_EV_TILE_DRAWN, 0)->why, 0);
+	ck_assert_int_eq(tu_events_nth(&ev, CARC_EV_TILE_DRAWN, 1)->why, 0);
 	/* E south of C, city north: then U fits east of E */
 	tu_apply_ok(g, tu_place(g, 0, 1, 0), NULL);
 	tu_events_reset(&ev);
 	tu_apply_ok(g, tu_pass(), &ev.sink);
 	ck_assert_int_eq(carc_game_drawn(g), tu_tile("BA/RFr"));
+	/* U comes round again, and its draw says so (the history leaves it
+	 * out of the supply as dealt) */
+	ck_assert_int_eq(tu_events_nth(&ev, CARC_EV_TILE_DRAWN, 0)->why, CARC_WHY_RESHUFFLED);
 	ck_assert_int_eq(carc_game_seat(g), 1);
 	ck_assert_int_eq(carc_game_tiles_left(g), 0);
 	tu_apply_ok(g, tu_place(g, 1, 1, 1), NULL);
@@ -265,6 +272,8 @@ START_TEST(test_unplaceable_reshuffled_once)
 	carc_game *g = tu_game_new(&cfg, &ev.sink);
 	ck_assert(carc_game_over(g));
 	ck_assert_int_eq(tu_events_count(&ev, CARC_EV_TILE_DRAWN), 2);
+	ck_assert_int_eq(tu_events_nth(&ev, CARC_EV_TILE_DRAWN, 0)->why, 0);
+	ck_assert_int_eq(tu_events_nth(&ev, CARC_EV_TILE_DRAWN, 1)->why, CARC_WHY_RESHUFFLED);
 	ck_assert_int_eq(tu_events_count(&ev, CARC_EV_TILE_DISCARDED), 2);
 	ck_assert_int_eq(tu_events_nth(&ev, CARC_EV_TILE_DISCARDED, 0)->why, CARC_WHY_RESHUFFLED);
 	ck_assert_int_eq(tu_events_nth(&ev, CARC_EV_TILE_DISCARDED, 1)->why, CARC_WHY_UNPLACEABLE);
