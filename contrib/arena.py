@@ -445,35 +445,29 @@ def ci95(clusters):
 
 
 def standings(bots, records):
-    table = {name: {"bot": name, "games": 0, "wins": 0.0, "score_sum": 0, "margin_sum": 0,
-                  "margins": 0, "forfeits": 0, "deals": {}}
-             for name, _ in bots}
+    # per bot: its forfeits, the sum of its final scores, and per deal
+    # [wins, games, margin sum, margins], which the totals are summed from
+    table = {name: {"bot": name, "score_sum": 0, "forfeits": 0, "deals": {}} for name, _ in bots}
 
-    def deal_of(row, r, i):  # per deal: wins, games, margin sum, margins
+    def deal_of(row, r, i):
         return row["deals"].setdefault(r.get("deal", -1 - i), [0.0, 0, 0, 0])
 
     for i, r in enumerate(records):
         if "forfeit" in r:   # a played game, lost, for the forfeiter; no game for the others
             row = table[r["forfeit"]["bot"]]
             row["forfeits"] += 1
-            row["games"] += 1
             deal_of(row, r, i)[1] += 1
             continue
         for entry in r["seats"]:
             row = table[entry["bot"]]
             d = deal_of(row, r, i)
             others = [o["score"] for o in r["seats"] if o is not entry]
-            row["games"] += 1
             d[1] += 1
             row["score_sum"] += entry["score"]
             if others:  # a solo game has no margin
-                margin = entry["score"] - max(others)
-                row["margin_sum"] += margin
-                row["margins"] += 1
-                d[2] += margin
+                d[2] += entry["score"] - max(others)
                 d[3] += 1
             if entry["bot"] in r["winners"]:
-                row["wins"] += 1.0 / len(r["winners"])
                 d[0] += 1.0 / len(r["winners"])
     rows = []
 
@@ -481,13 +475,14 @@ def standings(bots, records):
         return None if v is None else round(v, places)
 
     for row in table.values():
-        n, played = row["games"], row["games"] - row["forfeits"]   # scores: games played to the end
         deals = row["deals"].values()
-        rows.append({"bot": row["bot"], "games": n, "wins": round(row["wins"], 3),
-                     "win_rate": round(row["wins"] / n, 4) if n else None,
+        wins, n, margin_sum, margins = (sum((d[k] for d in deals), start) for k, start in enumerate((0.0, 0, 0, 0)))
+        played = n - row["forfeits"]   # scores: games played to the end
+        rows.append({"bot": row["bot"], "games": n, "wins": round(wins, 3),
+                     "win_rate": round(wins / n, 4) if n else None,
                      "win_rate_ci95": rounded(ci95([(d[0], d[1]) for d in deals]), 4),
                      "mean_score": round(row["score_sum"] / played, 2) if played else None,
-                     "mean_margin": round(row["margin_sum"] / row["margins"], 2) if row["margins"] else None,
+                     "mean_margin": round(margin_sum / margins, 2) if margins else None,
                      "mean_margin_ci95": rounded(ci95([(d[2], d[3]) for d in deals]), 2),
                      "forfeits": row["forfeits"]})
     rows.sort(key=lambda r: (-(r["win_rate"] or 0), r["forfeits"], -(r["mean_score"] or 0), r["bot"]))
