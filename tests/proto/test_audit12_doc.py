@@ -11,14 +11,11 @@ import unittest
 
 import harness
 import carcd  # noqa: E402  (harness puts contrib/python on the path)
+from crafted import abbey, deploy, place
 
 
 def tile(t, x, y, rot=0):
     return {"tile": t, "x": x, "y": y, "rot": rot}
-
-
-def place(t, x, y, rot=0):
-    return dict(tile(t, x, y, rot), type="place_tile")
 
 
 def error_of(fn, *args, **kw):
@@ -57,14 +54,14 @@ class Documented(unittest.TestCase):
 
     def barn_game_at_its_barn(self):
         g = self.c.new_game(["a", "b"], **BARN_GAME)["game"]
-        self.c.apply_move(g, place("BA/L", 2, 0))
-        self.c.apply_move(g, {"type": "deploy", "kind": "follower", "x": 2, "y": 0, "at": "NL"})
+        self.c.apply_move(g, place("BA/L", 2, 0, 0))
+        self.c.apply_move(g, deploy(2, 0, "NL"))
         self.c.apply_move(g, place("BA/C", 0, -1, 180))
         return g
 
     def test_a_deploy_names_the_tile_just_placed(self):
         g = self.c.new_game(["a"], auth=False, tiles=["BA/RCr"])["game"]
-        self.c.apply_move(g, place("BA/RCr", 1, 0))   # its road runs on into the start tile's
+        self.c.apply_move(g, place("BA/RCr", 1, 0, 0))   # its road runs on into the start tile's
         listed = [m for m in self.c.legal_moves(g)["moves"] if m["type"] == "deploy" and m["at"] in ("E", "W")]
         self.assertEqual(len(listed), 1)   # the road, by its first port
         self.assertEqual((listed[0]["x"], listed[0]["y"]), (1, 0))
@@ -79,12 +76,12 @@ class Documented(unittest.TestCase):
     def test_a_barn_corner_is_named_from_the_tile_just_placed(self):
         g = self.barn_game_at_its_barn()
         barns = [m for m in self.c.legal_moves(g)["moves"] if m["type"] == "deploy" and m["kind"] == "barn"]
-        self.assertIn({"type": "deploy", "kind": "barn", "x": 0, "y": -1, "at": "ne"},
+        self.assertIn(deploy(0, -1, "ne", "barn"),
                       [{k: m[k] for k in ("type", "kind", "x", "y", "at")} for m in barns])
         seq = self.c.state(g)["seq"]
         # the other three tiles that meet at that corner
         for x, y, at in ((1, -1, "nw"), (0, -2, "se"), (1, -2, "sw")):
-            code = error_of(self.c.apply_move, g, {"type": "deploy", "kind": "barn", "x": x, "y": y, "at": at})
+            code = error_of(self.c.apply_move, g, deploy(x, y, at, "barn"))
             self.assertEqual(code[0], "illegal_move", (x, y, at))
             self.assertIn("figures go on the tile just placed", code[1])
         self.assertEqual(self.c.state(g)["seq"], seq)
@@ -93,7 +90,7 @@ class Documented(unittest.TestCase):
         g = self.barn_game_at_its_barn()
         self.assertEqual(self.c.state(g)["seq"], 3)
         farm = {"seat": 0, "feature": "field"}
-        r = self.c.apply_move(g, {"type": "deploy", "kind": "barn", "x": 0, "y": -1, "at": "ne"})
+        r = self.c.apply_move(g, deploy(0, -1, "ne", "barn"))
         scored = [e for e in r["events"] if e["type"] == "scored"]
         # the farmer is paid off at once: 3 for the one city, named on the
         # farm (a field port of a tile it covers), not on the city
@@ -112,7 +109,7 @@ class Documented(unittest.TestCase):
         st = self.c.state(g)
         self.assertEqual((st["phase"], st["tile"]), ("tile", None))
         self.assertEqual(sorted(m["type"] for m in self.c.legal_moves(g)["moves"]), ["draw", "place_abbey"])
-        r = self.c.apply_move(g, {"type": "place_abbey", "x": 0, "y": 0, "rot": 90})
+        r = self.c.apply_move(g, dict(abbey(0, 0), rot=90))
         placed = [e for e in r["events"] if e["type"] == "tile_placed"]
         self.assertEqual([(e["tile"], e["x"], e["y"], e["rot"]) for e in placed], [("AM/A", 0, 0, 0)])
         self.assertEqual([(t["tile"], t["rot"]) for t in self.c.state(g)["board"] if (t["x"], t["y"]) == (0, 0)],
