@@ -294,37 +294,37 @@ class Watchers(AuditCase):
 # ---- history with put-aside tiles -----------------------------------------------------------
 
 class HistoryDiscards(AuditCase):
+    def played_and_replayed(self, c, tiles, name, **opts):
+        """A game of `tiles` played to its end at random (`name` seeds the
+        choices): history keeps the order secret until then, gives it
+        then as `tiles`, and a game made from it replays the same."""
+        g = c.new_game(["ann", "bob"], tiles=tiles, **opts)["game"]
+        self.assertNotIn("tiles", c.history(g)["setup"])   # secret until the end
+        finish(c, g, name)
+        h = c.history(g)
+        self.assertEqual(h["tiles"], tiles)
+        again = c.new_game(["ann", "bob"], tiles=h["tiles"], **opts)["game"]
+        for m in harness.history_moves(h):
+            c.apply_move(again, m)
+        h2 = c.history(again)
+        self.assertEqual((h2["events"], h2["tiles"]), (h["events"], h["tiles"]))
+        return h
+
     def test_history_replays_with_discarded_and_reshuffled_tiles(self):
         with Daemon() as d, d.client("unix") as c:
             for mode, whys in (("discard", ["unplaceable"]), ("reshuffle", ["reshuffled", "unplaceable"])):
                 with self.subTest(mode=mode):
                     opts = dict(start=ALL_CITY, seed=1, rules={"unplaceable_tile": mode}, auth=False)
-                    g = c.new_game(["ann", "bob"], tiles=["BA/C", ALL_ROAD, "BA/C"], **opts)["game"]
-                    self.assertNotIn("tiles", c.history(g)["setup"])   # secret until the end
-                    finish(c, g, mode)
-                    h = c.history(g)
+                    h = self.played_and_replayed(c, ["BA/C", ALL_ROAD, "BA/C"], mode, **opts)
                     self.assertEqual([e["why"] for e in h["events"] if e["type"] == "tile_discarded"], whys)
-                    self.assertEqual(h["tiles"], ["BA/C", ALL_ROAD, "BA/C"])
                     self.assertEqual(h["seed"], 1)
-                    again = c.new_game(["ann", "bob"], tiles=h["tiles"], **opts)["game"]
-                    for m in harness.history_moves(h):
-                        c.apply_move(again, m)
-                    h2 = c.history(again)
-                    self.assertEqual((h2["events"], h2["tiles"]), (h["events"], h["tiles"]))
 
-    def replays_as_dealt(self, c, tiles, drawn, **opts):
-        """A game of `tiles` played to its end: history's tile order is
-        `tiles` and replays; `drawn` the tiles drawn, put-back ones twice."""
-        opts.update(seed=3, rules={"unplaceable_tile": "reshuffle"}, auth=False)
-        g = c.new_game(["ann", "bob"], tiles=tiles, **opts)["game"]
-        finish(c, g, self.id())
-        h = c.history(g)
+    def put_back(self, c, tiles, drawn, **opts):
+        """played_and_replayed with tiles put back; `drawn`: the tiles
+        drawn, put-back ones twice."""
+        h = self.played_and_replayed(c, tiles, self.id(), seed=3, rules={"unplaceable_tile": "reshuffle"},
+                                     auth=False, **opts)
         self.assertEqual([e["tile"] for e in h["events"] if e["type"] == "tile_drawn"], drawn)
-        self.assertEqual(h["tiles"], tiles)
-        again = c.new_game(["ann", "bob"], tiles=h["tiles"], **opts)["game"]
-        for m in harness.history_moves(h):
-            c.apply_move(again, m)
-        self.assertEqual(c.history(again)["events"], h["events"])
         return h
 
     def test_a_river_tile_put_back_among_the_river_tiles(self):
@@ -333,8 +333,8 @@ class HistoryDiscards(AuditCase):
         # again before the land tiles
         with Daemon() as d, d.client("unix") as c:
             tiles = ["RI.1/I.e", "RI.1/IFI", "RI.1/II", "BA/L", "BA/L"]
-            h = self.replays_as_dealt(c, tiles, ["RI.1/I.e", "RI.1/IFI", "RI.1/II", "RI.1/I.e", "BA/L", "BA/L"],
-                                      expansions=["base", "river"])
+            h = self.put_back(c, tiles, ["RI.1/I.e", "RI.1/IFI", "RI.1/II", "RI.1/I.e", "BA/L", "BA/L"],
+                              expansions=["base", "river"])
             self.assertEqual([(e["tile"], e["why"]) for e in h["events"] if e["type"] == "tile_discarded"],
                              [("RI.1/I.e", "reshuffled")])
 
@@ -342,8 +342,8 @@ class HistoryDiscards(AuditCase):
         # the crossroads fits nowhere round an all-city start: back to the
         # bottom, where the hill drawn next hides it
         with Daemon() as d, d.client("unix") as c:
-            h = self.replays_as_dealt(c, [ALL_ROAD, "HS/Cc.h.1"], [ALL_ROAD, "HS/Cc.h.1"],
-                                      expansions=["base", "hills-sheep"], start=ALL_CITY)
+            h = self.put_back(c, [ALL_ROAD, "HS/Cc.h.1"], [ALL_ROAD, "HS/Cc.h.1"],
+                              expansions=["base", "hills-sheep"], start=ALL_CITY)
             self.assertEqual([e["type"] for e in h["events"] if e["type"].startswith("tile_")],
                              ["tile_placed", "tile_drawn", "tile_discarded", "tile_drawn", "tile_placed", "tile_hidden"])
 
