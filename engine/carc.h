@@ -319,6 +319,12 @@ uint32_t carc_game_turn(const carc_game *g);  /* turns begun so far */
  * tile just placed holds in two parts (a farm on both sides of a road that
  * ends nearby) at its first part only. */
 int carc_legal_moves(const carc_game *g, carc_move *out, int cap);
+/* Which expansion's rule keeps tile `type` from (x, y) turned rot, where
+ * the board takes it (an empty place whose edges match; for the abbey,
+ * its tile type at rot 0, a hole): the index of the first expansion
+ * (carc_expansion) whose rule refuses it; -1 when none does, and for a
+ * place the board does not take.  What carcd tells a refused move. */
+int carc_placement_refused_by(const carc_game *g, int type, int x, int y, int rot);
 /* Why `m` is illegal now (CARC_OK if it is legal).  `detail` (may be NULL)
  * receives the edge that does not match for CARC_E_EDGE, and is left alone
  * otherwise.  Any bytes in `m` are answered: CARC_E_OVER on a game that is

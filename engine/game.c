@@ -792,6 +792,24 @@ int carc_placement_ok(const carc_game *g, int type, int x, int y, int rot)
 	return judged_allowed(g, placement_judged(g, type), type, x, y, rot);
 }
 
+int carc_placement_refused_by(const carc_game *g, int type, int x, int y, int rot)
+{
+	if (!g || type < 0 || type >= carc_tile_count() || rot < 0 || rot > 3) return -1;
+	/* the judges are asked only where the board takes the tile: edges
+	 * that match, or for the abbey a hole */
+	int fi = carc_board_find(g, x, y) < 0 && x >= INT16_MIN && x <= INT16_MAX && y >= INT16_MIN && y <= INT16_MAX
+	                 ? carc_board_front_at(g, x, y)
+	                 : -1;
+	int abbey = (g->components >> CARC_C_ABBEY & 1) && type == g->abbey_type;
+	if (fi < 0 || (abbey ? g->front[fi].mask != 0xffffffffu || rot : carc_board_fits(g, type, x, y, rot, NULL) != CARC_OK))
+		return -1;
+	for (uint32_t j = placement_judged(g, type) & 0x7fffffffu; j; j &= j - 1) {
+		const carc_ext *e = carc_exts[__builtin_ctz(j)];
+		if (!e->placement_allowed(g, type, x, y, rot)) return carc_expansion_find(e->name);
+	}
+	return -1;
+}
+
 /* The placements of the drawn tile whose edges match (all of them legal
  * when no expansion judges it), written without a branch per rotation:
  * each frontier position stores four moves, 48 bytes in three 16-byte

@@ -436,18 +436,20 @@ static const char *open_types(proto_arena *a, const carc_game *g)
 	return out;
 }
 
-/* Why an expansion refuses a placement whose edges match: the river's
- * rule for a tile with a river, else the cult places' (the only other
- * placement rule of the sets in play). */
-static const char *placement_rule(int tile)
+/* Why expansion e refuses a placement the board takes (the first judge
+ * that does, carc_placement_refused_by), in words: the river's rule or
+ * the cult places' (the placement rules of the sets in play). */
+static const char *placement_rule(int e)
 {
-	for (int d = 0; d < 4; d++)
-		if (!strcmp(carc_tile_edge(tile, 0, d), "river"))
-			return "a river tile must continue the river from its open end, without a U-turn, "
-			       "and leave room ahead of every open end and, where it can, a free end for the "
-			       "river tiles still to come";
-	return "a cult place may not be next to (diagonals count) more than one cloister or abbey, "
-	       "nor a cloister next to more than one cult place";
+	const char *name = e >= 0 ? carc_expansion(e)->name : "";
+	if (!strcmp(name, "river"))
+		return "a river tile must continue the river from its open end, without a U-turn, "
+		       "and leave room ahead of every open end and, where it can, a free end for the "
+		       "river tiles still to come";
+	if (!strcmp(name, "cult"))
+		return "a cult place may not be next to (diagonals count) more than one cloister or abbey, "
+		       "nor a cloister or abbey next to more than one cult place";
+	return "a rule of the expansion in play forbids it";
 }
 
 const char *proto_move_explain(proto_arena *a, const carc_game *g, const carc_move *m, carc_rc rc, int detail)
@@ -499,10 +501,13 @@ const char *proto_move_explain(proto_arena *a, const carc_game *g, const carc_mo
 	case CARC_E_RULE:
 		if (m->type == CARC_MV_PLACE_TILE)
 			return proto_arena_printf(a, "%s may not go at (%d,%d) turned %d°: %s", carc_tile_id(m->tile), m->x, m->y,
-			                          m->rot * 90, placement_rule(m->tile));
-		if (m->type == CARC_MV_PLACE_ABBEY)
+			                          m->rot * 90, placement_rule(carc_placement_refused_by(g, m->tile, m->x, m->y, m->rot)));
+		if (m->type == CARC_MV_PLACE_ABBEY) {
+			int e = carc_placement_refused_by(g, carc_tile_find("AM/A"), m->x, m->y, 0);
+			if (e >= 0) return proto_arena_printf(a, "the abbey may not go at (%d,%d): %s", m->x, m->y, placement_rule(e));
 			return proto_arena_printf(a, "the abbey may not go at (%d,%d): it goes only into a hole, an empty place "
 			                             "with a tile on each of its four sides", m->x, m->y);
+		}
 		if (m->type == CARC_MV_MOVE_WAGON)
 			return proto_arena_printf(a, "the wagon may not move to %s of (%d,%d): it moves only onto an unoccupied, "
 			                             "incomplete feature next to the one just scored", carc_port_name(m->port),

@@ -1100,7 +1100,7 @@ class Messages(unittest.TestCase):
         t.play(place("CU/S", 0, 0, 0), PASS, place("CU/S", 2, 0, 0), PASS)
         self.assertEqual(t.refuse(place("BA/L", 1, -1, 0), "illegal_move"),
                          "BA/L may not go at (1,-1) turned 0°: a cult place may not be next to (diagonals count) "
-                         "more than one cloister or abbey, nor a cloister next to more than one cult place")
+                         "more than one cloister or abbey, nor a cloister or abbey next to more than one cult place")
 
     def test_river_placement_refused(self):
         # tests/scenarios/river-04: the river goes on from its open end only

@@ -82,7 +82,7 @@
 
 typedef struct stats {
 	long decisions, places, river_decisions, river_places, cult_decisions, abbey_choices, holes, holes_cult_refused,
-	    abbey_draw_checked, discards, river_discards, reshuffles, lakes, forks, games;
+	    abbey_draw_checked, discards, river_discards, reshuffles, lakes, forks, games, refusals_named;
 	/* places whose edges match refused by a rule beyond them: by[b] with
 	 * reason b among others, only[b] with b alone */
 	long by[NWHY], only[NWHY];
@@ -186,7 +186,23 @@ static void compare_placements(const run *r, const carc_game *g, int n)
 			for (int x = board.minx - 1; x <= board.maxx + 1; x++)
 				for (int rot = 0; rot < 4; rot++) {
 					unsigned why = opl_why_not(&board, type, x, y, rot, by_type);
-					if (!why || (why & (OPL_W_OCCUPIED | OPL_W_ALONE | OPL_W_EDGE))) continue;
+					if (why & (OPL_W_OCCUPIED | OPL_W_ALONE | OPL_W_EDGE)) continue;
+					/* the board takes it: the engine names the expansion
+					 * whose rule refuses it where the model lists no
+					 * placement (for a river tile that also means: one that
+					 * leaves no free end where others do), and none where
+					 * it does */
+					int by = carc_placement_refused_by(g, type, x, y, rot);
+					const char *name = by >= 0 ? carc_expansion(by)->name : "none";
+					int listed = has_place(model, nm, (opl_place){ (int16_t)x, (int16_t)y, (uint8_t)rot });
+					unsigned river_why = why & ~(unsigned)(OPL_W_CULT | OPL_W_HOLE);
+					TU_ASSERT_MSG(listed ? by < 0
+					                     : ((river_why || (!why && river)) && !strcmp(name, "river")) ||
+					                               ((why & OPL_W_CULT) && !strcmp(name, "cult")),
+					              "%s at (%d,%d) rot %d: the model says %#x (%s), the engine names %s",
+					              carc_tile_id(type), x, y, rot, why, listed ? "listed" : "not listed", name);
+					st.refusals_named += by >= 0;
+					if (!why) continue;
 					for (int k = 0; k < NWHY; k++) {
 						st.by[k] += why >> k & 1;
 						st.only[k] += why == 1u << k;
@@ -239,9 +255,17 @@ static void compare_holes(const run *r, const carc_game *g, int n)
 	int nm = opl_holes(&board, model, MAX_PLACES);
 	st.abbey_choices++;
 	st.holes += nm;
+	int abbey = tu_tile("AM/A");
 	for (int y = board.miny - 1; y <= board.maxy + 1; y++)
-		for (int x = board.minx - 1; x <= board.maxx + 1; x++)
-			st.holes_cult_refused += opl_abbey_why_not(&board, x, y) == OPL_W_CULT;
+		for (int x = board.minx - 1; x <= board.maxx + 1; x++) {
+			unsigned why = opl_abbey_why_not(&board, x, y);
+			st.holes_cult_refused += why == OPL_W_CULT;
+			/* a hole the cult rule refuses is named so; elsewhere no
+			 * rule beyond "only into a hole" is named */
+			int by = carc_placement_refused_by(g, abbey, x, y, 0);
+			TU_ASSERT_MSG(why == OPL_W_CULT ? by >= 0 && !strcmp(carc_expansion(by)->name, "cult") : by < 0,
+			              "the abbey at (%d,%d): the model says %#x, the engine names %d", x, y, why, by);
+		}
 	TU_ASSERT_MSG(carc_abbeys(g, carc_game_seat(g)) > 0, "seat %d is offered an abbey it does not hold",
 	              carc_game_seat(g));
 	if (ne == nm && !memcmp(engine, model, (size_t)ne * sizeof engine[0])) return;
@@ -496,10 +520,10 @@ static void print_stats(const char *what, int batch)
 	fprintf(stderr,
 	        "%s %d: %ld games, %ld tile decisions (%ld places); river tiles %ld decisions (%ld places), lakes %ld, forks %ld;"
 	        " tiles with a building %ld; abbey choices %ld (%ld holes, %ld holes refused for cult places), draws with an"
-	        " abbey held %ld; discarded %ld (river %ld), put back %ld; refused by (alone):",
+	        " abbey held %ld; discarded %ld (river %ld), put back %ld; rule refusals named %ld; refused by (alone):",
 	        what, batch, st.games, st.decisions, st.places, st.river_decisions, st.river_places, st.lakes, st.forks,
 	        st.cult_decisions, st.abbey_choices, st.holes, st.holes_cult_refused, st.abbey_draw_checked, st.discards,
-	        st.river_discards, st.reshuffles);
+	        st.river_discards, st.reshuffles, st.refusals_named);
 	for (int k = 3; k < NWHY - 1; k++) fprintf(stderr, " %s %ld (%ld)", names[k], st.by[k], st.only[k]);
 	fprintf(stderr, "\n");
 }
