@@ -301,8 +301,12 @@ def check_tiles(state, tiles, directory):
 
 
 def next_tile(state):
-    """(id, drawn_by) of the tile to place, or None."""
+    """(id, drawn_by) of the tile to place, or None.  The state's `tile` is
+    the tile of the turn going on: to place only in the tile phase (after
+    it, the turn's tile lies on the board already)."""
     t = state.get("tile")
+    if state.get("phase", "tile") != "tile":
+        return None
     if isinstance(t, dict) and isinstance(t.get("id"), str):
         return t["id"], t.get("drawn_by")
     return None

@@ -306,6 +306,11 @@ int carc_game_over(const carc_game *g);
 int carc_game_nseats(const carc_game *g);
 const carc_config *carc_game_config(const carc_game *g);
 int carc_game_drawn(const carc_game *g);      /* tile type to place, or -1 */
+/* The tile drawn in the turn going on: to place (the tile phase) or placed
+ * already (the later decisions of that turn), with the seat whose turn it
+ * is in *seat (may be NULL); -1 when there is none: before the draw, when
+ * the abbey was placed instead, in the final round and at the end. */
+int carc_game_turn_tile(const carc_game *g, int *seat);
 int carc_game_tiles_left(const carc_game *g); /* undrawn tiles in the supply */
 int carc_game_score(const carc_game *g, int seat);             /* 0 for an unknown seat */
 int carc_game_score_by(const carc_game *g, int seat, int sc); /* 0 for an unknown seat or CARC_SC_* */

@@ -1648,6 +1648,18 @@ int carc_game_over(const carc_game *g) { return g->over; }
 int carc_game_nseats(const carc_game *g) { return g->nseats; }
 const carc_config *carc_game_config(const carc_game *g) { return &g->cfg; }
 int carc_game_drawn(const carc_game *g) { return g->drawn == CARC_NONE ? -1 : g->drawn; }
+int carc_game_turn_tile(const carc_game *g, int *seat)
+{
+	int t = g->drawn != CARC_NONE ? g->drawn : -1;
+	/* past the tile phase of a turn, its tile is the last one placed, but
+	 * for an abbey (never drawn) */
+	if (t < 0 && !g->over && g->phase != CARC_PH_TILE && g->phase != CARC_PH_ABBEY_FINAL && g->ncells) {
+		int type = g->cells[g->last].type;
+		if (!((g->components >> CARC_C_ABBEY & 1) && type == g->abbey_type)) t = type;
+	}
+	if (seat) *seat = t >= 0 ? g->turn_seat : -1;
+	return t;
+}
 int carc_game_tiles_left(const carc_game *g) { return g->nsupply - g->next; }
 uint32_t carc_game_turn(const carc_game *g) { return g->turn; }
 int carc_game_score(const carc_game *g, int seat) { return seat >= 0 && seat < g->nseats ? g->score[seat] : 0; }

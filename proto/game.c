@@ -158,11 +158,11 @@ proto_val *proto_state(proto_arena *a, const carc_game *g, const proto_game_meta
 		pv_set_int(a, st, "seed", (int64_t)m->seed);
 		pv_set_str(a, st, "salt", m->salt);
 	}
-	int drawn = carc_game_drawn(g);
+	int drawer, drawn = carc_game_turn_tile(g, &drawer);
 	if (drawn >= 0) {
 		proto_val *t = pv_map(a);
 		pv_set(t, "id", tile_val(a, drawn));
-		pv_set(t, "drawn_by", seat_val(a, carc_game_seat(g)));
+		pv_set(t, "drawn_by", seat_val(a, drawer));
 		pv_set(st, "tile", t);
 	} else {
 		pv_set_nil(a, st, "tile");

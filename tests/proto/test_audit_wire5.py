@@ -453,13 +453,26 @@ class PhaseMoves:
         lm = t.legal()
         self.assertEqual((lm["phase"], lm["seat"]), (phase, seat), name)
         self.assertEqual({m["type"] for m in lm["moves"]}, types, name)
-        # doc, The state: `tile` is the tile to place now: none in these
-        # decisions but a plain tile one (the abbey choice comes before the draw)
+        # doc, The state: `tile` is the tile drawn in the turn going on (the
+        # contract's example shows it in the action phase): to place in a
+        # plain tile decision; the turn's tile placed already in the
+        # decisions after it, drawn by the seat whose turn it is; none
+        # before the draw (the abbey choice), in the final round, nor after
+        # the abbey (never drawn)
         st = t.state()
         self.assertEqual((st["phase"], st["seat"], st["seq"]), (phase, seat, lm["seq"]))
-        self.assertEqual(st["tile"] is None, types != {"place_tile"}, (name, st["tile"]))
-        if st["tile"] is not None:
-            self.assertEqual(st["tile"]["drawn_by"], seat)
+        events = t.c.history(t.game)["events"]
+        turn = [e for e in events if e["type"] == "turn"][-1]
+        since = events[events.index(turn):]
+        drawn = [e["tile"] for e in since if e["type"] == "tile_drawn"]
+        placed = [e["tile"] for e in since if e["type"] == "tile_placed"]
+        if types == {"place_tile"}:
+            want = {"id": drawn[-1], "drawn_by": seat}
+        elif phase in ("tile", "abbey_final") or placed[-1:] == ["AM/A"]:
+            want = None
+        else:
+            want = {"id": placed[-1], "drawn_by": turn["seat"]}
+        self.assertEqual(st["tile"], want, name)
         return t, lm
 
     def refuse_in_every_position(self, moves, code, skip_open=False):

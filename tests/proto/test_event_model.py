@@ -23,8 +23,10 @@ after every move compares that model with what `state` says:
   figures (what `deployed` took and `returned` gave back, the abbey that
   `tile_placed` used) and its tokens (`token_taken`: the king and the
   robber pass from seat to seat, goods pile up);
-- the tile to place now and `tiles_left`: each `tile_drawn` and each
-  `tile_hidden` takes a tile from the supply, a `tile_discarded` with
+- the tile of the turn going on (`tile_drawn` shows it; it stays once
+  placed, until the next `turn`; none after the abbey, which is never
+  drawn, nor in the final round) and `tiles_left`: each `tile_drawn` and
+  each `tile_hidden` takes a tile from the supply, a `tile_discarded` with
   `why: "reshuffled"` puts one back under it;
 - the phase, the seat due and `over` that `apply_move` answered.
 
@@ -172,8 +174,8 @@ class Model:
             getattr(self, "on_" + ev["type"], self.on_unknown)(ev)
         self.seq = result["seq"]
         self.phase, self.seat, self.over = result["phase"], result["seat"], result["over"]
-        if self.over:
-            self.tile = None   # "null ... at the end"
+        if self.over or self.phase == "abbey_final":
+            self.tile = None   # "null ... in `abbey_final` and at the end"
         elif self.phase in ("tile", "action") and self.turn_seat is not None and self.seat != self.turn_seat:
             # section 5: the player on turn decides these phases
             raise Disagreement("the seat due in phase %s is %s, the last `turn` event began seat %s's turn"
@@ -196,9 +198,8 @@ class Model:
             self.fail(ev, "a tile already lies at %d,%d" % (ev["x"], ev["y"]))
         self.board.append({k: ev[k] for k in ("tile", "x", "y", "rot")})
         self.where.add((ev["x"], ev["y"]))
-        if self.tile is not None and self.tile["id"] == ev["tile"]:
-            self.tile = None
         if ev["tile"] == "AM/A":
+            self.tile = None  # placed instead of a draw: no tile this turn
             # the abbey is placed instead of a drawn tile: supply.abbey 1 -> 0
             self.take(ev, ev["seat"], "abbey")
 
@@ -296,6 +297,7 @@ class Model:
 
     def on_turn(self, ev):
         self.turn_seat = ev["seat"]
+        self.tile = None  # until its draw
 
     def on_game_over(self, ev):
         if ev["scores"] != self.scores:

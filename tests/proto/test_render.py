@@ -122,6 +122,16 @@ class Crafted(RenderCase):
         self.assertEqual(self.draw(start_state(270), "--format", "text"),
                          head + "   ..|..\n0 ## |  .\n   ..|..\n")
 
+    def test_the_turns_tile_after_the_tile_phase_is_not_to_place(self):
+        """After the tile phase the state's tile is the turn's tile, on the
+        board already: no "tile to place" in the text nor the picture."""
+        state = dict(start_state(0), phase="action", tile={"id": "BA/C", "drawn_by": 0})
+        text = self.draw(state, "--format", "text")
+        self.assertIn("phase action, seat 0 (ann) to play, 70 tiles left\n", text)
+        self.assertNotIn("tile to place", text)
+        svg = self.svg(state)
+        self.assertEqual(svg.findall(".//{http://www.w3.org/2000/svg}g[@class='next-tile']"), [])
+
     def test_figures_as_text(self):
         figures = [{"id": "1.follower.1", "kind": "follower", "at": "N", "ports": ["N"], "feature": "city"},
                    {"id": "0.follower.1", "kind": "follower", "at": "SL", "ports": ["ER", "SL", "SR", "WL"],

@@ -162,7 +162,9 @@ class Wagons:
     def test_wagon_owners_decide_clockwise_from_the_player_on_turn(self):
         t = self.wagons()
         self.assertEqual(t.decision(), ("wagon", 2))
-        self.assertIsNone(t.state()["tile"])
+        # the state's tile is the turn's, seat 1's, placed already
+        placed = [e for e in t.c.history(t.game)["events"] if e["type"] == "tile_placed"][-1]
+        self.assertEqual((placed["seat"], t.state()["tile"]), (1, {"id": placed["tile"], "drawn_by": 1}))
         lm = t.legal()
         self.assertEqual(lm["moves"], [wagon(-1, 0, "W"), wagon(-1, 1, "cloister"), PASS])
         self.assertEqual(t.legal(seat=2), lm)
