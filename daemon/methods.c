@@ -220,7 +220,7 @@ static proto_val *summary(proto_arena *a, const games_game *gm)
 static proto_err m_games(method_call *c, proto_val **result, const char **why)
 {
 	(void)why;
-	int64_t after = 0, limit = 1000;
+	int64_t after = 0, limit = INT64_MAX; /* without a limit, every game (PROTOCOL.md) */
 	pv_to_int(pv_opt(c->params, "after"), &after);
 	pv_to_int(pv_opt(c->params, "limit"), &limit);
 	games *r = &c->s->games;
@@ -284,6 +284,20 @@ static proto_err parse_expansions(proto_arena *a, const proto_val *v, carc_confi
 	return PROTO_OK;
 }
 
+/* For a map of names (components, rule options): each known name's last
+ * entry goes to last[] by its index (a name given twice: the last counts,
+ * in both encodings, as the JSON reader keeps only the last).  Returns the
+ * first entry with an unknown name, or NULL. */
+static const proto_val *last_entries(const proto_val *v, int (*find)(const char *), const proto_val **last)
+{
+	for (const proto_val *m = v ? v->u.c.first : NULL; m; m = m->next) {
+		int i = strlen(m->key) == m->klen ? find(m->key) : -1;
+		if (i < 0) return m;
+		last[i] = m;
+	}
+	return NULL;
+}
+
 /* Components start as those of the chosen expansions; the map switches
  * single ones on or off.  One whose rules are not built yet is refused. */
 static proto_err parse_components(proto_arena *a, const proto_val *v, carc_config *cfg, const char **why)
@@ -293,9 +307,11 @@ static proto_err parse_components(proto_arena *a, const proto_val *v, carc_confi
 		if (carc_expansion(i)->available) available |= carc_expansion(i)->components;
 	cfg->components = carc_default_components(cfg->expansions);
 	cfg->components_given = 1;
+	const proto_val *last[CARC_C_NUM] = { NULL }, *unknown = last_entries(v, carc_component_find, last);
+	if (unknown) return INVALID("unknown component `%s`", unknown->key);
 	for (const proto_val *m = v ? v->u.c.first : NULL; m; m = m->next) {
-		int c = strlen(m->key) == m->klen ? carc_component_find(m->key) : -1;
-		if (c < 0) return INVALID("unknown component `%s`", m->key);
+		int c = carc_component_find(m->key);
+		if (last[c] != m) continue; /* given again later */
 		if (m->type != PV_BOOL) return INVALID("component `%s` must be true or false", m->key);
 		if (m->u.b && !(available >> c & 1)) return INVALID("component `%s` is not available yet", m->key);
 		if (m->u.b) cfg->components |= 1u << c;
@@ -306,9 +322,11 @@ static proto_err parse_components(proto_arena *a, const proto_val *v, carc_confi
 
 static proto_err parse_rules(proto_arena *a, const proto_val *v, carc_config *cfg, const char **why)
 {
+	const proto_val *last[CARC_R_COUNT] = { NULL }, *unknown = last_entries(v, carc_rule_find, last);
+	if (unknown) return INVALID("unknown rule option `%s`", unknown->key);
 	for (const proto_val *m = v ? v->u.c.first : NULL; m; m = m->next) {
 		int r = carc_rule_find(m->key);
-		if (r < 0) return INVALID("unknown rule option `%s`", m->key);
+		if (last[r] != m) continue; /* given again later */
 		const carc_rule_desc *d = carc_rule(r);
 		int64_t i;
 		if (d->type == 0) {
@@ -385,7 +403,8 @@ static proto_err parse_start(proto_arena *a, const proto_val *v, carc_config *cf
 			if (cfg->start[j].x == x && cfg->start[j].y == y) return INVALID("%s: two start tiles at (%d,%d)", what, (int)x, (int)y);
 		st->x = (int16_t)x;
 		st->y = (int16_t)y;
-		st->rot = (uint8_t)(rot / 90);
+		/* the abbey has no rotation: it lies at rot 0, as place_abbey puts it */
+		st->rot = (uint8_t)(carc_tile_drawable(st->tile) ? rot / 90 : 0);
 	}
 	cfg->nstart = (uint8_t)v->n;
 	return PROTO_OK;
