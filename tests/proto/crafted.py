@@ -1,8 +1,8 @@
 """Crafted games for the protocol tests of the expansions: move builders,
 short move lists from the rule scenarios that bring a game to one of the
 expansions' decisions, and Table, a game played through a client with
-every move checked against legal_moves.  Shared by test_expansions.py and
-test_wire_ext.py."""
+every move checked against legal_moves.  Shared by test_expansions.py,
+test_wire_ext.py and the audit tests."""
 
 import unittest
 
@@ -26,6 +26,20 @@ def wagon(x, y, at):
 
 def abbey(x, y):
     return {"type": "place_abbey", "x": x, "y": y}
+
+
+def tile(t, x, y, rot=0):
+    """A start tile of new_game's `start`."""
+    return {"tile": t, "x": x, "y": y, "rot": rot}
+
+
+def error_of(fn, *args, **kw):
+    """(code, message) of the carcd.Error that fn(*args, **kw) raises, or None."""
+    try:
+        fn(*args, **kw)
+    except carcd.Error as e:
+        return e.code, e.message
+    return None
 
 
 def escape(figure):

@@ -10,20 +10,7 @@ drawn, and an expansion named twice.  Each is pinned here as documented.
 import unittest
 
 import harness
-import carcd  # noqa: E402  (harness puts contrib/python on the path)
-from crafted import abbey, deploy, place
-
-
-def tile(t, x, y, rot=0):
-    return {"tile": t, "x": x, "y": y, "rot": rot}
-
-
-def error_of(fn, *args, **kw):
-    try:
-        fn(*args, **kw)
-    except carcd.Error as e:
-        return e.code, e.message
-    return None
+from crafted import abbey, deploy, error_of, place, tile
 
 
 # A city open to the north at (0,0), cloister tiles round it, one farm;

@@ -15,20 +15,7 @@ import unittest
 import msgpack
 
 import harness
-import carcd  # noqa: E402  (harness puts contrib/python on the path)
-from crafted import Table, deploy, place
-
-
-def tile(t, x, y, rot=0):
-    return {"tile": t, "x": x, "y": y, "rot": rot}
-
-
-def error_of(fn, *args, **kw):
-    try:
-        fn(*args, **kw)
-    except carcd.Error as e:
-        return e.code, e.message
-    return None
+from crafted import Table, deploy, error_of, place, tile
 
 
 def msgpack_new_game(key, pairs):
