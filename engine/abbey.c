@@ -86,7 +86,7 @@ static __attribute__((noinline)) int abbey_hole_any(const carc_game *g)
  * every river tile still to come nowhere to go). */
 static inline int river_next(const carc_game *g)
 {
-	return g->next < g->nsupply && carc_tile_river[g->supply[g->next] & 0x7fff];
+	return g->next < g->nsupply && carc_tile_river[carc_entry_tile(g->supply[g->next])];
 }
 
 /* May `seat` place its abbey now?  Most turns one of the two counts

@@ -50,17 +50,18 @@ int carc_board_lookup(const carc_game *g, int x, int y)
 	return g->hkey[s] && g->hval[s] >= 0 ? g->hval[s] : -1;
 }
 
-/* The position in front[] of the empty place (x, y) next to the board,
- * or -1 when a tile lies there or none touches it. */
-int carc_board_front_at(const carc_game *g, int x, int y)
-{
-	int s = slot(g, cell_key(x, y));
-	return g->hkey[s] && g->hval[s] < 0 ? ~g->hval[s] : -1;
-}
-
 /* No tile lies outside the 16-bit coordinates of moves and cells; the cell
  * map's keys tell apart every place inside them. */
 static int on_map(int x, int y) { return x >= INT16_MIN && x <= INT16_MAX && y >= INT16_MIN && y <= INT16_MAX; }
+
+/* The position in front[] of the empty place (x, y) next to the board,
+ * or -1 when a tile lies there, none touches it or it is off the map. */
+int carc_board_front_at(const carc_game *g, int x, int y)
+{
+	if (!on_map(x, y)) return -1;
+	int s = slot(g, cell_key(x, y));
+	return g->hkey[s] && g->hval[s] < 0 ? ~g->hval[s] : -1;
+}
 
 int carc_board_find(const carc_game *g, int x, int y) { return on_map(x, y) ? carc_board_lookup(g, x, y) : -1; }
 

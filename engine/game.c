@@ -444,7 +444,7 @@ void carc_draw(carc_game *g, carc_sink *out)
 			supply_out(g, out);
 			return;
 		}
-		uint16_t entry = g->supply[g->next++], type = entry & 0x7fff;
+		uint16_t entry = g->supply[g->next++], type = carc_entry_tile(entry);
 		carc_event *e = carc_emit(out, CARC_EV_TILE_DRAWN);
 		if (e) {
 			e->seat = (int8_t)g->turn_seat;
@@ -797,11 +797,8 @@ int carc_placement_refused_by(const carc_game *g, int type, int x, int y, int ro
 	if (!g || type < 0 || type >= carc_tile_count() || rot < 0 || rot > 3) return -1;
 	/* the judges are asked only where the board takes the tile: edges
 	 * that match, or for the abbey a hole */
-	int fi = carc_board_find(g, x, y) < 0 && x >= INT16_MIN && x <= INT16_MAX && y >= INT16_MIN && y <= INT16_MAX
-	                 ? carc_board_front_at(g, x, y)
-	                 : -1;
-	int abbey = (g->components >> CARC_C_ABBEY & 1) && type == g->abbey_type;
-	if (fi < 0 || (abbey ? g->front[fi].mask != 0xffffffffu || rot : carc_board_fits(g, type, x, y, rot, NULL) != CARC_OK))
+	int fi = carc_board_front_at(g, x, y);
+	if (fi < 0 || (carc_is_abbey(g, type) ? g->front[fi].mask != 0xffffffffu || rot : carc_board_fits(g, type, x, y, rot, NULL) != CARC_OK))
 		return -1;
 	for (uint32_t j = placement_judged(g, type) & 0x7fffffffu; j; j &= j - 1) {
 		const carc_ext *e = carc_exts[__builtin_ctz(j)];
@@ -1655,7 +1652,7 @@ int carc_game_turn_tile(const carc_game *g, int *seat)
 	 * for an abbey (never drawn) */
 	if (t < 0 && !g->over && g->phase != CARC_PH_TILE && g->phase != CARC_PH_ABBEY_FINAL && g->ncells) {
 		int type = g->cells[g->last].type;
-		if (!((g->components >> CARC_C_ABBEY & 1) && type == g->abbey_type)) t = type;
+		if (!carc_is_abbey(g, type)) t = type;
 	}
 	if (seat) *seat = t >= 0 ? g->turn_seat : -1;
 	return t;

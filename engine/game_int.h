@@ -269,6 +269,15 @@ static inline uint8_t carc_drawn_why(uint16_t entry)
 {
 	return entry & CARC_PUT_BACK ? CARC_WHY_RESHUFFLED : 0;
 }
+/* The tile type of a supply entry, put back or not. */
+static inline uint16_t carc_entry_tile(uint16_t entry) { return (uint16_t)(entry & ~CARC_PUT_BACK); }
+
+/* Is this tile type the abbey of a game with the abbey component (it is
+ * never drawn: each seat holds its own)? */
+static inline int carc_is_abbey(const carc_game *g, int type)
+{
+	return (g->components >> CARC_C_ABBEY & 1) && type == g->abbey_type;
+}
 
 /* ---- emitting events ---- */
 static inline carc_event *carc_emit(carc_sink *out, int type)

@@ -287,7 +287,7 @@ static __attribute__((noinline)) void hide_tile(carc_game *g, int cell, carc_sin
 	if (e) {
 		e->x = c->x;
 		e->y = c->y;
-		e->tile = entry & 0x7fff; /* for replays only: the wire keeps it secret */
+		e->tile = carc_entry_tile(entry); /* for replays only: the wire keeps it secret */
 		e->why = carc_drawn_why(entry);
 	}
 }

@@ -127,7 +127,7 @@ static int any_river(const carc_game *g, const rivers *r)
 {
 	for (int k = 0; k < 2; k++)
 		for (int i = r->lo[k]; i < r->hi[k]; i++)
-			if (river_edges(g->supply[i] & 0x7fff)) return 1;
+			if (river_edges(carc_entry_tile(g->supply[i]))) return 1;
 	return 0;
 }
 
@@ -156,7 +156,7 @@ static inline void counts_at(const carc_game *g, int next, int *left, int *dead)
 	}
 	int l = g->river_left, d = g->river_dead;
 	for (int k = g->river_next; k < next; k++) {
-		unsigned e = river_edges(g->supply[k] & 0x7fff);
+		unsigned e = river_edges(carc_entry_tile(g->supply[k]));
 		l -= e != 0;
 		d -= dead_end(e);
 	}
@@ -269,7 +269,7 @@ static int continuable(const vboard *v, const carc_front *f, const rivers *r, un
 	unsigned taken = taken_sides(f);
 	for (int k = 1; k >= 0; k--)
 		for (int i = r->hi[k] - 1; i >= r->lo[k]; i--) {
-			int t = g->supply[i] & 0x7fff;
+			int t = carc_entry_tile(g->supply[i]);
 			if (!river_edges(t)) continue;
 			for (unsigned fits = carc_fit_mask(carc_codes(t), f); fits; fits &= fits - 1) {
 				unsigned open = river_turned(t, __builtin_ctz(fits)) & ~taken;
@@ -428,7 +428,7 @@ static void boxed_put_back(const carc_game *g, int *left, int *dead)
 {
 	int l = 0, d = 0;
 	for (int i = g->nsupply; i > g->next && (g->supply[i - 1] & CARC_PUT_BACK); i--) {
-		int t = g->supply[i - 1] & 0x7fff;
+		int t = carc_entry_tile(g->supply[i - 1]);
 		unsigned e = river_edges(t);
 		if (!e || takes_now(g, t)) continue;
 		l++;
@@ -643,7 +643,7 @@ static unsigned shapes_from(const carc_game *g)
 	unsigned shapes = 0;
 	for (int k = 0; k < 2; k++)
 		for (int i = r.lo[k]; i < r.hi[k]; i++) {
-			unsigned e = river_edges(g->supply[i] & 0x7fff);
+			unsigned e = river_edges(carc_entry_tile(g->supply[i]));
 			shapes |= (FORK_EDGES >> e & 1) | (CURVE_EDGES >> e & 1) << 1;
 		}
 	return shapes;
@@ -806,7 +806,7 @@ static uint64_t allow_mask(const carc_game *g, int type)
  * worked it out already (river_allow). */
 static uint64_t allowed_now(const carc_game *g, int type)
 {
-	if (g->river_known && peek_drawn(g, g->next) && type == (g->river_peek & 0x7fff)) return g->river_allow;
+	if (g->river_known && peek_drawn(g, g->next) && type == carc_entry_tile(g->river_peek)) return g->river_allow;
 	return allow_mask(g, type);
 }
 
@@ -907,7 +907,7 @@ static void river_start(carc_game *g, int x, int y)
 	if (!g->river_end) {
 		int left = 0, dead = 0, forks = 0, curves = 0;
 		for (int i = 0; i < g->nsupply; i++) {
-			unsigned e = river_edges(g->supply[i] & 0x7fff);
+			unsigned e = river_edges(carc_entry_tile(g->supply[i]));
 			left += e != 0;
 			dead += dead_end(e);
 			forks += FORK_EDGES >> e & 1;
@@ -989,9 +989,9 @@ static uint16_t first_listed(const carc_game *g, uint64_t allow)
 static void allow_next(carc_game *g)
 {
 	g->river_known = 0;
-	if (g->river_peek == 0xffff || !river_edges(g->river_peek & 0x7fff)) return;
+	if (g->river_peek == 0xffff || !river_edges(carc_entry_tile(g->river_peek))) return;
 	g->next++; /* as the draw will leave it */
-	g->river_allow = allow_mask(g, g->river_peek & 0x7fff);
+	g->river_allow = allow_mask(g, carc_entry_tile(g->river_peek));
 	g->next--;
 	g->river_fit = first_listed(g, g->river_allow);
 	g->river_known = 1;
@@ -1022,7 +1022,7 @@ static __attribute__((noinline)) void river_follow(carc_game *g, int cell)
 	int left, dead, next = g->next, forks = g->river_forks, curves = g->river_curves;
 	counts_at(g, next, &left, &dead);
 	for (int k = g->river_next; k < next; k++) {
-		unsigned e = river_edges(g->supply[k] & 0x7fff);
+		unsigned e = river_edges(carc_entry_tile(g->supply[k]));
 		forks -= FORK_EDGES >> e & 1;
 		curves -= CURVE_EDGES >> e & 1;
 	}
@@ -1033,7 +1033,7 @@ static __attribute__((noinline)) void river_follow(carc_game *g, int cell)
 	g->river_curves = (uint8_t)curves;
 	g->river_peek = 0xffff; /* none: the supply is empty */
 	if (next < g->nsupply) {
-		unsigned e = river_edges(g->supply[next] & 0x7fff);
+		unsigned e = river_edges(carc_entry_tile(g->supply[next]));
 		g->river_peek = g->supply[next];
 		g->river_left1 = (uint16_t)(left - (e != 0));
 		g->river_dead1 = (uint16_t)(dead - dead_end(e));
@@ -1152,7 +1152,7 @@ static int river_put_back(const carc_game *g, int type, int to)
 	if (!river_edges(type)) return to;
 	int last = -1;
 	for (int i = g->next; i < g->nsupply; i++) {
-		int t = g->supply[i] & 0x7fff;
+		int t = carc_entry_tile(g->supply[i]);
 		if (!river_edges(t)) continue;
 		if (carc_tiletypes[t].symbols & CARC_SYM_LAKE) return i - 1; /* before the lake, which moves up one less */
 		last = i;
