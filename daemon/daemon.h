@@ -73,6 +73,9 @@ typedef struct games_game {
 	double last;                       /* games_now() of its creation or last move (--game-timeout) */
 } games_game;
 
+/* The largest game id: ids stay exact in JSON (a double's 53 bits). */
+#define GAMES_MAX_ID ((1ll << 53) - 1)
+
 typedef struct games {
 	games_game **v;                    /* sorted by id: ids only grow */
 	size_t n, cap, max;
@@ -90,8 +93,9 @@ typedef struct games_subs {
 void games_init(games *r, size_t max);
 void games_free_all(games *r);
 games_game *games_find(games *r, int64_t id);
-/* Makes a game; NULL with *rc set when the config is refused or the
- * registry is full of games still being played. */
+/* Makes a game; NULL with *rc set when the config is refused, or with
+ * *full 1 when the registry is full of games still being played, 2 when
+ * every id up to GAMES_MAX_ID has been given. */
 games_game *games_create(games *r, const carc_config *cfg, const char *const *names, int auth,
                          carc_sink *out, carc_rc *rc, int *full);
 void games_close(games *r, games_game *gm);

@@ -137,6 +137,10 @@ games_game *games_create(games *r, const carc_config *cfg, const char *const *na
 {
 	*full = 0;
 	*rc = CARC_OK;
+	if (r->next_id > GAMES_MAX_ID) {
+		*full = 2;
+		return NULL;
+	}
 	long drop = r->n >= r->max ? evictable(r) : -1;
 	if (r->n >= r->max && drop < 0) {
 		*full = 1;

@@ -22,9 +22,13 @@
  * when it cannot be read, is not a regular file, fails its checksums,
  * comes from a carcd that deals or rules differently (the fingerprint of
  * the version, tile types and rule options, and the hash of the state the
- * setup deals), or holds a move the engine refuses.  A failed write (a
- * full disk) costs that game its file and a logged error; the game goes
- * on in memory.
+ * setup deals), or holds a move the engine refuses; an earlier file set
+ * aside under that name is kept (the new one is <id>.game.broken.1, ...).
+ * A failed write (a full disk) costs that game its file and a logged
+ * error; the game goes on in memory.  A file that should go and cannot
+ * be removed (a game gone on without it, or closed) is marked with an
+ * empty <id>.game.gone beside it, so that no restart serves the game as
+ * it stood before.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -41,7 +45,6 @@
 
 #define JOURNAL_MAGIC "carcdJ2\n"
 #define JOURNAL_MAX_MOVES (1u << 20) /* far above any game (the board holds 320 tiles) */
-#define JOURNAL_MAX_ID ((1ll << 53) - 1) /* game ids stay exact in JSON */
 
 /* Everything new_game decided, in the journal's own layout. */
 typedef struct journal_head {
@@ -177,17 +180,34 @@ static int write_all(int fd, const void *p, size_t n)
 	return 0;
 }
 
+/* Deletes the file of game `id`, which no restart may serve: 0, or -1
+ * with an error line.  A file that cannot be removed (an immutable file,
+ * an I/O error) is marked with <id>.game.gone, which the next start
+ * reads as "remove, do not restore". */
+static int remove_file(int64_t id)
+{
+	char name[64], gone[64];
+	name_of(name, sizeof name, id, "");
+	if (!unlinkat(dir_fd, name, 0) || errno == ENOENT) return 0;
+	int e = errno;
+	name_of(gone, sizeof gone, id, ".gone");
+	int fd = open_in(gone, O_WRONLY | O_CREAT);
+	if (fd >= 0) close(fd);
+	log_error("journal: game %lld: cannot remove %s/%s: %s; %s", (long long)id, jdir, name, strerror(e),
+	          fd >= 0 ? "marked with a .gone file, so that no restart restores it"
+	                  : "nor mark it: a restart restores the game as the file left it, unless it is deleted first");
+	return -1;
+}
+
 /* A game whose file could not be written goes on in memory only: its
  * file, which would now restore another game, goes. */
 static void lose(games_game *gm, const char *what)
 {
-	char name[64];
 	log_error("journal: game %lld: cannot %s: %s; the game goes on without its file (a restart ends it)",
 	          (long long)gm->id, what, strerror(errno));
 	gm->unjournaled = 1;
 	close_slot(gm->id);
-	name_of(name, sizeof name, gm->id, "");
-	unlinkat(dir_fd, name, 0);
+	remove_file(gm->id);
 }
 
 static void save_next_id(int64_t next)
@@ -243,38 +263,35 @@ void journal_moved(games_game *gm, const carc_move *m)
 	if (write_all(fd, &rec, sizeof rec)) lose(gm, "append a move");
 }
 
-/* Deletes the file of a game that is gone; an error line when that
- * fails, unless the file is missing or `silent`. */
-static void remove_file(int64_t id, int silent)
-{
-	char name[64];
-	name_of(name, sizeof name, id, "");
-	if (unlinkat(dir_fd, name, 0) && errno != ENOENT && !silent)
-		log_error("journal: game %lld: cannot remove %s/%s: %s", (long long)id, jdir, name, strerror(errno));
-}
-
 void journal_forget(const games_game *gm)
 {
 	if (!jdir) return;
 	close_slot(gm->id);
-	remove_file(gm->id, gm->unjournaled);
+	remove_file(gm->id);
 }
 
 /* ---- at start ------------------------------------------------------------------- */
 
-/* Sets the broken file aside, with why. */
+/* Sets the broken file aside, with why: as <id>.game.broken, or, when
+ * an earlier one holds that name, .broken.1, .broken.2, ... (carcd alone
+ * writes in the directory: a name found free stays free). */
 static void broken(int64_t id, const char *why)
 {
-	char name[64], aside[64];
+	char name[64], aside[80];
+	struct stat st;
 	name_of(name, sizeof name, id, "");
-	name_of(aside, sizeof aside, id, ".broken");
+	int k = 0;
+	do {
+		int n = snprintf(aside, sizeof aside, "%s.broken", name);
+		if (k) snprintf(aside + n, sizeof aside - (size_t)n, ".%d", k);
+	} while (!fstatat(dir_fd, aside, &st, AT_SYMLINK_NOFOLLOW) && ++k < 1000);
 	log_error("journal: %s/%s: %s; the game is not restored (the file is renamed %s)", jdir, name, why, aside);
 	if (renameat(dir_fd, name, dir_fd, aside)) log_error("journal: cannot rename %s/%s: %s", jdir, name, strerror(errno));
 }
 
 /* Reads a whole regular file, and when it was last written; NULL with
  * *why on failure. */
-static uint8_t *slurp(int64_t id, size_t *n, time_t *mtime, const char **why)
+static uint8_t *slurp(int64_t id, size_t *n, struct timespec *mtime, const char **why)
 {
 	char name[64];
 	name_of(name, sizeof name, id, "");
@@ -294,7 +311,7 @@ static uint8_t *slurp(int64_t id, size_t *n, time_t *mtime, const char **why)
 		close(fd);
 		return NULL;
 	}
-	*mtime = st.st_mtime;
+	*mtime = st.st_mtim;
 	uint8_t *buf = proto_xmalloc((size_t)st.st_size + 1);
 	size_t got = 0;
 	while (got < (size_t)st.st_size) {
@@ -332,25 +349,40 @@ static const char *head_fault(const journal_head *h, int64_t id, const char **na
 	return NULL;
 }
 
-/* Replays the file's setup and moves on g: NULL, or what is wrong.  *crc
- * gets the last record's CRC. */
-static const char *replay(carc_game *g, const journal_head *h, const uint8_t *recs, size_t nrecs, uint32_t *crc)
+/* Nothing but zero bytes. */
+static int all_zero(const uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i]) return 0;
+	return 1;
+}
+
+/* Replays the file's setup and *nrecs moves on g: NULL, or what is
+ * wrong.  *crc gets the last record's CRC.  Records that are all zero
+ * bytes from one on to the end are moves whose data never reached the
+ * disk (the size did: a power loss): *nrecs drops to the moves before. */
+static const char *replay(carc_game *g, const journal_head *h, const uint8_t *recs, size_t *nrecs, uint32_t *crc)
 {
 	if (carc_game_init(g, &h->cfg, NULL) != CARC_OK) return "the engine refuses its setup";
 	if (carc_game_hash(g) != h->dealt) return "this carcd deals its setup differently";
 	*crc = h->crc;
-	for (size_t i = 0; i < nrecs; i++) {
+	for (size_t i = 0; i < *nrecs; i++) {
 		journal_rec rec;
 		memcpy(&rec, recs + i * sizeof rec, sizeof rec);
-		*crc = crc32(*crc, &rec.m, sizeof rec.m);
+		uint32_t next = crc32(*crc, &rec.m, sizeof rec.m);
+		if (rec.crc != next && all_zero(recs + i * sizeof rec, (*nrecs - i) * sizeof rec)) {
+			*nrecs = i;
+			break;
+		}
+		*crc = next;
 		if (rec.crc != *crc) return "a move in it fails its checksum";
 		if (carc_apply(g, &rec.m, NULL) != CARC_OK) return "a move in it is not legal where it stands";
 	}
 	return NULL;
 }
 
-/* What became of a game's file at start. */
-enum { SET_ASIDE, RESTORED, LEFT, EXPIRED };
+/* What became of a game's file at start (GONE: marked .gone, not read). */
+enum { SET_ASIDE, RESTORED, LEFT, EXPIRED, GONE };
 
 /* Restores one game from its file: RESTORED; SET_ASIDE (broken); LEFT
  * where it is (the registry is full); EXPIRED, its file deleted (its
@@ -359,21 +391,21 @@ static int restore(games *r, int64_t id, carc_game *scratch, int timeout)
 {
 	size_t n = 0;
 	const char *why = NULL, *names[CARC_MAX_SEATS];
-	time_t written = 0;
+	struct timespec written = { 0, 0 };
 	uint8_t *buf = slurp(id, &n, &written, &why);
 	if (!buf) {
 		broken(id, why);
 		return SET_ASIDE;
 	}
 	journal_head h;
-	size_t nrecs = 0;
+	size_t nrecs = 0, whole = 0;
 	uint32_t crc = 0;
 	why = "shorter than a game's header";
 	if (n >= sizeof h) {
 		memcpy(&h, buf, sizeof h);
-		nrecs = (n - sizeof h) / sizeof(journal_rec);
+		nrecs = whole = (n - sizeof h) / sizeof(journal_rec);
 		/* replayed on the scratch game first, so that a file that fails changes nothing */
-		if (!(why = head_fault(&h, id, names))) why = replay(scratch, &h, buf + sizeof h, nrecs, &crc);
+		if (!(why = head_fault(&h, id, names))) why = replay(scratch, &h, buf + sizeof h, &nrecs, &crc);
 	}
 	if (why) {
 		free(buf);
@@ -381,12 +413,12 @@ static int restore(games *r, int64_t id, carc_game *scratch, int timeout)
 		return SET_ASIDE;
 	}
 	/* --game-timeout counts from the last move, however long carcd was down */
-	double quiet = difftime(time(NULL), written);
+	double quiet = difftime(time(NULL), written.tv_sec);
 	if (quiet < 0) quiet = 0;
 	if (timeout > 0 && quiet >= timeout) {
 		free(buf);
 		log_debug("journal: game %lld: closed, no move for %d s (--game-timeout)", (long long)id, timeout);
-		remove_file(id, 0);
+		remove_file(id);
 		r->expired_total++;
 		return EXPIRED;
 	}
@@ -397,12 +429,19 @@ static int restore(games *r, int64_t id, carc_game *scratch, int timeout)
 		          (long long)id);
 		return LEFT;
 	}
-	/* a move cut short by a crash was never answered: it is dropped */
-	if ((n - sizeof h) % sizeof(journal_rec)) {
+	/* a move cut short by a crash was never answered: it is dropped;
+	 * moves a power loss left as zero bytes too, with a line.  The file
+	 * keeps the time of its last move (--game-timeout counts from it). */
+	if (nrecs < whole)
+		log_warn("journal: game %lld: its last %zu moves are zero bytes on disk (the machine lost power?): it is "
+		         "restored at move %zu",
+		         (long long)id, whole - nrecs, nrecs);
+	if (n != sizeof h + nrecs * sizeof(journal_rec)) {
 		char name[64];
 		name_of(name, sizeof name, id, "");
 		int fd = open_in(name, O_WRONLY);
-		if (fd < 0 || ftruncate(fd, (off_t)(sizeof h + nrecs * sizeof(journal_rec))))
+		if (fd < 0 || ftruncate(fd, (off_t)(sizeof h + nrecs * sizeof(journal_rec))) ||
+		    futimens(fd, (const struct timespec[2]){ { 0, UTIME_OMIT }, written }))
 			log_error("journal: cannot cut the torn move off %s/%s: %s", jdir, name, strerror(errno));
 		if (fd >= 0) close(fd);
 	}
@@ -437,32 +476,48 @@ static int by_id(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* The game ids that have files in the directory, ascending; the
- * half-made files of a new_game that a crash cut short (never answered)
- * are removed on the way. */
-static int64_t *game_files(DIR *d, size_t *n)
+/* A list of game ids. */
+typedef struct id_list {
+	int64_t *v;
+	size_t n, cap;
+} id_list;
+
+static void id_add(id_list *l, int64_t id)
 {
-	int64_t *ids = NULL;
-	size_t cap = 0;
-	*n = 0;
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 64;
+		l->v = proto_xrealloc(l->v, l->cap * sizeof *l->v);
+	}
+	l->v[l->n++] = id;
+}
+
+/* The game ids that have files in the directory, and those marked
+ * <id>.game.gone, each ascending; the half-made files of a new_game that
+ * a crash cut short (never answered) are removed on the way. */
+static void game_files(DIR *d, id_list *ids, id_list *gone)
+{
 	for (struct dirent *e; (e = readdir(d));) {
 		char *end;
 		errno = 0;
 		long long id = strtoll(e->d_name, &end, 10);
-		if (e->d_name[0] < '1' || e->d_name[0] > '9' || errno || id > JOURNAL_MAX_ID) continue;
-		if (!strcmp(end, ".game.new")) {
-			unlinkat(dir_fd, e->d_name, 0);
-			continue;
-		}
-		if (strcmp(end, ".game")) continue;
-		if (*n == cap) {
-			cap = cap ? 2 * cap : 64;
-			ids = proto_xrealloc(ids, cap * sizeof *ids);
-		}
-		ids[(*n)++] = id;
+		if (e->d_name[0] < '1' || e->d_name[0] > '9' || errno || id > GAMES_MAX_ID) continue;
+		if (!strcmp(end, ".game.new")) unlinkat(dir_fd, e->d_name, 0);
+		else if (!strcmp(end, ".game")) id_add(ids, id);
+		else if (!strcmp(end, ".game.gone")) id_add(gone, id);
 	}
-	if (*n) qsort(ids, *n, sizeof *ids, by_id);
-	return ids;
+	if (ids->n) qsort(ids->v, ids->n, sizeof *ids->v, by_id);
+	if (gone->n) qsort(gone->v, gone->n, sizeof *gone->v, by_id);
+}
+
+/* The file of a game marked gone goes now, and then its mark: 1 when
+ * the file is gone, 0 when it stays (an error line). */
+static int clear_gone(int64_t id)
+{
+	char gone[64];
+	if (remove_file(id)) return 0;
+	name_of(gone, sizeof gone, id, ".gone");
+	unlinkat(dir_fd, gone, 0);
+	return 1;
 }
 
 /* Why the directory cannot hold the journal, or NULL. */
@@ -493,8 +548,9 @@ static const char *dir_fault(const char *dir)
 		snprintf(why, sizeof why, "%s/next-id is not a regular file", dir);
 		return why;
 	}
-	/* two daemons on one journal would delete each other's games */
-	if (flock(next_fd, LOCK_EX | LOCK_NB)) {
+	/* two daemons on one journal would delete each other's games; the
+	 * lock is the directory's own, which no file removed in it undoes */
+	if (flock(dir_fd, LOCK_EX | LOCK_NB)) {
 		snprintf(why, sizeof why, "%s is in use by another carcd (%s)", dir, strerror(errno));
 		return why;
 	}
@@ -517,31 +573,51 @@ int journal_open(const char *dir, games *r, carc_game *scratch, int game_timeout
 	}
 	jdir = proto_xstrdup(dir);
 	build = fingerprint();
-	char text[32] = { 0 };
-	if (pread(next_fd, text, sizeof text - 1, 0) > 0) {
-		long long next = strtoll(text, NULL, 10);
-		if (next > r->next_id && next <= JOURNAL_MAX_ID) r->next_id = next;
-	}
-	size_t n;
-	int64_t *ids = game_files(d, &n);
+	id_list ids = { 0 }, gone = { 0 };
+	game_files(d, &ids, &gone);
 	closedir(d);
-	size_t done[4] = { 0 };
+	/* next-id: empty in a new journal; otherwise digits and a newline */
+	char text[32] = { 0 };
+	ssize_t got = pread(next_fd, text, sizeof text - 1, 0);
+	char *end = text;
+	errno = 0;
+	long long next_read = got > 0 ? strtoll(text, &end, 10) : 0;
+	if (got > 0 && (errno || end == text || (*end && *end != '\n') || next_read < 1 || next_read > GAMES_MAX_ID + 1))
+		log_error("journal: %s/next-id is damaged; ids of games closed or set aside before may be given again", dir);
+	else if (got > 0 && next_read > r->next_id)
+		r->next_id = next_read;
+	else if (got <= 0 && (ids.n || gone.n))
+		log_error("journal: %s/next-id is missing or empty; ids of games closed or set aside before may be given again",
+		          dir);
+	size_t done[5] = { 0 }, g = 0, marked = 0;
 	int64_t next = r->next_id;
 	restoring = 1;
-	for (size_t i = 0; i < n; i++) {
-		int k = restore(r, ids[i], scratch, game_timeout);
+	for (size_t i = 0; i < ids.n; i++) {
+		int64_t id = ids.v[i];
+		while (g < gone.n && gone.v[g] < id) g++;
+		/* a file marked gone: its game went on without it, or was closed */
+		int k = g < gone.n && gone.v[g] == id ? GONE : restore(r, id, scratch, game_timeout);
+		if (k == GONE) marked += clear_gone(id);
 		done[k]++;
-		if (k != SET_ASIDE && ids[i] >= next) next = ids[i] + 1; /* a broken file's name is no game's id */
+		if (k != SET_ASIDE && id >= next) next = id + 1; /* a broken file's name is no game's id */
 	}
 	restoring = 0;
+	for (size_t i = 0; i < gone.n; i++) { /* a mark's id was given; one whose file went since goes too */
+		char name[64];
+		if (gone.v[i] >= next) next = gone.v[i] + 1;
+		name_of(name, sizeof name, gone.v[i], ".gone");
+		if (!ids.n || !bsearch(&gone.v[i], ids.v, ids.n, sizeof *ids.v, by_id)) unlinkat(dir_fd, name, 0);
+	}
 	r->next_id = next;
-	free(ids);
+	free(ids.v);
+	free(gone.v);
 	save_next_id(r->next_id);
-	char expired[80] = "";
+	char expired[80] = "", removed[80] = "";
 	if (done[EXPIRED])
 		snprintf(expired, sizeof expired, ", %zu closed for want of moves (--game-timeout)", done[EXPIRED]);
-	log_info("journal: %s: %zu games restored%s%s", dir, done[RESTORED], expired,
-	         done[SET_ASIDE] + done[LEFT] ? " (others not: see the errors above)" : "");
+	if (marked) snprintf(removed, sizeof removed, ", %zu file%s marked .gone removed", marked, marked == 1 ? "" : "s");
+	log_info("journal: %s: %zu game%s restored%s%s%s", dir, done[RESTORED], done[RESTORED] == 1 ? "" : "s", expired,
+	         removed, done[SET_ASIDE] + done[LEFT] ? " (others not: see the errors above)" : "");
 	return 0;
 }
 

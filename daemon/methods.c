@@ -488,6 +488,10 @@ static proto_err m_new_game(method_call *c, proto_val **result, const char **why
 	carc_rc crc;
 	int full;
 	games_game *gm = games_create(&c->s->games, &cfg, names, !auth || auth->u.b, NULL, &crc, &full);
+	if (full == 2) {
+		*why = "every game id up to 2^53-1 has been given";
+		return PROTO_E_LIMIT;
+	}
 	if (full) {
 		*why = proto_arena_printf(a, "the server holds %zu games, its limit, each still in play or watched", c->s->games.max);
 		return PROTO_E_LIMIT;
