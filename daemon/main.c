@@ -37,6 +37,8 @@ typedef struct listener {
 	struct event *resume;
 	char name[160];
 	char unix_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	dev_t dev; /* the socket file made at unix_path: removed at the end only if still there */
+	ino_t ino;
 } listener;
 
 static server srv;
@@ -224,16 +226,24 @@ static void listen_tcp(const char *spec)
 
 /* A socket file at PATH is either a daemon's that still listens (we must
  * not take it over: it would be cut off from new clients, and would lose
- * the file when we stop) or one left by a daemon that was killed. */
-static int unix_in_use(const struct sockaddr_un *sun)
+ * the file when we stop) or one left by a daemon that was killed: NULL,
+ * or why it may be in use.  Only a refused stream connect tells that
+ * nobody is there; a datagram socket (/dev/log), one we may not connect
+ * to or any other doubt leaves the file alone. */
+static const char *unix_in_use(const struct sockaddr_un *sun)
 {
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0); /* never wait on a full backlog */
-	if (fd < 0) return 0;
+	if (fd < 0) return strerror(errno);
 	int rc = connect(fd, (const struct sockaddr *)sun, sizeof *sun);
 	int err = errno;
 	close(fd);
-	/* ECONNREFUSED: nobody listens; EAGAIN: somebody does, backlog full */
-	return rc == 0 || err == EAGAIN;
+	if (rc < 0 && err == ECONNREFUSED) return NULL;
+	/* connected, or EAGAIN: somebody listens (backlog full) */
+	if (rc == 0 || err == EAGAIN) return "a daemon (this one, if it is named twice) already listens on it";
+	if (err == EPROTOTYPE) return "another program's socket (not a stream socket) is there";
+	static char why[160];
+	snprintf(why, sizeof why, "a socket is there that may be in use (connecting to it: %s)", strerror(err));
+	return why;
 }
 
 static void listen_unix(const char *path)
@@ -247,10 +257,11 @@ static void listen_unix(const char *path)
 	struct stat st;
 	if (lstat(path, &st) == 0) {
 		if (!S_ISSOCK(st.st_mode)) die("cannot listen on unix:%s: the file exists and is not a socket", path);
-		if (unix_in_use(&sun)) die("cannot listen on unix:%s: a daemon (this one, if it is named twice) already listens on it", path);
+		const char *busy = unix_in_use(&sun);
+		if (busy) die("cannot listen on unix:%s: %s", path, busy);
 		/* left by a daemon that did not stop cleanly: it would make bind fail */
-		log_info("unix:%s: removing a stale socket file", path);
-		unlink(path);
+		if (unlink(path)) die("cannot listen on unix:%s: cannot remove the stale socket file there: %s", path, strerror(errno));
+		log_info("unix:%s: removed a stale socket file", path);
 	}
 	struct evconnlistener *lev = evconnlistener_new_bind(base, accept_cb, NULL, LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC,
 	                                                     511, (struct sockaddr *)&sun, (int)sizeof sun);
@@ -259,6 +270,7 @@ static void listen_unix(const char *path)
 	snprintf(name, sizeof name, "unix:%s", path);
 	listener *l = add_listener(lev, name);
 	snprintf(l->unix_path, sizeof l->unix_path, "%s", path);
+	if (lstat(path, &st) == 0) l->dev = st.st_dev, l->ino = st.st_ino;
 	log_info("listening on %s", name);
 }
 
@@ -312,7 +324,11 @@ static void close_listeners(void)
 		evconnlistener_free(listeners[i].lev);
 		event_free(listeners[i].resume);
 		listeners[i].lev = NULL;
-		if (listeners[i].unix_path[0]) unlink(listeners[i].unix_path);
+		/* our file only: one removed meanwhile may now be another daemon's */
+		struct stat st;
+		if (listeners[i].unix_path[0] && !lstat(listeners[i].unix_path, &st) && st.st_dev == listeners[i].dev &&
+		    st.st_ino == listeners[i].ino)
+			unlink(listeners[i].unix_path);
 	}
 }
 
@@ -353,7 +369,8 @@ static void grace_cb(evutil_socket_t fd, short what, void *arg)
 
 static const char *signal_name(int sig)
 {
-	return sig == SIGTERM ? "SIGTERM" : sig == SIGINT ? "SIGINT" : sig == SIGHUP ? "SIGHUP" : "a signal";
+	return sig == SIGTERM ? "SIGTERM" : sig == SIGINT ? "SIGINT" : sig == SIGHUP ? "SIGHUP" : sig == SIGUSR1 ? "SIGUSR1" :
+	       sig == SIGUSR2 ? "SIGUSR2" : "a signal";
 }
 
 /* SIGTERM, SIGINT: stop accepting, write out the replies, exit 0.  A
@@ -374,14 +391,27 @@ static void signal_cb(evutil_socket_t sig, short what, void *arg)
 	conn_shutdown(all_closed);
 }
 
-/* SIGHUP would end the process (and every game) by default: a closed
- * terminal or a `kill -HUP` meant as "reload" must not do that.  carcd
- * has no configuration file and logs to stderr, so there is nothing to
- * reload or reopen. */
+/* SIGHUP, SIGUSR1 and SIGUSR2 would end the process (and every game) by
+ * default: a closed terminal, or a `kill -HUP` or `-USR1` meant as
+ * "reload" or "reopen the logs", must not do that.  carcd has no
+ * configuration file and logs to stderr, so there is nothing to reload
+ * or reopen. */
 static void hup_cb(evutil_socket_t sig, short what, void *arg)
 {
-	(void)sig, (void)what, (void)arg;
-	log_info("SIGHUP: nothing to reload (options are only read at start); ignored");
+	(void)what, (void)arg;
+	log_info("%s: nothing to reload (options are only read at start); ignored", signal_name((int)sig));
+}
+
+/* The signals carcd handles, held back (blocked) until its handlers are
+ * in and again once the loop has ended: one that comes while the journal
+ * is restored waits for them, one that comes while carcd frees its games
+ * at the end is dropped with the process, which exits 0. */
+static void hold_signals(int how)
+{
+	sigset_t set;
+	sigemptyset(&set);
+	for (int i = 0; i < 5; i++) sigaddset(&set, (int[]){ SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGUSR2 }[i]);
+	sigprocmask(how, &set, NULL);
 }
 
 static void libevent_log(int severity, const char *msg)
@@ -410,10 +440,11 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *specs[MAX_LISTENERS], *journal = NULL;
-	int nspecs = 0, c;
+	int nspecs = 0, c, at = optind;
+	hold_signals(SIG_BLOCK);
 	methods_init(&srv);
 	opterr = 0; /* getopt's own messages start with argv[0]: ours say `carcd: ` */
-	while ((c = getopt_long(argc, argv, ":l:hV", opts, NULL)) != -1) {
+	for (; (c = getopt_long(argc, argv, ":l:hV", opts, NULL)) != -1; at = optind) {
 		switch (c) {
 		case 'l':
 			if (nspecs == MAX_LISTENERS) bad_usage("at most %d --listen options", MAX_LISTENERS);
@@ -437,9 +468,11 @@ int main(int argc, char **argv)
 		case 'V': printf("carcd %s (protocol %d)\n", CARC_VERSION, PROTO_VERSION); return 0;
 		case ':': bad_usage("%s wants a value", argv[optind - 1]);
 		default: /* '?': optopt is the letter of a short option, and also
-		            * of a long one given a value it takes none of */
-			if (!strncmp(argv[optind - 1], "--", 2))
-				bad_usage("unknown, ambiguous or misused option %s", argv[optind - 1]);
+		            * of a long one given a value it takes none of; the
+		            * argument is argv[at], where this call began, unless
+		            * it began on one getopt moved (then argv[optind - 1]) */
+			if (at >= argc || argv[at][0] != '-') at = optind - 1;
+			if (!strncmp(argv[at], "--", 2)) bad_usage("unknown, ambiguous or misused option %s", argv[at]);
 			bad_usage("unknown option -%c", optopt);
 		}
 	}
@@ -466,17 +499,25 @@ int main(int argc, char **argv)
 	struct event *term = evsignal_new(base, SIGTERM, signal_cb, NULL);
 	struct event *intr = evsignal_new(base, SIGINT, signal_cb, NULL);
 	struct event *hup = evsignal_new(base, SIGHUP, hup_cb, NULL);
+	struct event *usr1 = evsignal_new(base, SIGUSR1, hup_cb, NULL);
+	struct event *usr2 = evsignal_new(base, SIGUSR2, hup_cb, NULL);
 	evsignal_add(term, NULL);
 	evsignal_add(intr, NULL);
 	evsignal_add(hup, NULL);
+	evsignal_add(usr1, NULL);
+	evsignal_add(usr2, NULL);
 	log_info("carcd %s ready (protocol %d, %d connections, %zu games at most)", CARC_VERSION, PROTO_VERSION,
 	         srv.max_connections, srv.games.max);
+	hold_signals(SIG_UNBLOCK);
 	event_base_dispatch(base);
+	hold_signals(SIG_BLOCK);
 	close_listeners();
 	conn_free_all();
 	event_free(term);
 	event_free(intr);
 	event_free(hup);
+	event_free(usr1);
+	event_free(usr2);
 	if (sweep) event_free(sweep);
 	event_base_free(base);
 	methods_free(&srv);

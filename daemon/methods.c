@@ -523,7 +523,7 @@ static proto_err m_new_game(method_call *c, proto_val **result, const char **why
 	pv_set_str(a, r, "admin_token", hex_token(a, gm->admin));
 	proto_game_meta m = meta_of(gm);
 	pv_set(r, "state", proto_state(a, gm->g, &m));
-	log_debug("game %lld: new, %d seats", (long long)gm->id, gm->nseats);
+	log_debug("game %lld: new, %d seat%s", (long long)gm->id, gm->nseats, gm->nseats == 1 ? "" : "s");
 	*result = r;
 	return PROTO_OK;
 }
