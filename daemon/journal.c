@@ -182,8 +182,9 @@ static int write_all(int fd, const void *p, size_t n)
 
 /* Deletes the file of game `id`, which no restart may serve: 0, or -1
  * with an error line.  A file that cannot be removed (an immutable file,
- * an I/O error) is marked with <id>.game.gone, which the next start
- * reads as "remove, do not restore". */
+ * a directory carcd may no longer write) is marked with <id>.game.gone,
+ * which the next start reads as "remove, do not restore", or else
+ * emptied, which the next start sets aside. */
 static int remove_file(int64_t id)
 {
 	char name[64], gone[64];
@@ -191,11 +192,14 @@ static int remove_file(int64_t id)
 	if (!unlinkat(dir_fd, name, 0) || errno == ENOENT) return 0;
 	int e = errno;
 	name_of(gone, sizeof gone, id, ".gone");
-	int fd = open_in(gone, O_WRONLY | O_CREAT);
+	int fd = open_in(gone, O_WRONLY | O_CREAT), emptied = -1;
+	if (fd < 0 && (emptied = open_in(name, O_WRONLY | O_TRUNC)) >= 0) close(emptied);
 	if (fd >= 0) close(fd);
 	log_error("journal: game %lld: cannot remove %s/%s: %s; %s", (long long)id, jdir, name, strerror(e),
-	          fd >= 0 ? "marked with a .gone file, so that no restart restores it"
-	                  : "nor mark it: a restart restores the game as the file left it, unless it is deleted first");
+	          fd >= 0        ? "marked with a .gone file, so that no restart restores it"
+	          : emptied >= 0 ? "emptied it, so that no restart restores it"
+	                         : "nor mark or empty it: a restart restores the game as the file left it, unless it is "
+	                           "deleted first");
 	return -1;
 }
 
@@ -267,14 +271,18 @@ void journal_forget(const games_game *gm)
 {
 	if (!jdir) return;
 	close_slot(gm->id);
-	remove_file(gm->id);
+	if (!gm->unjournaled) return (void)remove_file(gm->id);
+	char name[64]; /* lose() tried already, and said so */
+	name_of(name, sizeof name, gm->id, "");
+	unlinkat(dir_fd, name, 0);
 }
 
 /* ---- at start ------------------------------------------------------------------- */
 
 /* Sets the broken file aside, with why: as <id>.game.broken, or, when
- * an earlier one holds that name, .broken.1, .broken.2, ... (carcd alone
- * writes in the directory: a name found free stays free). */
+ * an earlier one holds that name, .broken.1 to .broken.999 (carcd alone
+ * writes in the directory: a name found free stays free); with all of
+ * them taken it stays where it is. */
 static void broken(int64_t id, const char *why)
 {
 	char name[64], aside[80];
@@ -285,6 +293,11 @@ static void broken(int64_t id, const char *why)
 		int n = snprintf(aside, sizeof aside, "%s.broken", name);
 		if (k) snprintf(aside + n, sizeof aside - (size_t)n, ".%d", k);
 	} while (!fstatat(dir_fd, aside, &st, AT_SYMLINK_NOFOLLOW) && ++k < 1000);
+	if (k == 1000) {
+		log_error("journal: %s/%s: %s; the game is not restored (the file stays: %s.broken to .broken.999 are taken)",
+		          jdir, name, why, name);
+		return;
+	}
 	log_error("journal: %s/%s: %s; the game is not restored (the file is renamed %s)", jdir, name, why, aside);
 	if (renameat(dir_fd, name, dir_fd, aside)) log_error("journal: cannot rename %s/%s: %s", jdir, name, strerror(errno));
 }
@@ -436,13 +449,14 @@ static int restore(games *r, int64_t id, carc_game *scratch, int timeout)
 		log_warn("journal: game %lld: its last %zu moves are zero bytes on disk (the machine lost power?): it is "
 		         "restored at move %zu",
 		         (long long)id, whole - nrecs, nrecs);
+	int cut = 0; /* or errno: the file keeps what it cannot lose, and so cannot take more */
 	if (n != sizeof h + nrecs * sizeof(journal_rec)) {
 		char name[64];
 		name_of(name, sizeof name, id, "");
 		int fd = open_in(name, O_WRONLY);
-		if (fd < 0 || ftruncate(fd, (off_t)(sizeof h + nrecs * sizeof(journal_rec))) ||
-		    futimens(fd, (const struct timespec[2]){ { 0, UTIME_OMIT }, written }))
-			log_error("journal: cannot cut the torn move off %s/%s: %s", jdir, name, strerror(errno));
+		if (fd < 0 || ftruncate(fd, (off_t)(sizeof h + nrecs * sizeof(journal_rec)))) cut = errno;
+		else if (futimens(fd, (const struct timespec[2]){ { 0, UTIME_OMIT }, written }))
+			log_error("journal: %s/%s: cannot keep the time of its last move: %s", jdir, name, strerror(errno));
 		if (fd >= 0) close(fd);
 	}
 	carc_rc rc;
@@ -467,6 +481,10 @@ static int restore(games *r, int64_t id, carc_game *scratch, int timeout)
 	gm->jcrc = crc;
 	gm->last = games_now() - quiet;
 	free(buf);
+	if (cut) {
+		errno = cut;
+		lose(gm, "cut what no move wrote off its file");
+	}
 	return RESTORED;
 }
 
@@ -549,8 +567,9 @@ static const char *dir_fault(const char *dir)
 		return why;
 	}
 	/* two daemons on one journal would delete each other's games; the
-	 * lock is the directory's own, which no file removed in it undoes */
-	if (flock(dir_fd, LOCK_EX | LOCK_NB)) {
+	 * lock is the directory's own, which no file removed in it undoes
+	 * (where directories take none, NFS, next-id's) */
+	if (flock(dir_fd, LOCK_EX | LOCK_NB) && (errno == EWOULDBLOCK || flock(next_fd, LOCK_EX | LOCK_NB))) {
 		snprintf(why, sizeof why, "%s is in use by another carcd (%s)", dir, strerror(errno));
 		return why;
 	}
@@ -617,7 +636,7 @@ int journal_open(const char *dir, games *r, carc_game *scratch, int game_timeout
 		snprintf(expired, sizeof expired, ", %zu closed for want of moves (--game-timeout)", done[EXPIRED]);
 	if (marked) snprintf(removed, sizeof removed, ", %zu file%s marked .gone removed", marked, marked == 1 ? "" : "s");
 	log_info("journal: %s: %zu game%s restored%s%s%s", dir, done[RESTORED], done[RESTORED] == 1 ? "" : "s", expired,
-	         removed, done[SET_ASIDE] + done[LEFT] ? " (others not: see the errors above)" : "");
+	         removed, done[SET_ASIDE] + done[LEFT] + done[GONE] > marked ? " (others not: see the errors above)" : "");
 	return 0;
 }
 

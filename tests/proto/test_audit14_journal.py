@@ -14,6 +14,7 @@ import time
 import unittest
 
 import harness
+import carcd  # noqa: E402  (harness puts contrib/python on the path)
 from crafted import error_of
 
 MAX_ID = 2 ** 53 - 1   # game ids stay exact in JSON
@@ -118,6 +119,64 @@ class Audit14Journal(unittest.TestCase):
         with d.client() as c:
             self.assertEqual(harness.code_of(c.state, g), "no_such_game")
         self.assertEqual(self.files(), ["next-id"])
+
+    def test_a_mark_whose_file_went_goes_too_and_keeps_its_id(self):
+        """A .gone mark left alone (its file removed by hand since) is removed
+        at start, and its id is not given again."""
+        d = self.daemon()
+        self.assertEqual(d.stop(), 0)
+        with open(self.path("7.game.gone"), "w"):
+            pass
+        d = self.daemon()
+        with d.client() as c:
+            self.assertEqual(c.new_game(["a"])["game"], 8)
+        self.assertEqual(self.files(), ["8.game", "next-id"])
+
+    @unittest.skipUnless(os.geteuid() == 0 and shutil.which("setpriv"), "needs root and setpriv to run carcd as nobody")
+    def test_a_closed_game_in_a_directory_gone_read_only_is_not_restored(self):
+        """No mark can be made in a directory carcd may no longer write: the
+        closed game's file is emptied instead, and the next start sets it
+        aside rather than serving the closed game."""
+        os.chmod(self.tmp, 0o711)
+        os.mkdir(self.dir, 0o700)
+        os.chown(self.dir, 65534, 65534)
+        run_dir = os.path.join(self.tmp, "run")   # where nobody may make its socket
+        os.mkdir(run_dir, 0o700)
+        os.chown(run_dir, 65534, 65534)
+        sock = os.path.join(run_dir, "s.sock")
+
+        def run():
+            p = subprocess.Popen(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", harness.CARCD,
+                                  "--listen", "unix:" + sock, "--journal", self.dir],
+                                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            deadline = time.monotonic() + 15
+            while not os.path.exists(sock) and p.poll() is None and time.monotonic() < deadline:
+                time.sleep(0.02)
+            return p
+
+        def stop(p):
+            p.terminate()
+            err = p.communicate(timeout=30)[1].decode(errors="replace")
+            self.assertEqual(p.returncode, 0, err)
+            return err
+
+        p = run()
+        with carcd.Client("unix:" + sock) as c:
+            made = c.new_game(["a", "b"])
+        stop(p)
+        p = run()
+        os.chmod(self.dir, 0o500)   # read-only to carcd from now on
+        with carcd.Client("unix:" + sock) as c:
+            c.close_game(made["game"], made["admin_token"])
+        err = stop(p)
+        self.assertIn("cannot remove %s/%d.game: Permission denied; emptied it, so that no restart restores it"
+                      % (self.dir, made["game"]), err)
+        os.chmod(self.dir, 0o700)
+        p = run()
+        with carcd.Client("unix:" + sock) as c:
+            self.assertEqual(harness.code_of(c.state, made["game"]), "no_such_game")
+        err = stop(p)
+        self.assertIn("%d.game: shorter than a game's header" % made["game"], err)
 
     def test_cutting_a_torn_move_off_keeps_the_time_of_the_last_move(self):
         """With --game-timeout "its count goes on across a restart from the
