@@ -125,12 +125,21 @@ static void resume_cb(evutil_socket_t fd, short what, void *arg)
 }
 
 /* Without this a listener out of descriptors (EMFILE) is woken again and
- * again by the connection it cannot accept: the loop would spin. */
+ * again by the connection it cannot accept: the loop would spin.  The
+ * warning comes at most once a minute, with the pauses since the last. */
 static void accept_error_cb(struct evconnlistener *lev, void *arg)
 {
 	listener *l = arg;
 	int err = EVUTIL_SOCKET_ERROR();
-	log_warn("%s: accept: %s; pausing %d ms", l->name, evutil_socket_error_to_string(err), ACCEPT_PAUSE_MS);
+	static double last_warned = -60;
+	static unsigned long pauses;
+	pauses++;
+	if (games_now() - last_warned >= 60) {
+		log_warn("%s: accept: %s; pausing %d ms (%lu time%s since the last such line)", l->name,
+		         evutil_socket_error_to_string(err), ACCEPT_PAUSE_MS, pauses, pauses == 1 ? "" : "s");
+		last_warned = games_now();
+		pauses = 0;
+	}
 	evconnlistener_disable(lev);
 	struct timeval tv = { 0, ACCEPT_PAUSE_MS * 1000 };
 	evtimer_add(l->resume, &tv);
@@ -289,8 +298,9 @@ static void listen_on(const char *spec)
 static int listen_systemd(void)
 {
 	const char *pid = getenv("LISTEN_PID"), *fds = getenv("LISTEN_FDS");
-	if (!pid || !fds || atol(pid) != (long)getpid()) return 0;
 	char *end;
+	errno = 0;
+	if (!pid || !fds || strtol(pid, &end, 10) != (long)getpid() || errno || end == pid || *end) return 0;
 	errno = 0;
 	long n = strtol(fds, &end, 10);
 	if (errno || end == fds || *end || n < 0 || n > MAX_LISTENERS)

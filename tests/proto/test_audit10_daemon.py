@@ -69,6 +69,9 @@ os.environ["LISTEN_FDS"] = "1"
 os.environ["LISTEN_PID"] = str(os.getppid())
 os.execv(sys.argv[2], sys.argv[2:])
 """
+# The same with LISTEN_PID carcd's pid followed by junk, which names no
+# process either (sd_listen_fds(3) refuses it too).
+JUNK_PID_LAUNCHER = FOREIGN_LAUNCHER.replace("str(os.getppid())", "str(os.getpid()) + 'x'")
 
 class ClosingErrors(unittest.TestCase):
     def test_our_side_is_shut_right_after_a_closing_error(self):
@@ -213,26 +216,29 @@ class SocketActivation(unittest.TestCase):
     def test_listen_fds_of_another_pid_are_not_taken(self):
         """PROTOCOL.md section 6: "When `LISTEN_PID` is carcd's pid, the
         `LISTEN_FDS` descriptors from 3 on are taken as listening sockets".
-        With LISTEN_PID naming another process carcd serves its --listen
-        address only and logs no systemd listener."""
-        tmp = tempfile.mkdtemp(prefix="carcd-audit10-")
-        passed, own = os.path.join(tmp, "passed.sock"), os.path.join(tmp, "own.sock")
-        sock = socket.socket(socket.AF_UNIX)
-        sock.bind(passed)
-        sock.listen(4)
-        d = Proc(None, pass_fds=[sock.fileno()],
-                 argv=[PYTHON, "-c", FOREIGN_LAUNCHER, str(sock.fileno()), CARCD, "--listen", "unix:" + own])
-        sock.close()
-        try:
-            d.wait_log(r"ready")
-            self.assertNotIn("systemd", d.text())
-            self.assertEqual(d.text().count("listening on"), 1, d.text())
-            self.assertEqual(ping("unix:" + own), {})
-        finally:
-            d.close()
-            for name in os.listdir(tmp):
-                os.unlink(os.path.join(tmp, name))
-            os.rmdir(tmp)
+        With LISTEN_PID naming another process (or carcd's pid and junk)
+        carcd serves its --listen address only and logs no systemd
+        listener."""
+        for launcher in (FOREIGN_LAUNCHER, JUNK_PID_LAUNCHER):
+            with self.subTest(launcher=launcher):
+                tmp = tempfile.mkdtemp(prefix="carcd-audit10-")
+                passed, own = os.path.join(tmp, "passed.sock"), os.path.join(tmp, "own.sock")
+                sock = socket.socket(socket.AF_UNIX)
+                sock.bind(passed)
+                sock.listen(4)
+                d = Proc(None, pass_fds=[sock.fileno()],
+                         argv=[PYTHON, "-c", launcher, str(sock.fileno()), CARCD, "--listen", "unix:" + own])
+                sock.close()
+                try:
+                    d.wait_log(r"ready")
+                    self.assertNotIn("systemd", d.text())
+                    self.assertEqual(d.text().count("listening on"), 1, d.text())
+                    self.assertEqual(ping("unix:" + own), {})
+                finally:
+                    d.close()
+                    for name in os.listdir(tmp):
+                        os.unlink(os.path.join(tmp, name))
+                    os.rmdir(tmp)
 
     def test_32_passed_sockets_are_served(self):
         """PROTOCOL.md section 6: the `LISTEN_FDS` descriptors from 3 on
