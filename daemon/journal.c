@@ -445,10 +445,12 @@ static int restore(games *r, int64_t id, carc_game *scratch, int timeout)
 	/* a move cut short by a crash was never answered: it is dropped;
 	 * moves a power loss left as zero bytes too, with a line.  The file
 	 * keeps the time of its last move (--game-timeout counts from it). */
+	if (nrecs == whole && n != sizeof h + nrecs * sizeof(journal_rec))
+		log_debug("journal: game %lld: a move cut short by a crash (never answered) is dropped", (long long)id);
 	if (nrecs < whole)
-		log_warn("journal: game %lld: its last %zu moves are zero bytes on disk (the machine lost power?): it is "
+		log_warn("journal: game %lld: its last %zu move%s zero bytes on disk (the machine lost power?): it is "
 		         "restored at move %zu",
-		         (long long)id, whole - nrecs, nrecs);
+		         (long long)id, whole - nrecs, whole - nrecs == 1 ? " is" : "s are", nrecs);
 	int cut = 0; /* or errno: the file keeps what it cannot lose, and so cannot take more */
 	if (n != sizeof h + nrecs * sizeof(journal_rec)) {
 		char name[64];

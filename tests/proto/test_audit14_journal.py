@@ -192,9 +192,11 @@ class Audit14Journal(unittest.TestCase):
             f.write(b"\x01\x02\x03")
         last_move = time.time() - 3            # the last answered move, 3 s ago
         os.utime(name, (last_move, last_move))
-        d = self.daemon("--game-timeout", "5")
+        d = self.daemon("--game-timeout", "5", "--log-level", "debug")
         with d.client() as c:
             self.assertEqual(c.state(g)["seq"], 1)   # 3 s < 5 s: restored, the torn bytes cut off
+        self.assertIn("debug: journal: game %d: a move cut short by a crash (never answered) is dropped" % g,
+                      d.log_tail(100))
         self.assertEqual(d.stop(), 0)
         self.assertAlmostEqual(os.stat(name).st_mtime, last_move, delta=0.01)
         time.sleep(max(0.0, last_move + 6 - time.time()))
