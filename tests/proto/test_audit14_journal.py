@@ -9,42 +9,20 @@ test_journal.py, each test runs daemons of its own on one directory.
 import os
 import shutil
 import subprocess
-import tempfile
 import time
 import unittest
 
 import harness
 import carcd  # noqa: E402  (harness puts contrib/python on the path)
 from crafted import error_of
+from test_journal import JournalDirs
 
 MAX_ID = 2 ** 53 - 1   # game ids stay exact in JSON
 
 
-class Audit14Journal(unittest.TestCase):
-    def setUp(self):
-        self.tmp = tempfile.mkdtemp(prefix="carcd-audit14-")
-        self.dir = os.path.join(self.tmp, "journal")
-        self.daemons = []
-
-    def tearDown(self):
-        for d in self.daemons:
-            if d.alive():
-                status = d.stop()
-                self.assertEqual(status, 0, "carcd did not stop cleanly:\n" + d.log_tail())
-            else:
-                d.stop()
-        shutil.rmtree(self.tmp, ignore_errors=True)
-
-    def daemon(self, *extra):
-        d = harness.Daemon("--journal", self.dir, *extra, tcp=False).start()
-        self.daemons.append(d)
-        return d
-
+class Audit14Journal(JournalDirs, unittest.TestCase):
     def path(self, name):
         return os.path.join(self.dir, name)
-
-    def files(self):
-        return sorted(os.listdir(self.dir))
 
     def moves(self, c, g, n):
         for _ in range(n):

@@ -41,7 +41,10 @@ def play(c, game, tokens, rng, n):
         c.apply_move(game, rng.choice(lm["moves"]), token=token, seq=lm["seq"])
 
 
-class Journal(unittest.TestCase):
+class JournalDirs:
+    """A journal directory for each test, and daemons of its own on it, stopped
+    (cleanly, it is checked) at the end; a mixin of TestCases."""
+
     def setUp(self):
         self.tmp = tempfile.mkdtemp(prefix="carcd-journal-")
         self.dir = os.path.join(self.tmp, "journal")
@@ -61,12 +64,14 @@ class Journal(unittest.TestCase):
         self.daemons.append(d)
         return d
 
+    def files(self):
+        return sorted(os.listdir(self.dir))
+
+
+class Journal(JournalDirs, unittest.TestCase):
     def crash(self, d):
         d.proc.send_signal(signal.SIGKILL)
         d.proc.wait()
-
-    def files(self):
-        return sorted(os.listdir(self.dir))
 
     def test_games_come_back_after_a_crash(self):
         rng = harness.new_rng(self.id())
