@@ -762,11 +762,18 @@ static uint32_t placement_judged(const carc_game *g, int type)
 	return mask;
 }
 
-static int judged_allowed(const carc_game *g, uint32_t judges, int type, int x, int y, int rot)
+/* The first of the judges (carc_exts index) that refuses the placement,
+ * or -1 when all allow it. */
+static inline int judge_refusing(const carc_game *g, uint32_t judges, int type, int x, int y, int rot)
 {
 	for (uint32_t j = judges & 0x7fffffffu; j; j &= j - 1)
-		if (!carc_exts[__builtin_ctz(j)]->placement_allowed(g, type, x, y, rot)) return 0;
-	return 1;
+		if (!carc_exts[__builtin_ctz(j)]->placement_allowed(g, type, x, y, rot)) return __builtin_ctz(j);
+	return -1;
+}
+
+static int judged_allowed(const carc_game *g, uint32_t judges, int type, int x, int y, int rot)
+{
+	return judge_refusing(g, judges, type, x, y, rot) < 0;
 }
 
 /* The placements moves[0..n) (edges matching) that every judge allows,
@@ -800,11 +807,8 @@ int carc_placement_refused_by(const carc_game *g, int type, int x, int y, int ro
 	int fi = carc_board_front_at(g, x, y);
 	if (fi < 0 || (carc_is_abbey(g, type) ? g->front[fi].mask != 0xffffffffu || rot : carc_board_fits(g, type, x, y, rot, NULL) != CARC_OK))
 		return -1;
-	for (uint32_t j = placement_judged(g, type) & 0x7fffffffu; j; j &= j - 1) {
-		const carc_ext *e = carc_exts[__builtin_ctz(j)];
-		if (!e->placement_allowed(g, type, x, y, rot)) return carc_expansion_find(e->name);
-	}
-	return -1;
+	int judge = judge_refusing(g, placement_judged(g, type), type, x, y, rot);
+	return judge < 0 ? -1 : carc_expansion_find(carc_exts[judge]->name);
 }
 
 /* The placements of the drawn tile whose edges match (all of them legal
