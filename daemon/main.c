@@ -412,7 +412,14 @@ static void hup_cb(evutil_socket_t sig, short what, void *arg)
 	log_info("%s: nothing to reload (options are only read at start); ignored", signal_name((int)sig));
 }
 
-/* The signals carcd handles, held back (blocked) until its handlers are
+/* The signals carcd handles, and how. */
+static const struct {
+	int sig;
+	event_callback_fn cb;
+} handled[] = { { SIGTERM, signal_cb }, { SIGINT, signal_cb }, { SIGHUP, hup_cb }, { SIGUSR1, hup_cb }, { SIGUSR2, hup_cb } };
+#define NHANDLED ((int)(sizeof handled / sizeof handled[0]))
+
+/* The handled signals are held back (blocked) until their handlers are
  * in and again once the loop has ended: one that comes while the journal
  * is restored waits for them, one that comes while carcd frees its games
  * at the end is dropped with the process, which exits 0. */
@@ -420,7 +427,7 @@ static void hold_signals(int how)
 {
 	sigset_t set;
 	sigemptyset(&set);
-	for (int i = 0; i < 5; i++) sigaddset(&set, (int[]){ SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGUSR2 }[i]);
+	for (int i = 0; i < NHANDLED; i++) sigaddset(&set, handled[i].sig);
 	sigprocmask(how, &set, NULL);
 }
 
@@ -506,16 +513,11 @@ int main(int argc, char **argv)
 	int activated = listen_systemd();
 	for (int i = 0; i < nspecs; i++) listen_on(specs[i]);
 	if (!activated && !nspecs) listen_on(DEFAULT_LISTEN);
-	struct event *term = evsignal_new(base, SIGTERM, signal_cb, NULL);
-	struct event *intr = evsignal_new(base, SIGINT, signal_cb, NULL);
-	struct event *hup = evsignal_new(base, SIGHUP, hup_cb, NULL);
-	struct event *usr1 = evsignal_new(base, SIGUSR1, hup_cb, NULL);
-	struct event *usr2 = evsignal_new(base, SIGUSR2, hup_cb, NULL);
-	evsignal_add(term, NULL);
-	evsignal_add(intr, NULL);
-	evsignal_add(hup, NULL);
-	evsignal_add(usr1, NULL);
-	evsignal_add(usr2, NULL);
+	struct event *sigs[NHANDLED];
+	for (int i = 0; i < NHANDLED; i++) {
+		sigs[i] = evsignal_new(base, handled[i].sig, handled[i].cb, NULL);
+		if (!sigs[i] || evsignal_add(sigs[i], NULL)) die("cannot handle signal %d", handled[i].sig);
+	}
 	log_info("carcd %s ready (protocol %d, %d connections, %zu games at most)", CARC_VERSION, PROTO_VERSION,
 	         srv.max_connections, srv.games.max);
 	hold_signals(SIG_UNBLOCK);
@@ -523,11 +525,7 @@ int main(int argc, char **argv)
 	hold_signals(SIG_BLOCK);
 	close_listeners();
 	conn_free_all();
-	event_free(term);
-	event_free(intr);
-	event_free(hup);
-	event_free(usr1);
-	event_free(usr2);
+	for (int i = 0; i < NHANDLED; i++) event_free(sigs[i]);
 	if (sweep) event_free(sweep);
 	event_base_free(base);
 	methods_free(&srv);
