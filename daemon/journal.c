@@ -445,18 +445,19 @@ static int restore(games *r, int64_t id, carc_game *scratch, int timeout)
 	/* a move cut short by a crash was never answered: it is dropped;
 	 * moves a power loss left as zero bytes too, with a line.  The file
 	 * keeps the time of its last move (--game-timeout counts from it). */
-	if (nrecs == whole && n != sizeof h + nrecs * sizeof(journal_rec))
+	size_t keep = sizeof h + nrecs * sizeof(journal_rec); /* the bytes of the moves replayed */
+	if (nrecs == whole && n != keep)
 		log_debug("journal: game %lld: a move cut short by a crash (never answered) is dropped", (long long)id);
 	if (nrecs < whole)
 		log_warn("journal: game %lld: its last %zu move%s zero bytes on disk (the machine lost power?): it is "
 		         "restored at move %zu",
 		         (long long)id, whole - nrecs, whole - nrecs == 1 ? " is" : "s are", nrecs);
 	int cut = 0; /* or errno: the file keeps what it cannot lose, and so cannot take more */
-	if (n != sizeof h + nrecs * sizeof(journal_rec)) {
+	if (n != keep) {
 		char name[64];
 		name_of(name, sizeof name, id, "");
 		int fd = open_in(name, O_WRONLY);
-		if (fd < 0 || ftruncate(fd, (off_t)(sizeof h + nrecs * sizeof(journal_rec)))) cut = errno;
+		if (fd < 0 || ftruncate(fd, (off_t)keep)) cut = errno;
 		else if (futimens(fd, (const struct timespec[2]){ { 0, UTIME_OMIT }, written }))
 			log_error("journal: %s/%s: cannot keep the time of its last move: %s", jdir, name, strerror(errno));
 		if (fd >= 0) close(fd);
