@@ -27,7 +27,6 @@ against the sentence of section 6 it holds the daemon to:
 import os
 import signal
 import socket
-import subprocess
 import tempfile
 import shutil
 import threading
@@ -35,34 +34,21 @@ import time
 import unittest
 
 import harness
-
-CARCD = harness.CARCD
-
-
-def start(args, **kw):
-    return subprocess.Popen([CARCD] + args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, **kw)
+from harness import CARCD, START_TIMEOUT, wait_for
+from test_daemon import Proc, run_carcd  # noqa: E402  (a carcd started by hand)
 
 
-def finish(p, timeout=10):
-    """(exit status, stderr) of p, stopping it with SIGTERM if it still runs."""
-    try:
-        p.wait(timeout)
-    except subprocess.TimeoutExpired:
-        p.send_signal(signal.SIGTERM)
-        p.wait(10)
-    err = p.stderr.read().decode(errors="replace")
-    p.stderr.close()
-    return p.returncode, err
-
-
-def wait_path(path, p, timeout=15):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline and p.poll() is None:
-        if os.path.exists(path):
-            return True
-        time.sleep(0.02)
+def wait_path(path, p, timeout=START_TIMEOUT):
+    """Whether the socket file appears while Proc p runs."""
+    wait_for(lambda: os.path.exists(path) or p.proc.poll() is not None, timeout)
     return os.path.exists(path)
+
+
+def exited(p, timeout=START_TIMEOUT):
+    """(exit status, log) of a Proc that should stop by itself; one that goes
+    on is stopped (SIGTERM: status 0)."""
+    wait_for(lambda: p.proc.poll() is not None, timeout)
+    return p.stop(), p.text()
 
 
 def sig_blocked(pid, sig):
@@ -100,9 +86,11 @@ class LiveSocketsAreNotTaken(unittest.TestCase):
 
     def check_refused(self, path, owner_sock):
         ino = os.stat(path).st_ino
-        p = start(["--listen", "unix:" + path])
-        time.sleep(0.5)
-        status, err = finish(p, 0.1)
+        p = Proc(["--listen", "unix:" + path])
+        try:
+            status, err = exited(p)
+        finally:
+            p.close()
         self.assertTrue(os.path.exists(path), "carcd deleted a live socket of another program:\n" + err)
         self.assertEqual(os.stat(path).st_ino, ino, "carcd replaced a live socket:\n" + err)
         self.assertEqual(status, 1, err)
@@ -131,47 +119,44 @@ class LiveSocketsAreNotTaken(unittest.TestCase):
         path = os.path.join(self.dir, "live.sock")
         old = os.umask(0o077)
         try:
-            root = start(["--listen", "unix:" + path])
+            root = Proc(["--listen", "unix:" + path])
         finally:
             os.umask(old)
         try:
             self.assertTrue(wait_path(path, root))
             ino = os.stat(path).st_ino
-
-            def as_nobody():
-                os.setgroups([])
-                os.setgid(65534)
-                os.setuid(65534)
-            p = start(["--listen", "unix:" + path], preexec_fn=as_nobody)
-            time.sleep(0.6)
-            status, err = finish(p, 0.1)
+            p = Proc(None, argv=["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", CARCD,
+                                 "--listen", "unix:" + path])
+            try:
+                status, err = exited(p)
+            finally:
+                p.close()
             self.assertTrue(os.path.exists(path) and os.stat(path).st_ino == ino,
                             "a carcd as nobody deleted root's live socket:\n" + err)
             self.assertEqual(status, 1, err)
         finally:
-            root.send_signal(signal.SIGTERM)
-            finish(root)
+            root.stop()
+            root.close()
 
     def test_exit_removes_only_its_own_socket_file(self):
         """A's file deleted, B listening on the path since: A's exit must leave B's file."""
         path = os.path.join(self.dir, "s.sock")
-        a = start(["--listen", "unix:" + path])
+        a = Proc(["--listen", "unix:" + path])
         b = None
         try:
             self.assertTrue(wait_path(path, a))
             os.unlink(path)
-            b = start(["--listen", "unix:" + path])
+            b = Proc(["--listen", "unix:" + path])
             self.assertTrue(wait_path(path, b))
             ino = os.stat(path).st_ino
-            a.send_signal(signal.SIGTERM)
-            self.assertEqual(finish(a)[0], 0)
+            self.assertEqual(a.stop(), 0)
             self.assertTrue(os.path.exists(path) and os.stat(path).st_ino == ino,
                             "the carcd that stopped removed the socket file of the one still running")
         finally:
             for p in (a, b):
-                if p and p.poll() is None:
-                    p.send_signal(signal.SIGTERM)
-                    finish(p)
+                if p:
+                    p.stop()
+                    p.close()
 
 
 class Signals(unittest.TestCase):
@@ -184,17 +169,21 @@ class Signals(unittest.TestCase):
             with harness.Daemon("--journal", j, tcp=False) as d:
                 make_games(d, 3000)
             sock = os.path.join(top, "s.sock")
-            p = start(["--journal", j, "--listen", "unix:" + sock])
-            # from its first line carcd holds the signals back; before that,
-            # the default action (death) is still in place
-            deadline = time.monotonic() + 10
-            while not sig_blocked(p.pid, signal.SIGHUP) and time.monotonic() < deadline:
-                time.sleep(0.001)
-            self.assertTrue(sig_blocked(p.pid, signal.SIGHUP))
-            early = not os.path.exists(sock)
-            p.send_signal(signal.SIGHUP)
-            p.send_signal(signal.SIGTERM)
-            status, err = finish(p, 60)
+            p = Proc(["--journal", j, "--listen", "unix:" + sock])
+            try:
+                # from its first line carcd holds the signals back; before
+                # that, the default action (death) is still in place (polled
+                # each millisecond: the restore is soon over)
+                deadline = time.monotonic() + 10
+                while not sig_blocked(p.proc.pid, signal.SIGHUP) and time.monotonic() < deadline:
+                    time.sleep(0.001)
+                self.assertTrue(sig_blocked(p.proc.pid, signal.SIGHUP))
+                early = not os.path.exists(sock)
+                p.proc.send_signal(signal.SIGHUP)
+                p.proc.send_signal(signal.SIGTERM)
+                status, err = exited(p, 60)
+            finally:
+                p.close()
             self.assertEqual(status, 0, err)
             self.assertIn("SIGHUP: nothing to reload", err)
             self.assertIn("SIGTERM: no new connections", err)
@@ -247,8 +236,7 @@ class Signals(unittest.TestCase):
 
 class Options(unittest.TestCase):
     def test_unknown_short_option_in_a_cluster(self):
-        p = start(["--listen", "tcp:127.0.0.1:0", "--max-games=5", "-xy"])
-        status, err = finish(p)
+        status, err = run_carcd("--listen", "tcp:127.0.0.1:0", "--max-games=5", "-xy")
         self.assertEqual(status, 2)
         first = err.splitlines()[0]
         self.assertIn("-x", first, "the error names another option: " + first)
