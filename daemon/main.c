@@ -187,13 +187,15 @@ static void sock_name(int fd, char *name, size_t n)
 	}
 }
 
-/* PORT is a decimal number from 0 to 65535 (getaddrinfo would take 70000
- * for 4464 and a service name for what /etc/services says). */
-static int valid_port(const char *s)
+/* PORT is a decimal number from 0 to 65535, leading zeros or not
+ * (getaddrinfo would take 70000 for 4464 and a service name for what
+ * /etc/services says).  Returns the number, or -1. */
+static long port_number(const char *s)
 {
 	size_t n = strlen(s);
-	if (n < 1 || n > 5 || strspn(s, "0123456789") != n) return 0;
-	return atol(s) <= 65535;
+	if (n < 1 || strspn(s, "0123456789") != n) return -1;
+	s += strspn(s, "0");
+	return strlen(s) > 5 || atol(s) > 65535 ? -1 : atol(s);
 }
 
 static void listen_tcp(const char *spec)
@@ -203,8 +205,10 @@ static void listen_tcp(const char *spec)
 	size_t hlen;
 	if (spec[0] == '[') { /* [::1]:7878 */
 		const char *close = strchr(spec, ']');
-		if (!close || close[1] != ':') die("bad address `tcp:%s` (want tcp:[IPV6]:PORT)", spec);
-		hlen = (size_t)(close - spec - 1);
+		hlen = close ? (size_t)(close - spec - 1) : 0;
+		/* brackets are for an IPv6 address, which has colons */
+		if (!close || close[1] != ':' || !memchr(spec + 1, ':', hlen))
+			die("bad address `tcp:%s` (want tcp:[IPV6]:PORT)", spec);
 		if (hlen >= sizeof host) die("bad address `tcp:%s` (the host is too long)", spec);
 		memcpy(host, spec + 1, hlen);
 		port = close + 2;
@@ -218,9 +222,12 @@ static void listen_tcp(const char *spec)
 	}
 	host[hlen] = 0;
 	if (!hlen) die("bad address `tcp:%s` (want tcp:HOST:PORT)", spec);
-	if (!valid_port(port)) die("bad address `tcp:%s` (the port is a number from 0 to 65535)", spec);
+	long pnum = port_number(port);
+	if (pnum < 0) die("bad address `tcp:%s` (the port is a number from 0 to 65535)", spec);
+	char pstr[24];
+	snprintf(pstr, sizeof pstr, "%ld", pnum);
 	struct addrinfo hints = { .ai_flags = AI_PASSIVE | AI_NUMERICSERV, .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM }, *ai;
-	int rc = getaddrinfo(host, port, &hints, &ai);
+	int rc = getaddrinfo(host, pstr, &hints, &ai);
 	if (rc) die("cannot listen on tcp:%s: %s", spec, gai_strerror(rc));
 	/* HOST naming several addresses (localhost): the first one */
 	struct evconnlistener *lev = evconnlistener_new_bind(base, accept_cb, NULL, listen_flags, 511, ai->ai_addr, (int)ai->ai_addrlen);

@@ -242,6 +242,30 @@ class Options(unittest.TestCase):
         self.assertIn("-x", first, "the error names another option: " + first)
         self.assertNotIn("--max-games", first)
 
+    def test_port_with_leading_zeros(self):
+        """"`PORT` is a number from 0 to 65535": so is 000000 or 0007878,
+        however many zeros lead (five digits were the limit, so 00080 was
+        taken and 000080 refused), and 065536 is still too large."""
+        p = Proc(["--listen", "tcp:127.0.0.1:0000000"])
+        try:
+            m = p.wait_log(r"listening on tcp:127\.0\.0\.1:(\d+)")
+            self.assertIsNotNone(m, p.text())
+            self.assertNotEqual(m.group(1), "0", "port 0 picks a free port")
+        finally:
+            self.assertEqual(p.stop(), 0)
+        for port in ("065536", "0000099999"):
+            status, err = run_carcd("--listen", "tcp:127.0.0.1:" + port)
+            self.assertEqual(status, 1, err)
+            self.assertIn("the port is a number from 0 to 65535", err)
+
+    def test_brackets_hold_an_ipv6_address(self):
+        """`tcp:[IPV6]:PORT`: brackets around an IPv4 address or nothing
+        are refused, not read as if they were not there."""
+        for spec in ("tcp:[127.0.0.1]:0", "tcp:[]:0", "tcp:[localhost]:0"):
+            status, err = run_carcd("--listen", spec)
+            self.assertEqual(status, 1, spec + ": " + err)
+            self.assertIn("want tcp:[IPV6]:PORT", err)
+
 
 if __name__ == "__main__":
     unittest.main()
