@@ -21,6 +21,7 @@ import sys
 import tempfile
 import threading
 import time
+import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP_SRCDIR = os.path.dirname(os.path.dirname(HERE))
@@ -401,6 +402,13 @@ def vmrss_kib(pid):
             if line.startswith("VmRSS:"):
                 return int(line.split()[1])
     return 0
+
+
+# Runs a command as the user nobody: tests of what carcd does when the
+# system refuses it something (a file mode) that root would be allowed.
+AS_NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+needs_nobody = unittest.skipUnless(os.geteuid() == 0 and shutil.which("setpriv"),
+                                   "needs root and setpriv to run carcd as nobody")
 
 
 def wait_for(pred, timeout):

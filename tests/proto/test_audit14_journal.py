@@ -9,6 +9,7 @@ test_journal.py, each test runs daemons of its own on one directory.
 import os
 import shutil
 import subprocess
+import tempfile
 import time
 import unittest
 
@@ -109,52 +110,6 @@ class Audit14Journal(JournalDirs, unittest.TestCase):
         with d.client() as c:
             self.assertEqual(c.new_game(["a"])["game"], 8)
         self.assertEqual(self.files(), ["8.game", "next-id"])
-
-    @unittest.skipUnless(os.geteuid() == 0 and shutil.which("setpriv"), "needs root and setpriv to run carcd as nobody")
-    def test_a_closed_game_in_a_directory_gone_read_only_is_not_restored(self):
-        """No mark can be made in a directory carcd may no longer write: the
-        closed game's file is emptied instead, and the next start sets it
-        aside rather than serving the closed game."""
-        os.chmod(self.tmp, 0o711)
-        os.mkdir(self.dir, 0o700)
-        os.chown(self.dir, 65534, 65534)
-        run_dir = os.path.join(self.tmp, "run")   # where nobody may make its socket
-        os.mkdir(run_dir, 0o700)
-        os.chown(run_dir, 65534, 65534)
-        sock = os.path.join(run_dir, "s.sock")
-
-        def run():
-            p = subprocess.Popen(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", harness.CARCD,
-                                  "--listen", "unix:" + sock, "--journal", self.dir],
-                                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-            deadline = time.monotonic() + 15
-            while not os.path.exists(sock) and p.poll() is None and time.monotonic() < deadline:
-                time.sleep(0.02)
-            return p
-
-        def stop(p):
-            p.terminate()
-            err = p.communicate(timeout=30)[1].decode(errors="replace")
-            self.assertEqual(p.returncode, 0, err)
-            return err
-
-        p = run()
-        with carcd.Client("unix:" + sock) as c:
-            made = c.new_game(["a", "b"])
-        stop(p)
-        p = run()
-        os.chmod(self.dir, 0o500)   # read-only to carcd from now on
-        with carcd.Client("unix:" + sock) as c:
-            c.close_game(made["game"], made["admin_token"])
-        err = stop(p)
-        self.assertIn("cannot remove %s/%d.game: Permission denied; emptied it, so that no restart restores it"
-                      % (self.dir, made["game"]), err)
-        os.chmod(self.dir, 0o700)
-        p = run()
-        with carcd.Client("unix:" + sock) as c:
-            self.assertEqual(harness.code_of(c.state, made["game"]), "no_such_game")
-        err = stop(p)
-        self.assertIn("%d.game: shorter than a game's header" % made["game"], err)
 
     def test_cutting_a_torn_move_off_keeps_the_time_of_the_last_move(self):
         """With --game-timeout "its count goes on across a restart from the
@@ -302,6 +257,68 @@ class Audit14Journal(JournalDirs, unittest.TestCase):
         self.assertEqual(p.returncode, 1, p.stderr)
         self.assertIn("error: journal: %s is in use by another carcd" % self.dir, p.stderr)
         self.assertTrue(d.alive())
+
+
+
+class NobodysJournal:
+    """carcd as the user nobody, its journal nobody's, so that a file mode
+    can refuse it what root would be allowed; a mixin of TestCases, which
+    run_carcd() and stop() start and stop it."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="carcd-nobody-")
+        os.chmod(self.tmp, 0o711)
+        self.dir = os.path.join(self.tmp, "journal")
+        run_dir = os.path.join(self.tmp, "run")   # where nobody may make its socket
+        for d in (self.dir, run_dir):
+            os.mkdir(d, 0o700)
+            os.chown(d, 65534, 65534)
+        self.sock = os.path.join(run_dir, "s.sock")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def run_carcd(self):
+        p = subprocess.Popen(harness.AS_NOBODY + [harness.CARCD, "--listen", "unix:" + self.sock, "--journal", self.dir],
+                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        harness.wait_for(lambda: os.path.exists(self.sock) or p.poll() is not None, harness.START_TIMEOUT)
+        self.assertTrue(os.path.exists(self.sock), "carcd as nobody did not come up")
+        return p
+
+    def stop(self, p):
+        """Stops it; its stderr."""
+        p.terminate()
+        err = p.communicate(timeout=30)[1].decode(errors="replace")
+        self.assertEqual(p.returncode, 0, err)
+        return err
+
+    def client(self):
+        return carcd.Client("unix:" + self.sock)
+
+
+@harness.needs_nobody
+class Audit14NobodysJournal(NobodysJournal, unittest.TestCase):
+    def test_a_closed_game_in_a_directory_gone_read_only_is_not_restored(self):
+        """No mark can be made in a directory carcd may no longer write: the
+        closed game's file is emptied instead, and the next start sets it
+        aside rather than serving the closed game."""
+        p = self.run_carcd()
+        with self.client() as c:
+            made = c.new_game(["a", "b"])
+        self.stop(p)
+        p = self.run_carcd()
+        os.chmod(self.dir, 0o500)   # read-only to carcd from now on
+        with self.client() as c:
+            c.close_game(made["game"], made["admin_token"])
+        err = self.stop(p)
+        self.assertIn("cannot remove %s/%d.game: Permission denied; emptied it, so that no restart restores it"
+                      % (self.dir, made["game"]), err)
+        os.chmod(self.dir, 0o700)
+        p = self.run_carcd()
+        with self.client() as c:
+            self.assertEqual(harness.code_of(c.state, made["game"]), "no_such_game")
+        err = self.stop(p)
+        self.assertIn("%d.game: shorter than a game's header" % made["game"], err)
 
 
 if __name__ == "__main__":

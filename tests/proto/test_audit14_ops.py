@@ -108,7 +108,7 @@ class LiveSocketsAreNotTaken(unittest.TestCase):
             s.listen(4)
             self.check_refused(path, s)
 
-    @unittest.skipUnless(os.geteuid() == 0, "needs root to start carcd as another user")
+    @harness.needs_nobody
     def test_live_carcd_socket_the_user_may_not_connect_to(self):
         """A carcd of root's on a 0700 socket in a directory others may write;
         a carcd started as nobody on the same path must be refused, not
@@ -125,8 +125,7 @@ class LiveSocketsAreNotTaken(unittest.TestCase):
         try:
             self.assertTrue(wait_path(path, root))
             ino = os.stat(path).st_ino
-            p = Proc(None, argv=["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", CARCD,
-                                 "--listen", "unix:" + path])
+            p = Proc(None, argv=harness.AS_NOBODY + [CARCD, "--listen", "unix:" + path])
             try:
                 status, err = exited(p)
             finally:

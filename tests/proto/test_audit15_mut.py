@@ -18,7 +18,6 @@ import tempfile
 import unittest
 
 import harness
-import carcd  # noqa: E402  (harness puts contrib/python on the path)
 import test_audit14_journal as a14
 from test_daemon import run_carcd  # noqa: E402  (a carcd that should not start)
 from test_journal import JournalDirs
@@ -196,45 +195,15 @@ class Journal(JournalDirs, unittest.TestCase):
         self.assertNotIn(name + ".broken", self.files())
 
 
-@unittest.skipUnless(os.geteuid() == 0 and shutil.which("setpriv"), "needs root and setpriv to run carcd as nobody")
-class JournalAsNobody(unittest.TestCase):
-    """carcd as the user nobody, its journal nobody's, so that a file mode
-    can refuse it what root would be allowed."""
-
-    def setUp(self):
-        self.tmp = tempfile.mkdtemp(prefix="carcd-a15-")
-        os.chmod(self.tmp, 0o711)
-        self.dir = os.path.join(self.tmp, "journal")
-        run_dir = os.path.join(self.tmp, "run")   # where nobody may make its socket
-        for d in (self.dir, run_dir):
-            os.mkdir(d, 0o700)
-            os.chown(d, 65534, 65534)
-        self.sock = os.path.join(run_dir, "s.sock")
-
-    def tearDown(self):
-        shutil.rmtree(self.tmp, ignore_errors=True)
-
-    def run_carcd(self):
-        p = subprocess.Popen(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", harness.CARCD,
-                              "--listen", "unix:" + self.sock, "--journal", self.dir],
-                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        harness.wait_for(lambda: os.path.exists(self.sock) or p.poll() is not None, harness.START_TIMEOUT)
-        self.assertTrue(os.path.exists(self.sock), "carcd as nobody did not come up")
-        return p
-
-    def stop(self, p):
-        p.terminate()
-        err = p.communicate(timeout=30)[1].decode(errors="replace")
-        self.assertEqual(p.returncode, 0, err)
-        return err
-
+@harness.needs_nobody
+class JournalAsNobody(a14.NobodysJournal, unittest.TestCase):
     def test_a_torn_tail_that_cannot_be_cut_costs_the_journal(self):
         """"the game goes on in memory (so does a restored game whose torn or
         zeroed tail cannot be cut off)": the game is served as it stood, with
         an error line, and its file goes, so the next restart ends it instead
         of restoring a file that a next move would follow torn bytes in."""
         p = self.run_carcd()
-        with carcd.Client("unix:" + self.sock) as c:
+        with self.client() as c:
             g = c.new_game(["a"], auth=False)["game"]
             lm = c.legal_moves(g)
             c.apply_move(g, lm["moves"][0], seq=lm["seq"])
@@ -244,17 +213,16 @@ class JournalAsNobody(unittest.TestCase):
             f.write(b"\x01\x02\x03")
         os.chmod(name, 0o400)         # which carcd may now read and not write
         p = self.run_carcd()
-        with carcd.Client("unix:" + self.sock) as c:
+        with self.client() as c:
             self.assertEqual(c.state(g)["seq"], 1)
         err = self.stop(p)
         self.assertIn("error: journal: game %d: cannot cut what no move wrote off its file: Permission denied; "
                       "the game goes on without its file (a restart ends it)" % g, err)
         self.assertEqual(sorted(os.listdir(self.dir)), ["next-id"])
         p = self.run_carcd()
-        with carcd.Client("unix:" + self.sock) as c:
+        with self.client() as c:
             self.assertEqual(harness.code_of(c.state, g), "no_such_game")
         self.stop(p)
-
 
 
 class UnixListeners(unittest.TestCase):
@@ -277,7 +245,7 @@ class UnixListeners(unittest.TestCase):
                       % self.path, err)
         self.assertTrue(os.path.exists(self.path))
 
-    @unittest.skipUnless(os.geteuid() == 0 and shutil.which("setpriv"), "needs root and setpriv to run carcd as nobody")
+    @harness.needs_nobody
     def test_a_stale_socket_file_that_cannot_be_removed(self):
         """A stale socket file (a stream connect to it is refused) in a
         directory carcd may not write: carcd cannot replace it, exits 1 with
@@ -287,8 +255,7 @@ class UnixListeners(unittest.TestCase):
         s.bind(self.path)           # what a daemon killed with SIGKILL leaves
         s.close()
         os.chmod(self.path, 0o777)  # nobody may connect: the connect is refused
-        p = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", harness.CARCD,
-                            "--listen", "unix:" + self.path], stdin=subprocess.DEVNULL, capture_output=True,
+        p = subprocess.run(harness.AS_NOBODY + [harness.CARCD, "--listen", "unix:" + self.path], stdin=subprocess.DEVNULL, capture_output=True,
                            timeout=harness.START_TIMEOUT)
         err = p.stderr.decode(errors="replace")
         self.assertEqual(p.returncode, 1, err)
