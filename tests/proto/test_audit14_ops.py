@@ -94,12 +94,18 @@ class LiveSocketsAreNotTaken(unittest.TestCase):
         self.assertTrue(os.path.exists(path), "carcd deleted a live socket of another program:\n" + err)
         self.assertEqual(os.stat(path).st_ino, ino, "carcd replaced a live socket:\n" + err)
         self.assertEqual(status, 1, err)
+        return err
 
     def test_live_datagram_socket(self):
+        """A datagram socket at PATH (such as /dev/log) is refused with an
+        error line naming the address and saying that the socket there is
+        another program's, not one a daemon left behind."""
         path = os.path.join(self.dir, "dgram.sock")
         with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as s:
             s.bind(path)
-            self.check_refused(path, s)
+            err = self.check_refused(path, s)
+        self.assertIn("error: cannot listen on unix:%s: another program's socket (not a stream socket) is there"
+                      % path, err)
 
     def test_live_seqpacket_socket(self):
         path = os.path.join(self.dir, "seq.sock")

@@ -19,7 +19,6 @@ import unittest
 
 import harness
 import test_audit14_journal as a14
-from test_daemon import run_carcd  # noqa: E402  (a carcd that should not start)
 from test_journal import JournalDirs
 
 MAX_ID = a14.MAX_ID   # 2^53-1: game ids stay exact in JSON
@@ -232,18 +231,6 @@ class UnixListeners(unittest.TestCase):
 
     def tearDown(self):
         shutil.rmtree(self.dir, ignore_errors=True)
-
-    def test_a_datagram_socket_is_refused_as_another_programs(self):
-        """A datagram socket at PATH (such as /dev/log) is refused, exit 1,
-        with an error line naming the address and saying that the socket
-        there is another program's, not one a daemon left behind."""
-        with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as s:
-            s.bind(self.path)
-            status, err = run_carcd("--listen", "unix:" + self.path)
-        self.assertEqual(status, 1, err)
-        self.assertIn("error: cannot listen on unix:%s: another program's socket (not a stream socket) is there"
-                      % self.path, err)
-        self.assertTrue(os.path.exists(self.path))
 
     @harness.needs_nobody
     def test_a_stale_socket_file_that_cannot_be_removed(self):
