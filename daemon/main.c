@@ -195,7 +195,8 @@ static long port_number(const char *s)
 	size_t n = strlen(s);
 	if (n < 1 || strspn(s, "0123456789") != n) return -1;
 	s += strspn(s, "0");
-	return strlen(s) > 5 || atol(s) > 65535 ? -1 : atol(s);
+	long port = strlen(s) > 5 ? -1 : atol(s);
+	return port > 65535 ? -1 : port;
 }
 
 static void listen_tcp(const char *spec)
