@@ -25,6 +25,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* C linkage: C++ bots and tools include this header as it is */
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define CARC_VERSION "0.1.0"
 
 /* ---- limits (each sized for every tile set in scope at once) ---------- */
@@ -414,5 +419,9 @@ void carc_rng_seed(carc_rng *r, uint64_t seed);
 uint64_t carc_rng_next(carc_rng *r);
 /* Uniform in [0, n); 0 for n = 0, and then nothing is drawn.  `r` is never NULL. */
 uint32_t carc_rng_below(carc_rng *r, uint32_t n);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
