@@ -68,7 +68,8 @@ def _kill_leftovers():
 class Daemon:
     """A carcd of our own.  Use as a context manager or call start()/stop()."""
 
-    def __init__(self, *extra_args, tcp=True, unix=True):
+    def __init__(self, *extra_args, tcp=True, unix=True, binary=None):
+        self.binary = binary or CARCD   # another carcd than the build's (an installed one)
         self.extra_args = list(extra_args)
         self.want_tcp, self.want_unix = tcp, unix
         self.proc = None
@@ -87,14 +88,14 @@ class Daemon:
         return self.unix_address if transport == "unix" else self.tcp_address
 
     def start(self):
-        if not os.access(CARCD, os.X_OK):
-            raise DaemonError("no daemon at %s (build it, or set CARCD)" % CARCD)
+        if not os.access(self.binary, os.X_OK):
+            raise DaemonError("no daemon at %s (build it, or set CARCD)" % self.binary)
         self.dir = tempfile.mkdtemp(prefix="carcd-test-")
         self.unix_path = os.path.join(self.dir, "carcd.sock")
         self.log_path = os.path.join(self.dir, "carcd.log")
         for attempt in range(5):   # a free port can be taken before the daemon binds it
             self.port = free_tcp_port()
-            args = WRAPPER + [CARCD]
+            args = WRAPPER + [self.binary]
             if self.want_unix:
                 args += ["--listen", "unix:" + self.unix_path]
             if self.want_tcp:

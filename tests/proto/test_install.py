@@ -1,0 +1,253 @@
+"""`make install`, staged with DESTDIR: every file lands where the build
+says, and what is installed works from there.
+
+README's "Running it as a service" promises the daemon, carcctl, the Python
+client, the bot, the arena, the renderer with its manifests and the systemd
+units; C and C++ programs that play games themselves get libcarc.a, carc.h and
+libcarc.pc.  The staged tree is used as it lies: the installed carcd serves a
+game, the arena plays it with the installed bot, the renderer draws it, and
+programs built against the staged library through pkg-config (the engine
+README's example, in C, and the same in C++) play the game carcd played,
+move for move, to the same scores.  `make uninstall` then takes every file
+away again.
+
+The build directory is the one CARCD was built in (make check's CARCD, or
+./daemon/carcd by hand); the install paths, the compiler and the sanitizer
+flags are read from its Makefile."""
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import unittest
+import xml.etree.ElementTree as ET
+
+import harness
+
+BUILDDIR = os.path.dirname(os.path.dirname(os.path.abspath(harness.CARCD)))
+MAKE = os.environ.get("MAKE") or "make"
+SEED = 42
+DIRS = ("bindir", "libdir", "includedir", "pkgconfigdir", "pkgdatadir", "docdir", "systemdunitdir")
+TIMEOUT = 600
+
+
+def make_env():
+    """The environment without make check's jobserver and flags: the
+    install is a make of its own."""
+    return {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES")}
+
+
+def make(*args):
+    return subprocess.run([MAKE, "-s", "-C", BUILDDIR] + list(args), stdin=subprocess.DEVNULL,
+                          capture_output=True, text=True, timeout=TIMEOUT, env=make_env())
+
+
+def build_vars(*names):
+    """Variables of the build's Makefile, as make expands them."""
+    rule = "carcd-print-vars:\n" + "".join("\t@echo '%s=$(%s)'\n" % (n, n) for n in names)
+    p = subprocess.run([MAKE, "-s", "-C", BUILDDIR, "-f", "Makefile", "-f", "-", "carcd-print-vars"],
+                       input=rule, capture_output=True, text=True, timeout=60, env=make_env())
+    if p.returncode:
+        raise RuntimeError("cannot read the build's Makefile: %s" % p.stderr)
+    return dict(line.split("=", 1) for line in p.stdout.splitlines() if "=" in line)
+
+
+def files_under(root):
+    return sorted(os.path.relpath(os.path.join(d, f), root) for d, _, fs in os.walk(root) for f in fs)
+
+
+# The engine README's "A game in ten lines", with pick() taking the first
+# legal move, then the scores and the number of moves played.
+C_MAIN = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include <carc.h>
+
+static int played;
+static int pick(int n) { (void)n; played++; return 0; }
+
+int main(void)
+{
+%s
+	printf("over %%d moves %%d scores", carc_game_over(g), played);
+	for (int s = 0; s < 2; s++) printf(" %%d", carc_game_score(g, s));
+	printf("\n");
+	free(g);
+	return 0;
+}
+"""
+
+CXX_MAIN = r"""
+#include <carc.h>
+#include <cstdio>
+#include <memory>
+#include <vector>
+
+int main()
+{
+	carc_config cfg;
+	carc_config_init(&cfg);
+	cfg.seed = %d;
+	std::unique_ptr<char[]> mem(new char[carc_game_size()]);
+	carc_game *g = reinterpret_cast<carc_game *>(mem.get());
+	if (carc_game_init(g, &cfg, nullptr) != CARC_OK) return 1;
+	std::vector<carc_move> moves(CARC_MAX_MOVES);
+	int played = 0;
+	while (!carc_game_over(g)) {
+		int n = carc_legal_moves(g, moves.data(), CARC_MAX_MOVES);
+		if (n <= 0 || carc_apply(g, &moves[0], nullptr) != CARC_OK) return 1;
+		played++;
+	}
+	std::printf("over %%d moves %%d scores", carc_game_over(g), played);
+	for (int s = 0; s < 2; s++) std::printf(" %%d", carc_game_score(g, s));
+	std::printf("\n");
+	return 0;
+}
+""" % SEED
+
+
+def readme_example():
+    """The C block of engine/README.md, seeded as the test plays."""
+    with open(os.path.join(harness.TOP_SRCDIR, "engine", "README.md")) as f:
+        block = re.search(r"```c\n(.*?)```", f.read(), re.S).group(1)
+    if "cfg.seed = 42;" not in block or "pick(n)" not in block:
+        raise AssertionError("engine/README.md's example no longer seeds 42 or calls pick(n):\n" + block)
+    return block
+
+
+class Installed(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.vars = build_vars(*DIRS + ("CC", "SANITIZE_CFLAGS", "TILE_MANIFESTS", "PACKAGE_VERSION"))
+        cls.tmp = tempfile.mkdtemp(prefix="carcd-install-")
+        cls.dest = os.path.join(cls.tmp, "root")
+        p = make("install", "DESTDIR=" + cls.dest)
+        if p.returncode:
+            raise AssertionError("make install failed (%d):\n%s%s" % (p.returncode, p.stdout, p.stderr))
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def staged(self, var, *rest):
+        return os.path.join(self.dest + self.vars[var], *rest)
+
+    def run_ok(self, args, **kw):
+        p = subprocess.run(args, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=TIMEOUT, **kw)
+        self.assertEqual(p.returncode, 0, "%s\n%s%s" % (" ".join(args), p.stdout, p.stderr))
+        return p.stdout
+
+    def test_files_installed(self):
+        v = self.vars
+        want = ["%s/carcd" % v["bindir"], "%s/carcctl" % v["bindir"], "%s/libcarc.a" % v["libdir"],
+                "%s/carc.h" % v["includedir"], "%s/libcarc.pc" % v["pkgconfigdir"],
+                "%s/python/carcd.py" % v["pkgdatadir"], "%s/bots/random_bot.py" % v["pkgdatadir"],
+                "%s/arena.py" % v["pkgdatadir"], "%s/render.py" % v["pkgdatadir"],
+                "%s/README.md" % v["docdir"], "%s/PROTOCOL.md" % v["docdir"],
+                "%s/carcd.service" % v["systemdunitdir"], "%s/carcd.socket" % v["systemdunitdir"]]
+        manifests = v["TILE_MANIFESTS"].split()
+        self.assertGreaterEqual(len(manifests), 15)
+        want += ["%s/tiles/%s" % (v["pkgdatadir"], os.path.basename(m)) for m in manifests]
+        self.assertEqual(files_under(self.dest), sorted(w.lstrip("/") for w in want))
+        for prog in ("carcd", "carcctl"):
+            self.assertTrue(os.access(self.staged("bindir", prog), os.X_OK), prog)
+
+    def test_units_and_carcctl_name_the_install_paths(self):
+        with open(self.staged("systemdunitdir", "carcd.service")) as f:
+            unit = f.read()
+        start = re.search(r"^ExecStart=(\S+)", unit, re.M).group(1)
+        self.assertEqual(start, os.path.join(self.vars["bindir"], "carcd"))
+        doc = re.search(r"^Documentation=file:(\S+)", unit, re.M).group(1)
+        self.assertTrue(os.path.isfile(self.dest + doc), doc)
+        # carcctl looks for the Python client where it was installed
+        with open(self.staged("bindir", "carcctl")) as f:
+            self.assertIn('"%s"' % os.path.join(self.vars["pkgdatadir"], "python"), f.read())
+
+    def test_pkg_config_file(self):
+        env = dict(os.environ, PKG_CONFIG_PATH=self.staged("pkgconfigdir"), PKG_CONFIG_SYSROOT_DIR=self.dest)
+        env.pop("PKG_CONFIG_LIBDIR", None)
+        version = self.run_ok(["pkg-config", "--modversion", "libcarc"], env=env).strip()
+        self.assertEqual(version, self.vars["PACKAGE_VERSION"])
+        flags = self.run_ok(["pkg-config", "--cflags", "--libs", "libcarc"], env=env).split()
+        self.assertIn("-I" + self.staged("includedir"), flags)
+        self.assertIn("-L" + self.staged("libdir"), flags)
+        self.assertIn("-lcarc", flags)
+
+    def compile_against_install(self, compiler, std, source, suffix):
+        env = dict(os.environ, PKG_CONFIG_PATH=self.staged("pkgconfigdir"), PKG_CONFIG_SYSROOT_DIR=self.dest)
+        env.pop("PKG_CONFIG_LIBDIR", None)
+        flags = self.run_ok(["pkg-config", "--cflags", "--libs", "libcarc"], env=env).split()
+        src = os.path.join(self.tmp, "prog" + suffix)
+        exe = os.path.join(self.tmp, "prog" + suffix.replace(".", "_"))
+        with open(src, "w") as f:
+            f.write(source)
+        # the library's own sanitizer flags when the build has them (an
+        # ASan libcarc.a needs the ASan runtime)
+        args = compiler + ["-std=" + std, "-Wall", "-Wextra", "-pedantic", "-Werror"] + \
+            self.vars["SANITIZE_CFLAGS"].split() + ["-o", exe, src] + flags
+        self.run_ok(args)
+        return self.run_ok([exe]).strip()
+
+    def daemon_game(self):
+        """The game the programs play, on the installed carcd: seed 42,
+        two seats, the first legal move each time."""
+        with harness.Daemon(binary=self.staged("bindir", "carcd"), tcp=False) as d, d.client() as c:
+            g = c.new_game(seed=SEED)
+            game, tokens = g["game"], [s["token"] for s in g["seats"]]
+            played = 0
+            while True:
+                lm = c.legal_moves(game)
+                if lm["phase"] == "over":
+                    break
+                c.apply_move(game, lm["moves"][0], token=tokens[lm["seat"]], seq=lm["seq"])
+                played += 1
+            return "over 1 moves %d scores %s" % (played, " ".join(str(s) for s in c.score(game)["scores"]))
+
+    def test_c_and_cxx_programs_play_what_carcd_plays(self):
+        c_out = self.compile_against_install(self.vars["CC"].split(), "c99", C_MAIN % readme_example(), ".c")
+        cxx = shutil.which("c++") or shutil.which("g++")
+        self.assertIsNotNone(cxx, "no C++ compiler (build-essential brings g++)")
+        cxx_out = self.compile_against_install([cxx], "c++11", CXX_MAIN, ".cc")
+        want = self.daemon_game()
+        self.assertRegex(want, r"^over 1 moves [1-9][0-9]+ scores [0-9]+ [0-9]+$")
+        self.assertEqual(c_out, want)
+        self.assertEqual(cxx_out, want)
+
+    def test_arena_bot_and_renderer_run_from_the_install(self):
+        bot = "%s %s" % (harness.PYTHON, self.staged("pkgdatadir", "bots", "random_bot.py"))
+        out = self.run_ok([harness.PYTHON, self.staged("pkgdatadir", "arena.py"), "--carcd",
+                           self.staged("bindir", "carcd"), "--json", "--bot", "ann=" + bot, "--bot",
+                           "bob=" + bot, "--deals", "1", "--seed", "5", "--expansions", "base,river"])
+        report = json.loads(out)
+        self.assertEqual(len(report["games"]), 2)
+        # the renderer finds its manifests beside it and draws a state the
+        # installed daemon made (the river's tiles included)
+        with harness.Daemon(binary=self.staged("bindir", "carcd"), tcp=False) as d, d.client() as c:
+            game = c.new_game(seed=5, expansions=["base", "river"])["game"]
+            state = c.state(game)
+            env = {k: v for k, v in os.environ.items() if k != "CARCD_TILES"}
+            svg = self.run_ok([harness.PYTHON, self.staged("pkgdatadir", "render.py"), "--game", str(game),
+                               "--address", d.unix_address], env=env)
+        root = ET.fromstring(svg)
+        self.assertEqual(root.tag, "{http://www.w3.org/2000/svg}svg")
+        self.assertIn("carcd board: game %d" % game, root.findtext("{http://www.w3.org/2000/svg}title"))
+        self.assertIn(state["board"][0]["tile"], svg)
+        # carcctl with the installed client
+        env = dict(os.environ, CARCD_PYTHONPATH=self.staged("pkgdatadir", "python"))
+        with harness.Daemon(binary=self.staged("bindir", "carcd"), tcp=False) as d:
+            out = self.run_ok([self.staged("bindir", "carcctl"), "--address", d.unix_address, "--compact",
+                               "new", "--seed", "3"], env=env)
+        self.assertEqual(json.loads(out)["game"], 1)
+
+    def test_uninstall_takes_every_file(self):
+        dest = os.path.join(self.tmp, "again")
+        for target in ("install", "uninstall"):
+            p = make(target, "DESTDIR=" + dest)
+            self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(files_under(dest), [])
+
+
+if __name__ == "__main__":
+    unittest.main()
