@@ -68,7 +68,7 @@ import carcd  # noqa: E402
 PLACEHOLDERS = ("{address}", "{game}", "{seat}", "{token}")
 MAX_BOTS = 6          # the protocol's seats
 STOP_GRACE = 5.0      # seconds a bot has to exit on its own once its game is over
-POLL = 0.2            # seconds between looks at the bots' processes
+POLL = 0.2            # seconds between looks at the bots' processes (and, in the main thread, at signals)
 KEEPALIVE = 60.0      # seconds at most between pings to a quiet daemon, which closes idle connections
 FULL_WAIT = 1.0       # seconds between new_game attempts while the daemon holds all the games it may
 
@@ -414,8 +414,12 @@ class Match:
         threads = [threading.Thread(target=worker, daemon=True) for _ in range(self.a.parallel)]
         for t in threads:
             t.start()
+        # A SIGTERM the kernel hands to a worker thread runs Python's
+        # handler only when the main thread next runs Python code: a join
+        # without a timeout would sleep through it until the match ended.
         for t in threads:
-            t.join()
+            while t.is_alive():
+                t.join(POLL)
         if failure:
             raise failure[0]
 

@@ -1,5 +1,6 @@
 """contrib/arena.py against the real daemon: matches of bots, forfeits, errors."""
 
+import ctypes
 import importlib.util
 import io
 import json
@@ -220,7 +221,11 @@ class Bots(unittest.TestCase):
         self.assertEqual({g["forfeit"]["bot"] for g in r["games"]}, {"forker"})
         self.assertTrue(harness.wait_for(lambda: not pid_alive(pid), 10), "the bot's child outlived its game")
 
-    def test_sigterm_stops_every_bot_and_reports_the_games_played(self):
+    def stop_match(self, signal_it):
+        """A match whose second bot never moves, stopped by signal_it(arena's
+        Popen) once that bot runs; returns the arena's stdout and stderr
+        after checking that it stopped as SIGTERM says and took every bot
+        with it."""
         with tempfile.TemporaryDirectory() as tmp:
             pids = os.path.join(tmp, "pids")
             sleeper = "sh -c 'echo $$ >> %s; exec sleep 600'" % pids
@@ -230,7 +235,7 @@ class Bots(unittest.TestCase):
                                     text=True)
             try:
                 self.assertTrue(harness.wait_for(lambda: os.path.exists(pids), 60))
-                proc.send_signal(signal.SIGTERM)
+                signal_it(proc)
                 out, err = proc.communicate(timeout=60)
             finally:
                 if proc.poll() is None:
@@ -240,11 +245,31 @@ class Bots(unittest.TestCase):
                 started = [int(x) for x in f.read().split()]
         self.assertEqual(proc.returncode, 143, err)
         self.assertIn("arena: stopped by signal %d" % signal.SIGTERM, err)
+        for pid in started:
+            self.assertTrue(harness.wait_for(lambda: not pid_alive(pid), 10), "bot %d outlived the match" % pid)
+        return out, err
+
+    def test_sigterm_stops_every_bot_and_reports_the_games_played(self):
+        out, _ = self.stop_match(lambda proc: proc.send_signal(signal.SIGTERM))
         r = json.loads(out)
         self.assertFalse(r["complete"])
         self.assertLess(len(r["games"]), 6)
-        for pid in started:
-            self.assertTrue(harness.wait_for(lambda: not pid_alive(pid), 10), "bot %d outlived the match" % pid)
+
+    def test_sigterm_taken_by_a_worker_thread_stops_the_match(self):
+        # The kernel may hand a process's SIGTERM to any of its threads;
+        # tgkill(2) (glibc 2.30 on) hands it to the thread that plays the
+        # game, not the main one.  The arena used to sleep through it in
+        # Thread.join() until the match was over (here: never, as the slow
+        # bot does not move).
+        libc = ctypes.CDLL(None, use_errno=True)
+
+        def to_the_worker(proc):
+            workers = [int(t) for t in os.listdir("/proc/%d/task" % proc.pid) if int(t) != proc.pid]
+            self.assertEqual(len(workers), 1, "one game at a time: one worker thread")
+            self.assertEqual(libc.tgkill(proc.pid, workers[0], signal.SIGTERM), 0, os.strerror(ctypes.get_errno()))
+
+        out, _ = self.stop_match(to_the_worker)
+        self.assertFalse(json.loads(out)["complete"])
 
     def test_a_full_daemon_is_asked_again(self):
         with harness.Daemon("--max-games", "1", tcp=False) as d:
