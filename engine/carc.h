@@ -313,8 +313,9 @@ const carc_config *carc_game_config(const carc_game *g);
 int carc_game_drawn(const carc_game *g);      /* tile type to place, or -1 */
 /* The tile drawn in the turn going on: to place (the tile phase) or placed
  * already (the later decisions of that turn), with the seat whose turn it
- * is in *seat (may be NULL); -1 when there is none: before the draw, when
- * the abbey was placed instead, in the final round and at the end. */
+ * is in *seat (may be NULL); -1 (and -1 in *seat) when there is none:
+ * before the draw, when the abbey was placed instead, in the final round
+ * and at the end. */
 int carc_game_turn_tile(const carc_game *g, int *seat);
 int carc_game_tiles_left(const carc_game *g); /* undrawn tiles in the supply */
 int carc_game_score(const carc_game *g, int seat);             /* 0 for an unknown seat */
@@ -408,7 +409,9 @@ int carc_tile_features(const carc_game *g, int x, int y, uint16_t *ports_out,
  * farm that runs round a road's end, a road that comes back to its own
  * junction), both parts' ports once they have met; carc_tile_features
  * gives each part's alone.  0 when no tile is at (x, y), no feature
- * touches `port` there, or `port` is no edge, half-edge or centre port. */
+ * touches `port` there, or `port` is not an edge, a half-edge, the centre
+ * (CARC_P_CLOISTER, CARC_P_TOWER) or an enclosed feature (CARC_P_I,
+ * CARC_P_II): corners (barns) are not answered. */
 uint16_t carc_feature_ports(const carc_game *g, int x, int y, int port);
 
 /* ---- randomness ---------------------------------------------------------- */
