@@ -20,10 +20,16 @@
  *   has room for is refused at set-up (CARC_E_CAPACITY) or played
  *   without a write out of bounds;
  * - sinks that start past 0, a refused sink at set-up (the game stays as
- *   it was), and carc_game_config keeping the config.
+ *   it was), and carc_game_config keeping the config;
+ * - the per-thread set-up cache (engine/README.md): a game is the same
+ *   whatever was set up before it on its thread, and on a thread of its
+ *   own;
+ * - carc_feature_ports at every port (the enclosed features answered, the
+ *   corners not) and carc_game_turn_tile's seat when there is no tile.
  */
 #include <check.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1201,6 +1207,150 @@ START_TEST(test_config_defaults)
 }
 END_TEST
 
+/* ---- the set-up cache ----------------------------------------------------------------------- */
+
+/* Configurations that share expansions or components or neither: the
+ * cache keeps the plan and the supply of the last one set up. */
+#define CACHE_CONFIGS 6
+static void cache_config(carc_config *cfg, int i)
+{
+	base_config(cfg, 0x5eed0000u + (uint64_t)i);
+	static const char *const hs[] = { "base", "hills-sheep" }, *const am[] = { "base", "abbey-mayor", "river" };
+	switch (i) {
+	case 0: cfg->expansions = 1u << expansion("base"); break;
+	case 1: cfg->expansions = tu_all_available(); cfg->nseats = 6; break;
+	case 2: /* as 1, fewer components: another plan, the same supply */
+		cfg->expansions = tu_all_available();
+		cfg->nseats = 3;
+		cfg->components_given = 1;
+		cfg->components = carc_default_components(cfg->expansions) & ~(1u << CARC_C_LARGE | 1u << CARC_C_BARN);
+		break;
+	case 3: cfg->expansions = tu_expansions(hs, 2); cfg->nseats = 4; break;
+	case 4: cfg->expansions = tu_expansions(am, 3); cfg->nseats = 5; break;
+	default: /* as 4, its own supply */
+		cfg->expansions = tu_expansions(am, 3);
+		cfg->ntiles = 3;
+		cfg->tiles[0] = cfg->tiles[1] = cfg->tiles[2] = (uint16_t)tu_tile("BA/L");
+		break;
+	}
+}
+
+/* The game of configuration i after `moves` random moves: its hash. */
+static uint64_t cache_game(int i, int moves)
+{
+	carc_config cfg;
+	cache_config(&cfg, i);
+	carc_game *g = game_alloc();
+	ck_assert_int_eq(carc_game_init(g, &cfg, NULL), CARC_OK);
+	carc_move *mv = malloc(CARC_MAX_MOVES * sizeof *mv);
+	ck_assert_ptr_nonnull(mv);
+	carc_rng r;
+	carc_rng_seed(&r, (uint64_t)i);
+	for (int k = 0; k < moves && !carc_game_over(g); k++) {
+		int n = carc_legal_moves(g, mv, CARC_MAX_MOVES);
+		ck_assert_int_gt(n, 0);
+		ck_assert_int_eq(carc_apply(g, &mv[carc_rng_below(&r, (uint32_t)n)], NULL), CARC_OK);
+	}
+	uint64_t h = carc_game_hash(g);
+	free(mv);
+	free(g);
+	return h;
+}
+
+typedef struct { int config; uint64_t hash[2]; } cache_job;
+
+static void *cache_thread(void *arg)
+{
+	cache_job *j = arg;
+	j->hash[0] = cache_game(j->config, 0);
+	j->hash[1] = cache_game(j->config, 60);
+	return NULL;
+}
+
+START_TEST(test_setup_cache_per_thread)
+{
+	/* each configuration alone on a fresh thread: nothing cached before it;
+	 * all at once, so several threads set up games together */
+	cache_job jobs[CACHE_CONFIGS];
+	pthread_t th[CACHE_CONFIGS];
+	for (int i = 0; i < CACHE_CONFIGS; i++) {
+		jobs[i].config = i;
+		ck_assert_int_eq(pthread_create(&th[i], NULL, cache_thread, &jobs[i]), 0);
+	}
+	for (int i = 0; i < CACHE_CONFIGS; i++) ck_assert_int_eq(pthread_join(th[i], NULL), 0);
+	/* here, each after each other one: the same games */
+	for (int a = 0; a < CACHE_CONFIGS; a++)
+		for (int b = 0; b < CACHE_CONFIGS; b++) {
+			(void)cache_game(a, 0);
+			ck_assert_msg(cache_game(b, 0) == jobs[b].hash[0], "config %d set up after %d differs", b, a);
+			ck_assert_msg(cache_game(b, 60) == jobs[b].hash[1], "config %d played after %d differs", b, a);
+		}
+}
+END_TEST
+
+/* carc_feature_ports answers at the edges, half-edges, the centre and the
+ * enclosed features (what carc_tile_features lists), never at a corner;
+ * carc_game_turn_tile gives -1 in *seat when there is no tile. */
+START_TEST(test_feature_ports_every_port)
+{
+	carc_config cfg;
+	base_config(&cfg, 77);
+	cfg.expansions = tu_all_available();
+	cfg.nseats = 3;
+	carc_move *mv = malloc(CARC_MAX_MOVES * sizeof *mv);
+	ck_assert_ptr_nonnull(mv);
+	long enclosed = 0, before_draw = 0;
+	for (int game = 0; game < 6; game++) {
+		cfg.seed = 77u + (uint64_t)game;
+		carc_game *g = game_alloc();
+		ck_assert_int_eq(carc_game_init(g, &cfg, NULL), CARC_OK);
+		carc_rng r;
+		carc_rng_seed(&r, (uint64_t)game);
+		while (!carc_game_over(g)) {
+			int seat = 1234, t = carc_game_turn_tile(g, &seat);
+			if (t < 0) {
+				ck_assert_int_eq(seat, -1);
+				before_draw++;
+			} else {
+				ck_assert_int_ge(seat, 0);
+				ck_assert_int_lt(seat, cfg.nseats);
+			}
+			int n = carc_legal_moves(g, mv, CARC_MAX_MOVES);
+			ck_assert_int_eq(carc_apply(g, &mv[carc_rng_below(&r, (uint32_t)n)], NULL), CARC_OK);
+		}
+		int seat = 1234;
+		ck_assert_int_eq(carc_game_turn_tile(g, &seat), -1);
+		ck_assert_int_eq(seat, -1);
+		for (int i = 0; i < carc_board_count(g); i++) {
+			carc_placed_info pi;
+			ck_assert_int_eq(carc_board_get(g, i, &pi), 1);
+			uint16_t ports[64];
+			int nf = carc_tile_features(g, pi.x, pi.y, ports, NULL, 64);
+			ck_assert_int_gt(nf, 0);
+			ck_assert_int_le(nf, 64);
+			for (int p = 0; p < CARC_PORT_COUNT; p++) {
+				unsigned part = 0;
+				for (int f = 0; f < nf; f++)
+					if (ports[f] >> p & 1) part = ports[f];
+				uint16_t whole = carc_feature_ports(g, pi.x, pi.y, p);
+				if (p >= CARC_P_NW) {
+					ck_assert_int_eq(whole, 0);
+					continue;
+				}
+				/* the whole feature holds the part, and nothing when no part */
+				ck_assert_uint_eq(whole & part, part);
+				if (!part) ck_assert_int_eq(whole, 0);
+				if (part && (p == CARC_P_I || p == CARC_P_II)) enclosed++;
+			}
+		}
+		free(g);
+	}
+	ck_assert_int_gt(enclosed, 0);
+	ck_assert_int_gt(before_draw, 0);
+	free(mv);
+}
+END_TEST
+
 static Suite *audit_suite(void)
 {
 	Suite *s = suite_create("api_audit");
@@ -1212,6 +1362,8 @@ static Suite *audit_suite(void)
 	tcase_add_test(tc, test_game_config_kept);
 	tcase_add_test(tc, test_config_defaults);
 	tcase_add_test(tc, test_shared_tiles);
+	tcase_add_test(tc, test_setup_cache_per_thread);
+	tcase_add_test(tc, test_feature_ports_every_port);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("limits");
 	tcase_set_timeout(tc, 120);
