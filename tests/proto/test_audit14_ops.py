@@ -256,8 +256,9 @@ class Options(unittest.TestCase):
             m = p.wait_log(r"listening on tcp:127\.0\.0\.1:(\d+)")
             self.assertIsNotNone(m, p.text())
             self.assertNotEqual(m.group(1), "0", "port 0 picks a free port")
-        finally:
             self.assertEqual(p.stop(), 0)
+        finally:
+            p.close()
         for port in ("065536", "0000099999"):
             status, err = run_carcd("--listen", "tcp:127.0.0.1:" + port)
             self.assertEqual(status, 1, err)
