@@ -31,6 +31,7 @@ MAKE = os.environ.get("MAKE") or "make"
 SEED = 42
 DIRS = ("bindir", "libdir", "includedir", "pkgconfigdir", "pkgdatadir", "docdir", "systemdunitdir")
 TIMEOUT = 600
+SVG = "{http://www.w3.org/2000/svg}"
 
 
 def make_env():
@@ -39,16 +40,17 @@ def make_env():
     return {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES")}
 
 
-def make(*args):
-    return subprocess.run([MAKE, "-s", "-C", BUILDDIR] + list(args), stdin=subprocess.DEVNULL,
-                          capture_output=True, text=True, timeout=TIMEOUT, env=make_env())
+def make(*args, rules=""):
+    """make in the build directory; `rules`: a makefile read after its own"""
+    extra = ["-f", "Makefile", "-f", "-"] if rules else []
+    return subprocess.run([MAKE, "-s", "-C", BUILDDIR] + extra + list(args), input=rules, capture_output=True,
+                          text=True, timeout=TIMEOUT, env=make_env())
 
 
 def build_vars(*names):
     """Variables of the build's Makefile, as make expands them."""
-    rule = "carcd-print-vars:\n" + "".join("\t@echo '%s=$(%s)'\n" % (n, n) for n in names)
-    p = subprocess.run([MAKE, "-s", "-C", BUILDDIR, "-f", "Makefile", "-f", "-", "carcd-print-vars"],
-                       input=rule, capture_output=True, text=True, timeout=60, env=make_env())
+    p = make("carcd-print-vars",
+             rules="carcd-print-vars:\n" + "".join("\t@echo '%s=$(%s)'\n" % (n, n) for n in names))
     if p.returncode:
         raise RuntimeError("cannot read the build's Makefile: %s" % p.stderr)
     return dict(line.split("=", 1) for line in p.stdout.splitlines() if "=" in line)
@@ -126,10 +128,15 @@ class Installed(unittest.TestCase):
         p = make("install", "DESTDIR=" + cls.dest)
         if p.returncode:
             raise AssertionError("make install failed (%d):\n%s%s" % (p.returncode, p.stdout, p.stderr))
+        # the installed carcd, for every test that talks to one
+        cls.daemon = harness.Daemon(binary=cls.dest + cls.vars["bindir"] + "/carcd", tcp=False).start()
 
     @classmethod
     def tearDownClass(cls):
+        status = cls.daemon.stop()
         shutil.rmtree(cls.tmp, ignore_errors=True)
+        if status != 0:
+            raise AssertionError("the installed carcd exited %s on SIGTERM, not 0" % status)
 
     def staged(self, var, *rest):
         return os.path.join(self.dest + self.vars[var], *rest)
@@ -165,20 +172,21 @@ class Installed(unittest.TestCase):
         with open(self.staged("bindir", "carcctl")) as f:
             self.assertIn('"%s"' % os.path.join(self.vars["pkgdatadir"], "python"), f.read())
 
-    def test_pkg_config_file(self):
+    def pkg_config(self, *args):
+        """pkg-config reading the staged libcarc.pc, its paths under the stage"""
         env = dict(os.environ, PKG_CONFIG_PATH=self.staged("pkgconfigdir"), PKG_CONFIG_SYSROOT_DIR=self.dest)
         env.pop("PKG_CONFIG_LIBDIR", None)
-        version = self.run_ok(["pkg-config", "--modversion", "libcarc"], env=env).strip()
-        self.assertEqual(version, self.vars["PACKAGE_VERSION"])
-        flags = self.run_ok(["pkg-config", "--cflags", "--libs", "libcarc"], env=env).split()
+        return self.run_ok(["pkg-config"] + list(args) + ["libcarc"], env=env).split()
+
+    def test_pkg_config_file(self):
+        self.assertEqual(self.pkg_config("--modversion"), [self.vars["PACKAGE_VERSION"]])
+        flags = self.pkg_config("--cflags", "--libs")
         self.assertIn("-I" + self.staged("includedir"), flags)
         self.assertIn("-L" + self.staged("libdir"), flags)
         self.assertIn("-lcarc", flags)
 
     def compile_against_install(self, compiler, std, source, suffix):
-        env = dict(os.environ, PKG_CONFIG_PATH=self.staged("pkgconfigdir"), PKG_CONFIG_SYSROOT_DIR=self.dest)
-        env.pop("PKG_CONFIG_LIBDIR", None)
-        flags = self.run_ok(["pkg-config", "--cflags", "--libs", "libcarc"], env=env).split()
+        flags = self.pkg_config("--cflags", "--libs")
         src = os.path.join(self.tmp, "prog" + suffix)
         exe = os.path.join(self.tmp, "prog" + suffix.replace(".", "_"))
         with open(src, "w") as f:
@@ -193,7 +201,7 @@ class Installed(unittest.TestCase):
     def daemon_game(self):
         """The game the programs play, on the installed carcd: seed 42,
         two seats, the first legal move each time."""
-        with harness.Daemon(binary=self.staged("bindir", "carcd"), tcp=False) as d, d.client() as c:
+        with self.daemon.client() as c:
             g = c.new_game(seed=SEED)
             game, tokens = g["game"], [s["token"] for s in g["seats"]]
             played = 0
@@ -224,22 +232,26 @@ class Installed(unittest.TestCase):
         self.assertEqual(len(report["games"]), 2)
         # the renderer finds its manifests beside it and draws a state the
         # installed daemon made (the river's tiles included)
-        with harness.Daemon(binary=self.staged("bindir", "carcd"), tcp=False) as d, d.client() as c:
+        with self.daemon.client() as c:
             game = c.new_game(seed=5, expansions=["base", "river"])["game"]
             state = c.state(game)
-            env = {k: v for k, v in os.environ.items() if k != "CARCD_TILES"}
-            svg = self.run_ok([harness.PYTHON, self.staged("pkgdatadir", "render.py"), "--game", str(game),
-                               "--address", d.unix_address], env=env)
+        env = {k: v for k, v in os.environ.items() if k != "CARCD_TILES"}
+        svg = self.run_ok([harness.PYTHON, self.staged("pkgdatadir", "render.py"), "--game", str(game),
+                           "--address", self.daemon.unix_address], env=env)
         root = ET.fromstring(svg)
-        self.assertEqual(root.tag, "{http://www.w3.org/2000/svg}svg")
-        self.assertIn("carcd board: game %d" % game, root.findtext("{http://www.w3.org/2000/svg}title"))
+        self.assertEqual(root.tag, SVG + "svg")
+        self.assertIn("carcd board: game %d" % game, root.findtext(SVG + "title"))
         self.assertIn(state["board"][0]["tile"], svg)
-        # carcctl with the installed client
+        # carcctl with the installed client: the game it made is on this
+        # carcd, dealt as seed 3 deals (the same as the client's seed-3 game)
         env = dict(os.environ, CARCD_PYTHONPATH=self.staged("pkgdatadir", "python"))
-        with harness.Daemon(binary=self.staged("bindir", "carcd"), tcp=False) as d:
-            out = self.run_ok([self.staged("bindir", "carcctl"), "--address", d.unix_address, "--compact",
-                               "new", "--seed", "3"], env=env)
-        self.assertEqual(json.loads(out)["game"], 1)
+        out = self.run_ok([self.staged("bindir", "carcctl"), "--address", self.daemon.unix_address, "--compact",
+                           "new", "--seed", "3"], env=env)
+        with self.daemon.client() as c:
+            made, same = c.state(json.loads(out)["game"]), c.state(c.new_game(seed=3)["game"])
+        self.assertEqual(made["seq"], 0)
+        self.assertEqual((made["board"], made["tile"], made["tiles_left"]),
+                         (same["board"], same["tile"], same["tiles_left"]))
 
     def test_uninstall_takes_every_file(self):
         dest = os.path.join(self.tmp, "again")
