@@ -28,7 +28,8 @@ now and then (--keepalive), so that a long wait does not get its connection
 closed as idle.  It prints the final scores as JSON and exits 0 when the game
 is over; 1 when the daemon refused a request (the error on stderr), 2 on bad
 usage, 3 when the daemon cannot be reached, the connection is lost or nothing
-happens for --timeout seconds.
+happens for --timeout seconds.  A reader of its stdout that goes away does
+not stop it: it plays on and writes nothing more.
 """
 
 import argparse
@@ -84,6 +85,15 @@ def parse_args(argv):
 
 
 ALL = "all seats"
+
+
+def emit(obj):
+    """One JSON line on stdout.  A reader that went away (`random_bot.py ...
+    | head -1`) does not stop the game: the bot plays on, writing nothing more."""
+    try:
+        print(json.dumps(obj), flush=True)
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 class RandomBot:
@@ -160,7 +170,7 @@ def main(argv=None):
                 seats = {s["seat"]: s["token"] for s in g["seats"]}
                 if args.seat is not None:
                     others = {str(s): t for s, t in seats.items() if s != args.seat}
-                    print(json.dumps({"game": game, "admin_token": g["admin_token"], "tokens": others}), flush=True)
+                    emit({"game": game, "admin_token": g["admin_token"], "tokens": others})
                     seats = {args.seat: seats[args.seat]}
             else:
                 game = args.game
@@ -173,8 +183,8 @@ def main(argv=None):
                         return 2
             bot = RandomBot(c, game, seats, rng, args.verbose, args.keepalive)
             score = bot.play(args.timeout)
-            print(json.dumps({"game": game, "moves_played": bot.moves_played,
-                              "scores": score["scores"], "final": score["final"]}))
+            emit({"game": game, "moves_played": bot.moves_played, "scores": score["scores"],
+                  "final": score["final"]})
     except carcd.Error as e:
         print("random_bot: %s" % e, file=sys.stderr)
         return 1
