@@ -40,12 +40,13 @@ deal share their tiles, so they are not independent), which takes two
 deals or more, and many for a narrow interval.  --json prints the whole
 report, game by game, as JSON.  A daemon that holds all the games it may
 (`limit`) is asked again every second, up to --move-timeout.  A match
-that stops early (an error, Ctrl-C, SIGTERM or SIGHUP) stops every bot and
-still reports the games played, marked incomplete.  Exit status: 0 when
+that stops early (an error, Ctrl-C, SIGTERM or SIGHUP) stops every bot,
+closes the games in play and still reports the games played, marked
+incomplete; a second signal does not cut that short.  Exit status: 0 when
 every game was played or forfeited, 1 when the daemon refused a request
-(say, an unknown expansion), 2 on bad usage, 3 when the daemon cannot be
-reached or the connection is lost, 130 after Ctrl-C, 143 after SIGTERM or
-SIGHUP.
+(say, an unknown expansion) or a bot's log file could not be made, 2 on
+bad usage, 3 when the daemon cannot be reached or the connection is lost,
+130 after Ctrl-C, 143 after SIGTERM or SIGHUP.
 """
 
 import argparse
@@ -141,7 +142,8 @@ def parse_args(argv):
     p.add_argument("--parallel", type=positive, default=1, help="games played at once (default 1)")
     p.add_argument("--move-timeout", type=seconds, default=60.0,
                    help="a bot whose seat is due forfeits after this many seconds without a move (default 60)")
-    p.add_argument("--logs", metavar="DIR", help="keep each bot's output in DIR/game-G-seat-S-NAME.log")
+    p.add_argument("--logs", metavar="DIR",
+                   help="keep each bot's output in DIR/game-G-seat-S-NAME.log (a directory it can write)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument("--verbose", "-v", action="store_true", help="a line on stderr as each game ends")
     a = p.parse_args(argv)
@@ -160,6 +162,7 @@ def parse_args(argv):
     if a.logs is not None:
         try:
             os.makedirs(a.logs, exist_ok=True)
+            tempfile.TemporaryFile(dir=a.logs).close()   # a directory it cannot write fails now, not mid-match
         except OSError as e:
             p.error("--logs %s: %s" % (a.logs, e.strerror or e))
     if a.seed is None:
@@ -179,9 +182,17 @@ class PrivateDaemon:
     def __init__(self, binary):
         self.dir = tempfile.mkdtemp(prefix="arena-")
         self.address = "unix:" + os.path.join(self.dir, "carcd.sock")
-        self.log = open(os.path.join(self.dir, "carcd.log"), "w+b")
-        self.proc = subprocess.Popen([binary, "--listen", self.address, "--log-level", "warn"],
-                                     stdin=subprocess.DEVNULL, stdout=self.log, stderr=self.log)
+        self.log, self.proc = None, None
+        try:   # whatever stops it starting (Ctrl-C, SIGTERM, a binary that cannot run) stops it
+            self.log = open(os.path.join(self.dir, "carcd.log"), "w+b")
+            self.proc = subprocess.Popen([binary, "--listen", self.address, "--log-level", "warn"],
+                                         stdin=subprocess.DEVNULL, stdout=self.log, stderr=self.log)
+            self._wait_ready()
+        except BaseException:
+            self.stop()
+            raise
+
+    def _wait_ready(self):
         deadline = time.monotonic() + 15.0
         while True:
             try:
@@ -190,20 +201,20 @@ class PrivateDaemon:
                 return
             except (carcd.ConnectionClosed, OSError, TimeoutError):
                 if self.proc.poll() is not None or time.monotonic() > deadline:
-                    self.stop()
                     raise carcd.ConnectionClosed("the carcd started for the match did not answer on %s"
                                                  % self.address)
                 time.sleep(0.05)
 
     def stop(self):
-        if self.proc.poll() is None:
+        if self.proc is not None and self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
             try:
                 self.proc.wait(10.0)
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
-        self.log.close()
+        if self.log is not None:
+            self.log.close()
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
@@ -211,6 +222,7 @@ class Match:
     def __init__(self, args, address):
         self.a = args
         self.address = address
+        self.threads = []
         self.bots = args.bot
         self.options = {"expansions": carcd.split_names(args.expansions)}
         # ping well within the daemon's idle timeout (hello says it)
@@ -245,7 +257,11 @@ class Match:
                    CARCD_TOKEN=token)
         if self.a.logs:
             safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in name)
-            out = open(os.path.join(self.a.logs, "game-%d-seat-%d-%s.log" % (game, seat, safe)), "w+b")
+            log = "game-%d-seat-%d-%s.log" % (game, seat, safe)
+            try:
+                out = open(os.path.join(self.a.logs, log), "w+b")
+            except OSError as e:
+                raise Refused("--logs %s: cannot write %s: %s" % (self.a.logs, log, e.strerror or e))
         else:
             out = tempfile.TemporaryFile()
         with _live_lock:   # a bot started after the sweep at exit would outlive the match
@@ -330,12 +346,15 @@ class Match:
                 if forfeit is None:
                     forfeit = self.watch(c, game, running)
             finally:
+                over = False
                 try:
                     over = c.state(game)["over"]
                     if not over:
                         c.close_game(game, g["admin_token"])
                 except carcd.Error:   # closed by someone else: watch() says so
-                    over = False
+                    pass
+                except (carcd.ConnectionClosed, TimeoutError, OSError):
+                    pass   # the daemon is lost: what stopped the game says so
                 finally:
                     self.stop_all(running, over)
             if forfeit is not None:
@@ -362,6 +381,8 @@ class Match:
         """Waits for the end of the game; returns None, or (seat, why) for a forfeit."""
         quiet_since = asked = time.monotonic()
         while True:
+            if _stopping.is_set():   # its bots are being killed: no forfeit to tell
+                raise Refused("the match is stopping")
             ev = c.next_event(POLL)
             if ev is not None:
                 quiet_since = time.monotonic()
@@ -405,20 +426,27 @@ class Match:
                 except queue.Empty:
                     return
                 try:
-                    records[i] = self.play(deal, turn)
-                    report_game(records[i])
-                except (Refused, carcd.Error, carcd.ConnectionClosed, OSError, TimeoutError) as e:
-                    failure.append(e)
+                    record = self.play(deal, turn)
+                except Exception as e:   # any of them stops the match: a game must not go missing
+                    if not _stopping.is_set():   # once stopping, what the stop broke is no news
+                        failure.append(e)
                     return
+                with _live_lock:   # a game cut short by the stop is not reported
+                    if _stopping.is_set():
+                        return
+                    records[i] = record
+                report_game(record)
 
-        threads = [threading.Thread(target=worker, daemon=True) for _ in range(self.a.parallel)]
+        threads = self.threads = [threading.Thread(target=worker, daemon=True) for _ in range(self.a.parallel)]
         for t in threads:
             t.start()
         # A SIGTERM the kernel hands to a worker thread runs Python's
         # handler only when the main thread next runs Python code: a join
         # without a timeout would sleep through it until the match ended.
+        # A game that fails stops the match at once: the games still in play
+        # are not played to their end first.
         for t in threads:
-            while t.is_alive():
+            while t.is_alive() and not failure:
                 t.join(POLL)
         if failure:
             raise failure[0]
@@ -529,7 +557,23 @@ def describe(record):
         "%s %d" % (e["bot"], e["score"]) for e in record["seats"]))
 
 
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+STOP_WAIT = 15.0   # seconds the games in play have, once the match stops, to be closed on the daemon
+
+
+def ignore_stop_signals():
+    """The match is stopping: a second Ctrl-C or SIGTERM must not cut short
+    the stop (the bots, the games in play, the private daemon), which is
+    bounded in time."""
+    for sig in STOP_SIGNALS:
+        if signal.getsignal(sig) is not signal.SIG_IGN:
+            signal.signal(sig, signal.SIG_IGN)
+
+
 def stop_on_signal(signum, frame):
+    ignore_stop_signals()
+    if signum == signal.SIGINT:
+        raise KeyboardInterrupt
     raise Stopped("stopped by signal %d" % signum)
 
 
@@ -543,8 +587,9 @@ def main(argv=None):
             with lock:
                 print(describe(record), file=sys.stderr, flush=True)
 
-    for sig in (signal.SIGTERM, signal.SIGHUP):
-        signal.signal(sig, stop_on_signal)
+    for sig in STOP_SIGNALS:   # SIGINT only when not ignored (as by `arena.py &` in a script)
+        if sig != signal.SIGINT or signal.getsignal(sig) is signal.default_int_handler:
+            signal.signal(sig, stop_on_signal)
     try:
         if args.carcd:
             daemon = PrivateDaemon(args.carcd)
@@ -560,17 +605,23 @@ def main(argv=None):
         print("arena: %s" % e, file=sys.stderr)
         status = 3
     except (KeyboardInterrupt, Stopped) as e:
-        print("arena: %s" % (e or "interrupted"), file=sys.stderr)
+        print("arena: %s" % (str(e) or "interrupted"), file=sys.stderr, flush=True)
         status = 130 if isinstance(e, KeyboardInterrupt) else 143
     finally:
-        _stopping.set()   # under _live_lock in start_bot: no bot starts after the sweep
-        with _live_lock:
+        ignore_stop_signals()
+        with _live_lock:   # start_bot holds it: no bot starts after the sweep
+            _stopping.set()
             left = list(_live)
         for proc in left:  # after an interrupt or a lost daemon: no bot outlives the match
             try:
                 os.killpg(proc.pid, signal.SIGKILL)
             except OSError:
                 pass
+        # the games in play close on the daemon (not to hold its room), and
+        # no thread uses the private daemon any more when it is stopped
+        deadline = time.monotonic() + STOP_WAIT
+        for t in match.threads if match is not None else ():
+            t.join(max(0.0, deadline - time.monotonic()))
         if daemon is not None:
             daemon.stop()
     if match is None:
@@ -581,10 +632,14 @@ def main(argv=None):
               "rules": match.options.get("rules", {}), "components": match.options.get("components", {}),
               "bots": [{"bot": name, "command": argv} for name, argv in args.bot],
               "standings": standings(args.bot, games), "games": games, "complete": status == 0}
-    if args.json:
-        print(json.dumps(report, indent=1))
-    elif games or status == 0:
-        print_table(report, sys.stdout)
+    try:
+        if args.json:
+            print(json.dumps(report, indent=1))
+        elif games or status == 0:
+            print_table(report, sys.stdout)
+        sys.stdout.flush()
+    except BrokenPipeError:   # `arena.py ... | head`: the reader went away, the match's status stands
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return status
 
 

@@ -1,0 +1,263 @@
+"""The contrib tools under signals, closed pipes and failures, as they meet
+them when run from shells, scripts, systemd and CI:
+
+- arena.py, when the daemon it plays on is lost mid-game (kill -9), exits 3
+  with one line, reports the match as incomplete and leaves no bot behind
+  (it used to print a worker thread's traceback and exit 0, `complete`);
+- arena.py stopped by a signal with --carcd prints its one line and no
+  worker's traceback, and leaves neither the private daemon nor its socket
+  directory, also when the signal comes while that daemon is starting or
+  when a second signal comes while the arena is stopping;
+- arena.py stopped by a signal closes the games it had in play on a shared
+  daemon (they would otherwise hold its slots until the daemon forgets them);
+- arena.py says `arena: interrupted` after Ctrl-C;
+- arena.py and random_bot.py print no BrokenPipeError traceback when the
+  reader of their stdout is gone, and keep the status of what they did;
+- arena.py --logs into a directory it cannot write is a usage error, and a
+  log file that cannot be made during the match a one-line refusal (1);
+- a game that fails stops the match at once, not after the games still in
+  play have run to their end (or to --move-timeout)."""
+
+import glob
+import json
+import os
+import signal
+import subprocess
+import tempfile
+import unittest
+
+import harness
+
+daemon, setUpModule, tearDownModule = harness.module_daemon()
+
+ARENA = [harness.PYTHON, os.path.join(harness.TOP_SRCDIR, "contrib", "arena.py")]
+BOT = [harness.PYTHON, os.path.join(harness.TOP_SRCDIR, "contrib", "bots", "random_bot.py")]
+RANDOM = " ".join(BOT)
+TIMEOUT = 120
+
+
+def pid_alive(pid):
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def pids_in(path):
+    try:
+        with open(path) as f:
+            return [int(x) for x in f.read().split()]
+    except OSError:
+        return []
+
+
+def default_sigint():
+    """For a child of ours: SIGINT as a terminal's Ctrl-C finds it (a test
+    run in the background of a shell has it ignored, which children inherit)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def script(path, text):
+    with open(path, "w") as f:
+        f.write(text)
+    os.chmod(path, 0o755)
+    return path
+
+
+class Stops(unittest.TestCase):
+    """Matches whose second bot never moves (it writes its pid and sleeps),
+    so that they are stopped mid-game."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(self.tmp.cleanup)
+        self.pids = os.path.join(self.tmp.name, "pids")
+        self.slow = "sh -c 'echo $$ >> %s; exec sleep 600'" % self.pids
+        # the arena's private daemon makes its directory in $TMPDIR: one of ours
+        self.tmpdir = os.path.join(self.tmp.name, "tmp")
+        os.mkdir(self.tmpdir)
+
+    def start(self, *args, parallel=1):
+        env = dict(os.environ, TMPDIR=self.tmpdir)
+        proc = subprocess.Popen(ARENA + ["--json", "--parallel", str(parallel), "--deals", "3",
+                                         "--bot", "ok=" + RANDOM, "--bot", "slow=" + self.slow] + list(args),
+                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True, env=env, start_new_session=True, preexec_fn=default_sigint)
+
+        def reap():
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+        self.addCleanup(reap)
+        return proc
+
+    def wait_for_the_slow_bots(self, proc, n=1):
+        self.assertTrue(harness.wait_for(lambda: len(pids_in(self.pids)) >= n or proc.poll() is not None, 60),
+                        "the slow bot did not start")
+        if proc.poll() is not None:
+            self.fail("the arena ended before it was stopped: %s" % (proc.communicate(),))
+
+    def finish(self, proc, status, err_says):
+        out, err = proc.communicate(timeout=TIMEOUT)
+        self.assertEqual((proc.returncode, err), (status, err_says), out)
+        for pid in pids_in(self.pids):
+            self.assertTrue(harness.wait_for(lambda: not pid_alive(pid), 10), "bot %d outlived the match" % pid)
+        self.assertEqual(os.listdir(self.tmpdir), [], "the private daemon's directory was left")
+        r = json.loads(out)
+        self.assertFalse(r["complete"])
+        return r
+
+    def test_a_daemon_lost_mid_game_is_exit_3(self):
+        for parallel in (1, 3):
+            with self.subTest(parallel=parallel):
+                with open(self.pids, "w"):
+                    pass
+                d = harness.Daemon(tcp=False).start()
+                self.addCleanup(d.stop)
+                proc = self.start("--address", d.unix_address, parallel=parallel)
+                self.wait_for_the_slow_bots(proc, parallel)
+                d.proc.kill()   # kill -9
+                out, err = proc.communicate(timeout=TIMEOUT)
+                self.assertEqual(proc.returncode, 3, err)
+                self.assertNotIn("Traceback", err)
+                self.assertRegex(err, r"^arena: [^\n]*%s[^\n]*\n\Z" % d.unix_address)
+                self.assertFalse(json.loads(out)["complete"])
+                for pid in pids_in(self.pids):
+                    self.assertTrue(harness.wait_for(lambda: not pid_alive(pid), 10),
+                                    "bot %d outlived the match" % pid)
+
+    def test_signals_with_a_private_daemon(self):
+        for sig, status, says in ((signal.SIGTERM, 143, "arena: stopped by signal 15\n"),
+                                  (signal.SIGHUP, 143, "arena: stopped by signal 1\n"),
+                                  (signal.SIGINT, 130, "arena: interrupted\n")):
+            for parallel in (1, 3):
+                with self.subTest(signal=sig.name, parallel=parallel):
+                    with open(self.pids, "w"):
+                        pass
+                    proc = self.start("--carcd", harness.CARCD, parallel=parallel)
+                    self.wait_for_the_slow_bots(proc, parallel)
+                    proc.send_signal(sig)
+                    self.finish(proc, status, says)
+
+    def test_a_signal_while_the_private_daemon_starts(self):
+        # a carcd that is slow to listen (here: never)
+        started = os.path.join(self.tmp.name, "daemon-pid")
+        slow_daemon = script(os.path.join(self.tmp.name, "slow-carcd"),
+                             "#!/bin/sh\necho $$ > %s\nexec sleep 600\n" % started)
+        proc = subprocess.Popen(ARENA + ["--carcd", slow_daemon, "--bot", "a=" + RANDOM], stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                env=dict(os.environ, TMPDIR=self.tmpdir), start_new_session=True,
+                                preexec_fn=default_sigint)
+        self.addCleanup(lambda: proc.poll() is None and (proc.kill(), proc.communicate()))
+        self.assertTrue(harness.wait_for(lambda: pids_in(started), 30))
+        pid = pids_in(started)[0]
+        self.addCleanup(lambda: pid_alive(pid) and os.kill(pid, signal.SIGKILL))
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=TIMEOUT)
+        self.assertEqual((proc.returncode, out, err), (143, "", "arena: stopped by signal 15\n"))
+        self.assertTrue(harness.wait_for(lambda: not pid_alive(pid), 10), "the private daemon was left running")
+        self.assertEqual(os.listdir(self.tmpdir), [], "the private daemon's directory was left")
+
+    def test_a_second_signal_while_stopping(self):
+        # a carcd that takes 3 seconds to exit on SIGTERM: the arena is
+        # still stopping when the second signal comes
+        lingering = script(os.path.join(self.tmp.name, "lingering-carcd"),
+                           "#!/bin/sh\n%s \"$@\" &\nchild=$!\ntrap 'sleep 3; kill $child' TERM\n"
+                           "wait $child\nwait $child\n" % harness.CARCD)
+        proc = self.start("--carcd", lingering)
+        self.wait_for_the_slow_bots(proc)
+        proc.send_signal(signal.SIGTERM)
+        self.assertEqual(proc.stderr.readline(), "arena: stopped by signal 15\n")
+        proc.send_signal(signal.SIGTERM)
+        self.finish(proc, 143, "")
+
+    def test_the_games_in_play_are_closed(self):
+        with open(self.pids, "w"):
+            pass
+        with harness.Daemon(tcp=False) as d:
+            proc = self.start("--address", d.unix_address, parallel=3)
+            self.wait_for_the_slow_bots(proc, 3)
+            proc.send_signal(signal.SIGTERM)
+            self.finish(proc, 143, "arena: stopped by signal 15\n")
+            with d.client() as c:
+                left = [g for g in c.games()["games"] if not g["over"]]
+        self.assertEqual(left, [], "games of the match left open on the daemon")
+
+
+class ClosedStdout(unittest.TestCase):
+    def run_to_a_closed_pipe(self, argv):
+        """argv with its stdout a pipe nobody reads any more: (status, stderr)."""
+        r, w = os.pipe()
+        os.close(r)
+        try:
+            p = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=w, stderr=subprocess.PIPE, text=True,
+                               timeout=TIMEOUT)
+        finally:
+            os.close(w)
+        return p.returncode, p.stderr
+
+    def test_arena(self):
+        for form in (["--json"], []):
+            with self.subTest(form=form):
+                status, err = self.run_to_a_closed_pipe(ARENA + form + [
+                    "--address", daemon["d"].unix_address, "--deals", "1", "--bot", "a=" + RANDOM,
+                    "--bot", "b=" + RANDOM])
+                self.assertEqual((status, err), (0, ""))
+
+    def test_random_bot(self):
+        for seat in ([], ["--seat", "0"]):   # the result line; the tokens line first
+            with self.subTest(seat=seat):
+                status, err = self.run_to_a_closed_pipe(BOT + ["--address", daemon["d"].unix_address,
+                                                               "--players", "1"] + seat)
+                self.assertEqual((status, err), (0, ""))
+
+
+class Logs(unittest.TestCase):
+    @harness.needs_nobody
+    def test_a_directory_it_cannot_write_is_a_usage_error(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            os.chmod(tmp, 0o755)
+            logs = os.path.join(tmp, "logs")
+            os.mkdir(logs, 0o555)
+            env = dict(os.environ, TMPDIR=tmp)
+            p = subprocess.run(harness.AS_NOBODY + ARENA + ["--carcd", harness.CARCD, "--deals", "1", "--logs",
+                                                            logs, "--bot", "a=" + RANDOM],
+                               stdin=subprocess.DEVNULL, capture_output=True, text=True, env=env, timeout=TIMEOUT)
+            self.assertEqual(p.returncode, 2, p.stderr)
+            self.assertEqual(p.stdout, "")
+            self.assertRegex(p.stderr, r"\narena.py: error: --logs %s: .*Permission denied\n\Z" % logs)
+            self.assertEqual(os.listdir(logs), [])
+
+    def test_a_log_that_cannot_be_made_stops_the_match(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            # a private daemon counts games from 1: the first bot's log is
+            # game-1-seat-0-a.log, which a directory is in the way of
+            os.mkdir(os.path.join(tmp, "game-1-seat-0-a.log"))
+            p = subprocess.run(ARENA + ["--carcd", harness.CARCD, "--json", "--deals", "1", "--logs", tmp,
+                                        "--bot", "a=" + RANDOM, "--bot", "b=" + RANDOM],
+                               stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=TIMEOUT)
+            self.assertEqual(p.returncode, 1, p.stderr)
+            self.assertRegex(p.stderr, r"^arena: --logs %s: cannot write game-1-seat-0-a.log: [^\n]+\n\Z" % tmp)
+            self.assertFalse(json.loads(p.stdout)["complete"])
+            self.assertEqual(sorted(glob.glob(os.path.join(tmp, "*"))), [os.path.join(tmp, "game-1-seat-0-a.log")])
+
+    def test_a_failed_game_stops_the_games_in_play(self):
+        # two games at once, of bots that never move; the second cannot
+        # make its first bot's log: the match stops then, not when the
+        # first game is forfeited after --move-timeout
+        with tempfile.TemporaryDirectory() as tmp:
+            for name in ("a", "b"):
+                os.mkdir(os.path.join(tmp, "game-2-seat-0-%s.log" % name))
+            sleeper = "sh -c 'exec sleep 600'"
+            p = subprocess.run(ARENA + ["--carcd", harness.CARCD, "--json", "--deals", "1", "--parallel", "2",
+                                        "--move-timeout", "600", "--logs", tmp, "--bot", "a=" + sleeper,
+                                        "--bot", "b=" + sleeper],
+                               stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=TIMEOUT)
+            self.assertEqual(p.returncode, 1, p.stderr)
+            self.assertRegex(p.stderr, r"^arena: --logs %s: cannot write game-2-seat-0-[ab].log: [^\n]+\n\Z" % tmp)
+            self.assertEqual(json.loads(p.stdout)["games"], [])
+
+
+if __name__ == "__main__":
+    unittest.main()
