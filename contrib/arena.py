@@ -50,6 +50,7 @@ bad usage, 3 when the daemon cannot be reached or the connection is lost,
 """
 
 import argparse
+import contextlib
 import json
 import os
 import queue
@@ -438,16 +439,22 @@ class Match:
                 report_game(record)
 
         threads = self.threads = [threading.Thread(target=worker, daemon=True) for _ in range(self.a.parallel)]
-        for t in threads:
-            t.start()
-        # A SIGTERM the kernel hands to a worker thread runs Python's
-        # handler only when the main thread next runs Python code: a join
-        # without a timeout would sleep through it until the match ended.
-        # A game that fails stops the match at once: the games still in play
-        # are not played to their end first.
-        for t in threads:
-            while t.is_alive() and not failure:
-                t.join(POLL)
+        # A stop signal taken while the main thread is in Thread.join() or
+        # Thread.start() is held, not raised there: Python 3.11's join, left
+        # by an exception, marks the thread it waits for as ended while it
+        # still runs, and the stop would then not wait for that thread to
+        # close its game.
+        with held_stop_signals() as taken:
+            for t in threads:
+                t.start()
+            # A SIGTERM the kernel hands to a worker thread runs Python's
+            # handler only when the main thread next runs Python code: a join
+            # without a timeout would sleep through it until the match ended.
+            # A game that fails stops the match at once: the games still in
+            # play are not played to their end first.
+            for t in threads:
+                while t.is_alive() and not failure and not taken:
+                    t.join(POLL)
         if failure:
             raise failure[0]
 
@@ -570,11 +577,34 @@ def ignore_stop_signals():
             signal.signal(sig, signal.SIG_IGN)
 
 
+_held = None   # while not None: the stop signals taken, to be raised later (see held_stop_signals)
+
+
+def stop_exception(signum):
+    return KeyboardInterrupt() if signum == signal.SIGINT else Stopped("stopped by signal %d" % signum)
+
+
 def stop_on_signal(signum, frame):
     ignore_stop_signals()
-    if signum == signal.SIGINT:
-        raise KeyboardInterrupt
-    raise Stopped("stopped by signal %d" % signum)
+    if _held is not None:
+        _held.append(signum)
+        return
+    raise stop_exception(signum)
+
+
+@contextlib.contextmanager
+def held_stop_signals():
+    """A stop signal that comes in the block does not raise where the main
+    thread happens to be; it is appended to the list the block gets, and
+    raised as it leaves the block (unless something else is raised)."""
+    global _held
+    _held = taken = []
+    try:
+        yield taken
+    finally:
+        _held = None
+    if taken:
+        raise stop_exception(taken[0])
 
 
 def main(argv=None):
