@@ -177,6 +177,32 @@ class Refused(Exception):
     """The daemon refused something the match needs: it cannot go on."""
 
 
+PR_SET_PDEATHSIG = 1   # <linux/prctl.h>
+
+
+def dies_with_us():
+    """A preexec_fn for a child that must not outlive the arena, even when
+    the arena is killed by SIGKILL and cannot stop it: Linux's
+    PR_SET_PDEATHSIG sends it SIGTERM when the thread that started it
+    ends (the main thread here, which ends with the process).  None where
+    there is no prctl(2)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        import ctypes
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (ImportError, OSError, AttributeError):
+        return None
+    parent = os.getpid()
+
+    def preexec():
+        prctl(PR_SET_PDEATHSIG, ctypes.c_ulong(signal.SIGTERM), ctypes.c_ulong(0), ctypes.c_ulong(0),
+              ctypes.c_ulong(0))
+        if os.getppid() != parent:   # the arena died before prctl: no signal will come
+            os._exit(1)
+    return preexec
+
+
 class PrivateDaemon:
     """carcd started for the match alone, on a Unix socket in a temporary directory."""
 
@@ -187,7 +213,8 @@ class PrivateDaemon:
         try:   # whatever stops it starting (Ctrl-C, SIGTERM, a binary that cannot run) stops it
             self.log = open(os.path.join(self.dir, "carcd.log"), "w+b")
             self.proc = subprocess.Popen([binary, "--listen", self.address, "--log-level", "warn"],
-                                         stdin=subprocess.DEVNULL, stdout=self.log, stderr=self.log)
+                                         stdin=subprocess.DEVNULL, stdout=self.log, stderr=self.log,
+                                         preexec_fn=dies_with_us())
             self._wait_ready()
         except BaseException:
             self.stop()

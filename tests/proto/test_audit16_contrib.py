@@ -9,7 +9,9 @@ them when run from shells, scripts, systemd and CI:
   directory, also when the signal comes while that daemon is starting or
   when a second signal comes while the arena is stopping;
 - arena.py stopped by a signal closes the games it had in play on a shared
-  daemon (they would otherwise hold its slots until the daemon forgets them);
+  daemon (they would otherwise hold its slots until the daemon forgets them),
+  also the one whose thread the main thread was joining when the signal came;
+- arena.py killed by SIGKILL leaves no private daemon running (Linux);
 - arena.py says `arena: interrupted` after Ctrl-C;
 - arena.py and random_bot.py print no BrokenPipeError traceback when the
   reader of their stdout is gone, and keep the status of what they did;
@@ -23,6 +25,7 @@ import json
 import os
 import signal
 import subprocess
+import sys
 import tempfile
 import unittest
 
@@ -50,6 +53,20 @@ def pids_in(path):
             return [int(x) for x in f.read().split()]
     except OSError:
         return []
+
+
+def pids_with_arg(text):
+    """The processes with text in an argument of their command line."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open("/proc/%s/cmdline" % entry, "rb") as f:
+                    if any(text in arg for arg in f.read().decode("utf-8", "replace").split("\0")):
+                        found.append(int(entry))
+            except OSError:
+                pass
+    return found
 
 
 def default_sigint():
@@ -171,6 +188,30 @@ class Stops(unittest.TestCase):
         self.assertEqual(proc.stderr.readline(), "arena: stopped by signal 15\n")
         proc.send_signal(signal.SIGTERM)
         self.finish(proc, 143, "")
+
+    @unittest.skipUnless(sys.platform.startswith("linux"), "PR_SET_PDEATHSIG is Linux's")
+    def test_sigkill_does_not_orphan_the_private_daemon(self):
+        with open(self.pids, "w"):
+            pass
+        proc = self.start("--carcd", harness.CARCD)
+        self.wait_for_the_slow_bots(proc)
+        # the private daemon, and the bot connected to it, name its socket
+        # (in our $TMPDIR) on their command lines
+        daemons = [pid for pid in pids_with_arg(self.tmpdir) if pid_alive(pid)
+                   and os.path.realpath("/proc/%d/exe" % pid) == os.path.realpath(harness.CARCD)]
+        self.assertEqual(len(daemons), 1, "the private daemon was not found")
+        others = [pid for pid in pids_with_arg(self.tmpdir) if pid not in daemons] + pids_in(self.pids)
+
+        def kill_the_bots():   # SIGKILL leaves the arena no time to stop them
+            for pid in others:
+                if pid_alive(pid):
+                    os.kill(pid, signal.SIGKILL)
+        self.addCleanup(kill_the_bots)
+        self.addCleanup(lambda: pid_alive(daemons[0]) and os.kill(daemons[0], signal.SIGKILL))
+        proc.kill()
+        proc.communicate(timeout=TIMEOUT)
+        self.assertTrue(harness.wait_for(lambda: not pid_alive(daemons[0]), 10),
+                        "the private daemon outlived the arena")
 
     def test_the_games_in_play_are_closed(self):
         # With --parallel 1 this used to fail every time: the signal's
