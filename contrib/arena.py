@@ -206,7 +206,8 @@ def dies_with_us():
 class PrivateDaemon:
     """carcd started for the match alone, on a Unix socket in a temporary directory."""
 
-    def __init__(self, binary):
+    def __init__(self, binary, stop_asked=lambda: False):
+        self.stop_asked = stop_asked
         self.dir = tempfile.mkdtemp(prefix="arena-")
         self.address = "unix:" + os.path.join(self.dir, "carcd.sock")
         self.log, self.proc = None, None
@@ -228,6 +229,8 @@ class PrivateDaemon:
                     c.ping()
                 return
             except (carcd.ConnectionClosed, OSError, TimeoutError):
+                if self.stop_asked():   # a stop signal came: the caller raises it
+                    return
                 if self.proc.poll() is not None or time.monotonic() > deadline:
                     raise carcd.ConnectionClosed("the carcd started for the match did not answer on %s"
                                                  % self.address)
@@ -649,7 +652,11 @@ def main(argv=None):
             signal.signal(sig, stop_on_signal)
     try:
         if args.carcd:
-            daemon = PrivateDaemon(args.carcd)
+            # held as in Match.run: a stop raised inside Popen or Popen.poll()
+            # could leave the daemon started but unknown to us, or its
+            # waitpid lock taken, so that stop() would wait for ever
+            with held_stop_signals() as taken:
+                daemon = PrivateDaemon(args.carcd, stop_asked=lambda: bool(taken))
             address = daemon.address
         else:
             address = args.address or os.environ.get("CARCD_ADDRESS") or carcd.DEFAULT_ADDRESS
