@@ -24,6 +24,15 @@ every seat on the same tiles and the luck of the draw evens out.  Deal d
 uses seed S + d, S being --seed or a random number the report shows; the
 same seed, bots and options replay the same tiles.
 
+A bot's output (stdout and stderr) goes to its log with --logs, else to a
+file in $TMPDIR that is gone when the game ends; the last line of it is
+quoted when the bot's process ends early.  A log that grows past
+--log-limit bytes (default 16 MiB) is cut back to its first half, a line
+saying how much was cut and the last 4 KiB, and the bot writes on after
+that: a bot that prints without end cannot fill the disk.  The arena
+looks about every 0.2 s, so a log may pass the limit by what the bot
+writes in that time.
+
 A bot forfeits a game when its process ends before the game does, or when
 its seat is due and nothing happens for --move-timeout seconds.  The arena
 then closes the game and stops the other bots (and whatever they started).
@@ -73,6 +82,8 @@ STOP_GRACE = 5.0      # seconds a bot has to exit on its own once its game is ov
 POLL = 0.2            # seconds between looks at the bots' processes (and, in the main thread, at signals)
 KEEPALIVE = 60.0      # seconds at most between pings to a quiet daemon, which closes idle connections
 FULL_WAIT = 1.0       # seconds between new_game attempts while the daemon holds all the games it may
+LOG_LIMIT = 16 << 20  # bytes of a bot's output kept, by default (--log-limit)
+LOG_TAIL = 4096       # bytes of the end of a log kept when it is cut
 
 _live = set()         # bot processes running, stopped at exit whatever happens
 _live_lock = threading.Lock()
@@ -106,6 +117,16 @@ def positive(text):
         raise argparse.ArgumentTypeError("not a whole number: %r" % text)
     if n < 1:
         raise argparse.ArgumentTypeError("must be at least 1, not %d" % n)
+    return n
+
+
+def log_limit(text):
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("not a whole number: %r" % text)
+    if n < 2 * LOG_TAIL:
+        raise argparse.ArgumentTypeError("must be at least %d bytes, not %d" % (2 * LOG_TAIL, n))
     return n
 
 
@@ -145,6 +166,8 @@ def parse_args(argv):
                    help="a bot whose seat is due forfeits after this many seconds without a move (default 60)")
     p.add_argument("--logs", metavar="DIR",
                    help="keep each bot's output in DIR/game-G-seat-S-NAME.log (a directory it can write)")
+    p.add_argument("--log-limit", type=log_limit, default=LOG_LIMIT, metavar="BYTES",
+                   help="cut a bot's output back when it grows past this (default %d, 16 MiB)" % LOG_LIMIT)
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument("--verbose", "-v", action="store_true", help="a line on stderr as each game ends")
     a = p.parse_args(argv)
@@ -331,6 +354,35 @@ class Match:
         out.close()
 
     @staticmethod
+    def cut_line(cut):
+        return ("\n[arena.py: %d bytes of this bot's output cut here]\n" % cut).encode()
+
+    @staticmethod
+    def cut_log(out, limit, before):
+        """Cuts a bot's output file that has grown past `limit` bytes back to
+        its first half, a line saying how much was cut, and its last
+        LOG_TAIL bytes; returns the bytes cut so far, `before` those of
+        the earlier cuts.  The bot's descriptor shares the file offset with
+        `out`, so moving it makes the bot write on after what is kept."""
+        try:
+            fd = out.fileno()
+            size = os.fstat(fd).st_size
+            if size <= limit:
+                return before
+            head = limit // 2
+            tail = os.pread(fd, LOG_TAIL, size - LOG_TAIL)
+            # what goes now holds the earlier cut's line (not the bot's)
+            cut = before + size - head - len(tail) - (len(Match.cut_line(before)) if before else 0)
+            kept = Match.cut_line(cut)
+            os.pwrite(fd, kept + tail, head)
+            end = head + len(kept) + len(tail)
+            os.lseek(fd, end, os.SEEK_SET)
+            os.ftruncate(fd, end)
+            return cut
+        except (OSError, ValueError):
+            return before   # a log that cannot be cut is no reason to stop the game
+
+    @staticmethod
     def last_words(bot):
         """The last line the bot wrote, to say why it stopped."""
         _, out = bot
@@ -410,10 +462,15 @@ class Match:
 
     def watch(self, c, game, running):
         """Waits for the end of the game; returns None, or (seat, why) for a forfeit."""
-        quiet_since = asked = time.monotonic()
+        quiet_since = asked = looked = time.monotonic()
+        cut = {}   # seat -> bytes of its bot's output cut so far
         while True:
             if _stopping.is_set():   # its bots are being killed: no forfeit to tell
                 raise Refused("the match is stopping")
+            if time.monotonic() - looked >= POLL:   # also while events keep coming
+                for s, bot in running.items():
+                    cut[s] = self.cut_log(bot[1], self.a.log_limit, cut.get(s, 0))
+                looked = time.monotonic()
             ev = c.next_event(POLL)
             if ev is not None:
                 quiet_since = time.monotonic()

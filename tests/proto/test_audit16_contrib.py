@@ -17,6 +17,8 @@ them when run from shells, scripts, systemd and CI:
   reader of their stdout is gone, and keep the status of what they did;
 - arena.py --logs into a directory it cannot write is a usage error, and a
   log file that cannot be made during the match a one-line refusal (1);
+- arena.py cuts back a bot's output that grows past --log-limit, in its
+  log and in the unnamed file that holds it without --logs;
 - a game that fails stops the match at once, not after the games still in
   play have run to their end (or to --move-timeout)."""
 
@@ -305,6 +307,47 @@ class Logs(unittest.TestCase):
             self.assertEqual(p.returncode, 1, p.stderr)
             self.assertRegex(p.stderr, r"^arena: --logs %s: cannot write game-2-seat-0-[ab].log: [^\n]+\n\Z" % tmp)
             self.assertEqual(json.loads(p.stdout)["games"], [])
+
+    def test_a_bot_that_prints_without_end_is_cut_back(self):
+        # a bot that writes `seq 1 2000000` (14.9 MB), waits for a cut and
+        # ends (a forfeit, which quotes its last line); its log stays
+        # under --log-limit: the first half of it, a line with the bytes
+        # cut, the last 4 KiB
+        limit = 1 << 20
+        spam = "".join("%d\n" % i for i in range(1, 2000001)).encode()
+        chatty = "sh -c 'seq 1 2000000; sleep 1; exit 3'"
+        for logs in (True, False):
+            with self.subTest(logs=logs), tempfile.TemporaryDirectory() as tmp:
+                p = subprocess.run(ARENA + ["--address", daemon["d"].unix_address, "--json", "--deals", "1",
+                                            "--log-limit", str(limit), "--bot", "a=" + chatty]
+                                   + (["--logs", tmp] if logs else []),
+                                   stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=TIMEOUT,
+                                   env=dict(os.environ, TMPDIR=tmp))
+                self.assertEqual((p.returncode, p.stderr), (0, ""))
+                forfeit = json.loads(p.stdout)["games"][0]["forfeit"]
+                self.assertEqual(forfeit["why"], "its process ended (status 3) before the game did: 2000000")
+                if not logs:
+                    self.assertEqual(os.listdir(tmp), [])
+                    continue
+                (log,) = glob.glob(os.path.join(tmp, "game-*-seat-0-a.log"))
+                with open(log, "rb") as f:
+                    kept = f.read()
+                self.assertLessEqual(len(kept), limit)
+                head, tail = kept[:limit // 2], kept[limit // 2:]
+                self.assertEqual(head, spam[:limit // 2])
+                line, _, tail = tail[1:].partition(b"\n")
+                cut = int(line.decode().split()[1])
+                self.assertEqual(line.decode(), "[arena.py: %d bytes of this bot's output cut here]" % cut)
+                self.assertEqual(tail, spam[-4096:])
+                # every byte is kept or counted, but those the bot wrote
+                # while a cut was being made (most often none)
+                self.assertLessEqual(limit // 2 + cut + 4096, len(spam))
+                self.assertGreater(limit // 2 + cut + 4096, len(spam) - limit)
+        with self.assertRaises(subprocess.CalledProcessError) as e:
+            subprocess.run(ARENA + ["--log-limit", "8191", "--bot", "a=" + RANDOM], capture_output=True, text=True,
+                           check=True, timeout=TIMEOUT)
+        self.assertEqual(e.exception.returncode, 2)
+        self.assertIn("--log-limit: must be at least 8192 bytes, not 8191", e.exception.stderr)
 
 
 if __name__ == "__main__":
