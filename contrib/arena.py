@@ -655,13 +655,20 @@ STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 STOP_WAIT = 15.0   # seconds the games in play have, once the match stops, to be closed on the daemon
 
 
+def stop_signal_ignored(signum, frame):
+    """A stop signal that comes once the match is stopping: nothing to do."""
+
+
 def ignore_stop_signals():
     """The match is stopping: a second Ctrl-C or SIGTERM must not cut short
     the stop (the bots, the games in play, the private daemon), which is
-    bounded in time."""
+    bounded in time.  With a handler that does nothing, not SIG_IGN: a
+    signal the C handler took before SIG_IGN was set (SIGTERM and SIGHUP
+    sent at once, as by systemd with SendSIGHUP=yes) would make CPython
+    print "Signal N ignored due to race condition" with a traceback."""
     for sig in STOP_SIGNALS:
-        if signal.getsignal(sig) is not signal.SIG_IGN:
-            signal.signal(sig, signal.SIG_IGN)
+        if signal.getsignal(sig) not in (signal.SIG_IGN, stop_signal_ignored):
+            signal.signal(sig, stop_signal_ignored)
 
 
 _held = None   # while not None: the stop signals taken, to be raised later (see held_stop_signals)

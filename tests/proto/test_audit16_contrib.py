@@ -7,7 +7,8 @@ them when run from shells, scripts, systemd and CI:
 - arena.py stopped by a signal with --carcd prints its one line and no
   worker's traceback, and leaves neither the private daemon nor its socket
   directory, also when the signal comes while that daemon is starting or
-  when a second signal comes while the arena is stopping;
+  when a second signal comes while the arena is stopping or two come at
+  once;
 - arena.py stopped by a signal closes the games it had in play on a shared
   daemon (they would otherwise hold its slots until the daemon forgets them),
   also the one whose thread the main thread was joining when the signal came;
@@ -190,6 +191,26 @@ class Stops(unittest.TestCase):
         self.assertEqual(proc.stderr.readline(), "arena: stopped by signal 15\n")
         proc.send_signal(signal.SIGTERM)
         self.finish(proc, 143, "")
+
+    def test_two_signals_at_once(self):
+        # systemd with SendSIGHUP=yes sends SIGTERM and SIGHUP at once; so
+        # does a script that tries both.  The second signal, taken by the
+        # C handler before the first one's Python handler set SIG_IGN, made
+        # CPython print "OSError: Signal 15 ignored due to race condition"
+        # and its traceback (7 runs in 10 before the fix).
+        for attempt in range(5):
+            with self.subTest(attempt=attempt):
+                with open(self.pids, "w"):
+                    pass
+                proc = self.start("--carcd", harness.CARCD)
+                self.wait_for_the_slow_bots(proc)
+                proc.send_signal(signal.SIGTERM)
+                proc.send_signal(signal.SIGHUP)
+                out, err = proc.communicate(timeout=TIMEOUT)
+                self.assertEqual(proc.returncode, 143, err)
+                self.assertRegex(err, r"\Aarena: stopped by signal (1|15)\n\Z")
+                self.assertFalse(json.loads(out)["complete"])
+                self.assertEqual(os.listdir(self.tmpdir), [], "the private daemon's directory was left")
 
     @unittest.skipUnless(sys.platform.startswith("linux"), "PR_SET_PDEATHSIG is Linux's")
     def test_sigkill_does_not_orphan_the_private_daemon(self):
