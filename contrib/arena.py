@@ -29,9 +29,9 @@ file in $TMPDIR that is gone when the game ends; the last line of it is
 quoted when the bot's process ends early.  A log that grows past
 --log-limit bytes (default 16 MiB) is cut back to its first half, a line
 saying how much was cut and the last 4 KiB, and the bot writes on after
-that: a bot that prints without end cannot fill the disk.  The arena
-looks about every 0.2 s, so a log may pass the limit by what the bot
-writes in that time.
+that: a bot that prints without end cannot fill the disk, also while it
+is given time to exit after its game.  The arena looks about every 0.2 s,
+so a log may pass the limit by what the bot writes in that time.
 
 A bot forfeits a game when its process ends before the game does, or when
 its seat is due and nothing happens for --move-timeout seconds.  The arena
@@ -331,19 +331,28 @@ class Match:
             _live.add(proc)
         return (proc, out), None
 
-    @staticmethod
-    def stop_bot(bot):
-        proc, out = bot
+    def wait_bot(self, proc, seconds, running, cut):
+        """Waits for a bot's process to end, at most `seconds`; the output
+        of the game's bots is cut back meanwhile (see watch)."""
+        deadline = time.monotonic() + seconds
+        while True:
+            try:
+                proc.wait(max(0.0, min(POLL, deadline - time.monotonic())))
+                return
+            except subprocess.TimeoutExpired:
+                self.cut_logs(running, cut)
+                if time.monotonic() >= deadline:
+                    return
+
+    def stop_bot(self, s, running, cut):
+        proc, out = bot = running[s]
         # the whole process group, even when its leader is gone: what the
         # bot started must not outlive the game either
         try:
             os.killpg(proc.pid, signal.SIGTERM)
         except OSError:
             pass
-        try:
-            proc.wait(STOP_GRACE)
-        except subprocess.TimeoutExpired:
-            pass
+        self.wait_bot(proc, STOP_GRACE, running, cut)
         try:
             os.killpg(proc.pid, signal.SIGKILL)
         except OSError:
@@ -351,7 +360,14 @@ class Match:
         proc.wait()
         with _live_lock:
             _live.discard(proc)
+        self.cut_logs({s: bot}, cut)   # what it wrote since the last look
         out.close()
+
+    def cut_logs(self, running, cut):
+        """Cuts back the output of the game's bots past --log-limit; cut:
+        seat -> bytes of its bot's output cut so far."""
+        for s, bot in running.items():
+            cut[s] = self.cut_log(bot[1], self.a.log_limit, cut.get(s, 0))
 
     @staticmethod
     def cut_line(cut):
@@ -419,6 +435,7 @@ class Match:
                       "seats": [{"seat": s, "bot": name} for s, (name, _) in enumerate(seats)]}
             c.subscribe(game)
             running, forfeit = {}, None
+            cut = {}   # seat -> bytes of its bot's output cut so far
             try:
                 for s, (name, argv) in enumerate(seats):
                     bot, why = self.start_bot(name, argv, game, s, g["seats"][s]["token"])
@@ -427,7 +444,7 @@ class Match:
                         break
                     running[s] = bot
                 if forfeit is None:
-                    forfeit = self.watch(c, game, running)
+                    forfeit = self.watch(c, game, running, cut)
             finally:
                 over = False
                 try:
@@ -439,7 +456,7 @@ class Match:
                 except (carcd.ConnectionClosed, TimeoutError, OSError):
                     pass   # the daemon is lost: what stopped the game says so
                 finally:
-                    self.stop_all(running, over)
+                    self.stop_all(running, over, cut)
             if forfeit is not None:
                 s, why = forfeit
                 record["forfeit"] = {"seat": s, "bot": seats[s][0], "why": why}
@@ -451,25 +468,22 @@ class Match:
             record["winners"] = [seats[s][0] for s, v in enumerate(score["scores"]) if v == best]
             return record
 
-    def stop_all(self, running, over):
-        for bot in running.values():
+    def stop_all(self, running, over, cut):
+        # the bots' output is cut back while they are given time to exit:
+        # one that prints on after its game must not fill the disk either
+        for s, bot in running.items():
             if over:  # a bot that is done exits by itself
-                try:
-                    bot[0].wait(STOP_GRACE)
-                except subprocess.TimeoutExpired:
-                    pass
-            self.stop_bot(bot)
+                self.wait_bot(bot[0], STOP_GRACE, running, cut)
+            self.stop_bot(s, running, cut)
 
-    def watch(self, c, game, running):
+    def watch(self, c, game, running, cut):
         """Waits for the end of the game; returns None, or (seat, why) for a forfeit."""
         quiet_since = asked = looked = time.monotonic()
-        cut = {}   # seat -> bytes of its bot's output cut so far
         while True:
             if _stopping.is_set():   # its bots are being killed: no forfeit to tell
                 raise Refused("the match is stopping")
             if time.monotonic() - looked >= POLL:   # also while events keep coming
-                for s, bot in running.items():
-                    cut[s] = self.cut_log(bot[1], self.a.log_limit, cut.get(s, 0))
+                self.cut_logs(running, cut)
                 looked = time.monotonic()
             ev = c.next_event(POLL)
             if ev is not None:

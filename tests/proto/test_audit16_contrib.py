@@ -19,13 +19,15 @@ them when run from shells, scripts, systemd and CI:
 - arena.py --logs into a directory it cannot write is a usage error, and a
   log file that cannot be made during the match a one-line refusal (1);
 - arena.py cuts back a bot's output that grows past --log-limit, in its
-  log and in the unnamed file that holds it without --logs;
+  log and in the unnamed file that holds it without --logs, also while
+  the bot is given time to exit after its game;
 - a game that fails stops the match at once, not after the games still in
   play have run to their end (or to --move-timeout)."""
 
 import glob
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -370,6 +372,32 @@ class Logs(unittest.TestCase):
         self.assertEqual(e.exception.returncode, 2)
         self.assertIn("--log-limit: must be at least 8192 bytes, not 8191", e.exception.stderr)
 
+    def test_a_bot_that_prints_on_after_its_game_is_cut_back_too(self):
+        # the game is over and the bot writes on for 3 s (some 13 MB/s)
+        # before it exits, within the STOP_GRACE the arena gives it: its
+        # output is cut back then too, not only while the game is played
+        # (it used to grow to some 40 MB here, at the speed of a disk with
+        # a bot that writes faster)
+        limit = 1 << 20
+        with tempfile.TemporaryDirectory() as tmp:
+            spam = script(os.path.join(tmp, "spam"),
+                          "#!%s\nimport os, time\nend = time.monotonic() + 3\nwhile time.monotonic() < end:\n"
+                          "    os.write(1, b'x' * 65535 + b'\\n')\n    time.sleep(0.005)\n" % harness.PYTHON)
+            chatty = "sh -c '\"$0\" \"$@\" && exec %s' %s" % (spam, RANDOM)
+            logs = os.path.join(tmp, "logs")
+            p = subprocess.run(ARENA + ["--address", daemon["d"].unix_address, "--json", "--deals", "1",
+                                        "--log-limit", str(limit), "--logs", logs, "--bot", "a=" + chatty],
+                               stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=TIMEOUT)
+            self.assertEqual((p.returncode, p.stderr), (0, ""))
+            self.assertNotIn("forfeit", json.loads(p.stdout)["games"][0])
+            (log,) = glob.glob(os.path.join(logs, "game-*-seat-0-a.log"))
+            self.assertLessEqual(os.path.getsize(log), limit)
+            with open(log, "rb") as f:
+                kept = f.read()
+            # the first half, the line, the last 4 KiB (the end of a line of
+            # x), and what the bot wrote since the last cut, in whole lines
+            self.assertTrue(re.search(rb"\n\[arena.py: \d+ bytes of this bot's output cut here\]\nx{1,4095}\n"
+                                      rb"(x{65535}\n)*\Z", kept[limit // 2:]), kept[limit // 2:limit // 2 + 100])
 
 if __name__ == "__main__":
     unittest.main()
