@@ -60,6 +60,7 @@ bad usage, 3 when the daemon cannot be reached or the connection is lost,
 
 import argparse
 import contextlib
+import fcntl
 import json
 import os
 import queue
@@ -313,11 +314,11 @@ class Match:
             safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in name)
             log = "game-%d-seat-%d-%s.log" % (game, seat, safe)
             try:
-                out = open(os.path.join(self.a.logs, log), "w+b")
+                out = self.output_file(os.path.join(self.a.logs, log))
             except OSError as e:
                 raise Refused("--logs %s: cannot write %s: %s" % (self.a.logs, log, e.strerror or e))
         else:
-            out = tempfile.TemporaryFile()
+            out = self.output_file()
         with _live_lock:   # a bot started after the sweep at exit would outlive the match
             if _stopping.is_set():
                 out.close()
@@ -370,6 +371,21 @@ class Match:
             cut[s] = self.cut_log(bot[1], self.a.log_limit, cut.get(s, 0))
 
     @staticmethod
+    def output_file(path=None):
+        """A file for a bot's stdout and stderr: path, or an unnamed one in
+        $TMPDIR.  Opened to append (O_APPEND, which the bot's descriptor
+        shares): the bot writes at the end of the file, whatever cut_log
+        and last_words do with the file offset it shares with the arena."""
+        out = open(path, "w+b") if path is not None else tempfile.TemporaryFile()
+        try:
+            fd = out.fileno()
+            fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_APPEND)
+        except BaseException:
+            out.close()
+            raise
+        return out
+
+    @staticmethod
     def cut_line(cut):
         return ("\n[arena.py: %d bytes of this bot's output cut here]\n" % cut).encode()
 
@@ -378,8 +394,10 @@ class Match:
         """Cuts a bot's output file that has grown past `limit` bytes back to
         its first half, a line saying how much was cut, and its last
         LOG_TAIL bytes; returns the bytes cut so far, `before` those of
-        the earlier cuts.  The bot's descriptor shares the file offset with
-        `out`, so moving it makes the bot write on after what is kept."""
+        the earlier cuts.  The bot appends (see output_file), so that what
+        it writes after the truncation comes after what is kept, with no
+        hole; what it writes between the look at the size and the
+        truncation (microseconds) is lost, and not counted."""
         try:
             fd = out.fileno()
             size = os.fstat(fd).st_size
@@ -389,11 +407,8 @@ class Match:
             tail = os.pread(fd, LOG_TAIL, size - LOG_TAIL)
             # what goes now holds the earlier cut's line (not the bot's)
             cut = before + size - head - len(tail) - (len(Match.cut_line(before)) if before else 0)
-            kept = Match.cut_line(cut)
-            os.pwrite(fd, kept + tail, head)
-            end = head + len(kept) + len(tail)
-            os.lseek(fd, end, os.SEEK_SET)
-            os.ftruncate(fd, end)
+            os.ftruncate(fd, head)
+            os.write(fd, Match.cut_line(cut) + tail)   # appended, as the bot's writes are
             return cut
         except (OSError, ValueError):
             return before   # a log that cannot be cut is no reason to stop the game

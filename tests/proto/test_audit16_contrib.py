@@ -25,6 +25,7 @@ them when run from shells, scripts, systemd and CI:
   play have run to their end (or to --move-timeout)."""
 
 import glob
+import importlib.util
 import json
 import os
 import re
@@ -33,6 +34,7 @@ import subprocess
 import sys
 import tempfile
 import unittest
+from unittest import mock
 
 import harness
 
@@ -371,6 +373,40 @@ class Logs(unittest.TestCase):
                            check=True, timeout=TIMEOUT)
         self.assertEqual(e.exception.returncode, 2)
         self.assertIn("--log-limit: must be at least 8192 bytes, not 8191", e.exception.stderr)
+
+    def test_what_the_bot_writes_during_a_cut_leaves_no_hole(self):
+        # The bot writes at the offset it shares with the arena's file.
+        # cut_log moved that offset back, then truncated the file: a write
+        # that came between the two was cut away while the bot's offset
+        # stayed past the new end, and its next write left a run of NUL
+        # bytes in the log.  The bot writing then is made certain here by
+        # hooking os.ftruncate; its fd is a dup, which shares the offset as
+        # the one it inherits does.
+        spec = importlib.util.spec_from_file_location("arena", ARENA[1])
+        arena = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(arena)
+        out = arena.Match.output_file()   # as start_bot makes it
+        self.addCleanup(out.close)
+        bot = os.dup(out.fileno())
+        self.addCleanup(os.close, bot)
+        first = b"".join(b"%05d\n" % i for i in range(4000))   # 24000 bytes
+        os.write(bot, first)
+        truncate = os.ftruncate
+
+        def racing(fd, length):
+            os.write(bot, b"written during the cut\n")
+            truncate(fd, length)
+        with mock.patch("os.ftruncate", racing):
+            cut = arena.Match.cut_log(out, 8192, 0)
+        os.write(bot, b"written after the cut\n")
+        kept = os.pread(out.fileno(), 1 << 20, 0)
+        self.assertNotIn(b"\0", kept)
+        self.assertEqual(kept[:4096], first[:4096])
+        line = arena.Match.cut_line(cut)
+        self.assertEqual(kept[4096:4096 + len(line)], line)
+        self.assertTrue(kept[4096 + len(line):].startswith(first[-4096:]), kept[4096 + len(line):][:100])
+        self.assertTrue(kept.endswith(b"written after the cut\n"), kept[-100:])
+        self.assertEqual(cut, len(first) - 4096 - 4096)
 
     def test_a_bot_that_prints_on_after_its_game_is_cut_back_too(self):
         # the game is over and the bot writes on for 3 s (some 13 MB/s)
