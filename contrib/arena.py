@@ -554,7 +554,7 @@ class Match:
                     records[i] = record
                 report_game(record)
 
-        threads = self.threads = [threading.Thread(target=worker, daemon=True) for _ in range(self.a.parallel)]
+        threads = [threading.Thread(target=worker, daemon=True) for _ in range(self.a.parallel)]
         # A stop signal taken while the main thread is in Thread.join() or
         # Thread.start() is held, not raised there: Python 3.11's join, left
         # by an exception, marks the thread it waits for as ended while it
@@ -563,6 +563,7 @@ class Match:
         with held_stop_signals() as taken:
             for t in threads:
                 t.start()
+                self.threads.append(t)   # the threads main's stop waits for: those started
             # A SIGTERM the kernel hands to a worker thread runs Python's
             # handler only when the main thread next runs Python code: a join
             # without a timeout would sleep through it until the match ended.
@@ -731,6 +732,7 @@ def held_stop_signals():
 
 
 def main(argv=None):
+    global _held
     args = parse_args(argv)
     daemon, match, records, status = None, None, {}, 0
     lock = threading.Lock()
@@ -744,17 +746,22 @@ def main(argv=None):
         if sig != signal.SIGINT or signal.getsignal(sig) is signal.default_int_handler:
             signal.signal(sig, stop_on_signal)
     try:
-        if args.carcd:
-            # held as in Match.run: a stop raised inside Popen or Popen.poll()
-            # could leave the daemon started but unknown to us, or its
-            # waitpid lock taken, so that stop() would wait for ever
-            with held_stop_signals() as taken:
-                daemon = PrivateDaemon(args.carcd, stop_asked=lambda: bool(taken))
-            address = daemon.address
-        else:
-            address = args.address or os.environ.get("CARCD_ADDRESS") or carcd.DEFAULT_ADDRESS
-        match = Match(args, address)
-        match.run(report_game, records)
+        try:
+            if args.carcd:
+                # held as in Match.run: a stop raised inside Popen or Popen.poll()
+                # could leave the daemon started but unknown to us, or its
+                # waitpid lock taken, so that stop() would wait for ever
+                with held_stop_signals() as taken:
+                    daemon = PrivateDaemon(args.carcd, stop_asked=lambda: bool(taken))
+                address = daemon.address
+            else:
+                address = args.address or os.environ.get("CARCD_ADDRESS") or carcd.DEFAULT_ADDRESS
+            match = Match(args, address)
+            match.run(report_game, records)
+        finally:
+            # from here on a stop signal is only recorded, and dropped: saying
+            # what stopped the match, and stopping it, must run to their end
+            _held = []
     except (Refused, carcd.Error) as e:
         print("arena: %s" % e, file=sys.stderr)
         status = 1
