@@ -742,11 +742,11 @@ def main(argv=None):
             with lock:
                 print(describe(record), file=sys.stderr, flush=True)
 
-    for sig in STOP_SIGNALS:   # SIGINT only when not ignored (as by `arena.py &` in a script)
-        if sig != signal.SIGINT or signal.getsignal(sig) is signal.default_int_handler:
-            signal.signal(sig, stop_on_signal)
     try:
         try:
+            for sig in STOP_SIGNALS:   # SIGINT only when not ignored (as by `arena.py &` in a script)
+                if sig != signal.SIGINT or signal.getsignal(sig) is signal.default_int_handler:
+                    signal.signal(sig, stop_on_signal)
             if args.carcd:
                 # held as in Match.run: a stop raised inside Popen or Popen.poll()
                 # could leave the daemon started but unknown to us, or its

@@ -275,6 +275,22 @@ class SignalWindows(unittest.TestCase):
         self.addCleanup(lambda: [signal.signal(sig, h) for sig, h in saved.items()])
         return arena
 
+    def test_as_main_sets_its_handlers(self):
+        # the signal comes once its handler is set, before main's try: it
+        # came out of main as a traceback
+        arena = self.load()
+        set_handler = signal.signal
+
+        def set_and_signal(sig, handler):
+            old = set_handler(sig, handler)
+            if sig == signal.SIGTERM and handler is arena.stop_on_signal:
+                signal.raise_signal(signal.SIGTERM)
+            return old
+        err = io.StringIO()
+        with mock.patch("signal.signal", set_and_signal), mock.patch("sys.stderr", err):
+            status = arena.main(["--address", daemon["d"].unix_address, "--deals", "1", "--bot", "a=" + RANDOM])
+        self.assertEqual((status, err.getvalue()), (143, "arena: stopped by signal 15\n"))
+
     def test_before_the_games_threads_start(self):
         # the signal comes after Match.run made its threads, before it holds
         # the signals to start them: main's finally joined threads never
