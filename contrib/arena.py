@@ -51,11 +51,13 @@ report, game by game, as JSON.  A daemon that holds all the games it may
 (`limit`) is asked again every second, up to --move-timeout.  A match
 that stops early (an error, Ctrl-C, SIGTERM or SIGHUP) stops every bot,
 closes the games in play and still reports the games played, marked
-incomplete; a second signal does not cut that short.  Exit status: 0 when
-every game was played or forfeited, 1 when the daemon refused a request
-(say, an unknown expansion) or a bot's log file could not be made, 2 on
-bad usage, 3 when the daemon cannot be reached or the connection is lost,
-130 after Ctrl-C, 143 after SIGTERM or SIGHUP.
+incomplete; a second signal does not cut that short.  An arena killed
+with SIGKILL leaves no bot running either: a watchdog process sees it end
+and kills the bots' process groups.  Exit status: 0 when every game was
+played or forfeited, 1 when the daemon refused a request (say, an unknown
+expansion) or a bot's log file could not be made, 2 on bad usage, 3 when
+the daemon cannot be reached or the connection is lost, 130 after Ctrl-C,
+143 after SIGTERM or SIGHUP.
 """
 
 import argparse
@@ -227,6 +229,52 @@ def dies_with_us():
     return preexec
 
 
+# The watchdog: a small process, in a session of its own, that reads the
+# process groups of the bots running ("+PGID" and "-PGID" lines) from a
+# pipe only the arena holds, and kills the groups still listed when the
+# pipe ends.  The arena ends it after its own sweep, with nothing listed;
+# killed (SIGKILL, the OOM killer, a CI job's time limit), it leaves no bot
+# behind either, nor what the bots started.
+WATCHDOG = """
+import os, signal, sys
+live = set()
+for line in sys.stdin:
+    (live.add if line[0] == "+" else live.discard)(int(line[1:]))
+for group in live:
+    try:
+        os.killpg(group, signal.SIGKILL)
+    except OSError:
+        pass
+"""
+
+
+class Watchdog:
+    def __init__(self):
+        self.proc = subprocess.Popen([sys.executable, "-c", WATCHDOG], stdin=subprocess.PIPE,
+                                     stdout=subprocess.DEVNULL, start_new_session=True)
+
+    def tell(self, line):
+        """Under _live_lock, as the bots start and stop."""
+        if self.proc is None:
+            return
+        try:
+            self.proc.stdin.write(line.encode())
+            self.proc.stdin.flush()
+        except (OSError, ValueError):   # it is gone: the arena's own sweep stays
+            self.proc = None
+
+    def close(self):
+        if self.proc is not None:
+            try:
+                self.proc.stdin.close()
+            except OSError:
+                pass
+            self.proc.wait()
+
+
+_watchdog = None   # set by main() before any bot starts
+
+
 class PrivateDaemon:
     """carcd started for the match alone, on a Unix socket in a temporary directory."""
 
@@ -330,6 +378,8 @@ class Match:
                 out.close()
                 return None, "could not be started: %s" % (e.strerror or e)
             _live.add(proc)
+            if _watchdog is not None:
+                _watchdog.tell("+%d\n" % proc.pid)
         return (proc, out), None
 
     def wait_bot(self, proc, seconds, running, cut):
@@ -361,6 +411,8 @@ class Match:
         proc.wait()
         with _live_lock:
             _live.discard(proc)
+            if _watchdog is not None:
+                _watchdog.tell("-%d\n" % proc.pid)
         self.cut_logs({s: bot}, cut)   # what it wrote since the last look
         out.close()
 
@@ -732,9 +784,9 @@ def held_stop_signals():
 
 
 def main(argv=None):
-    global _held
+    global _held, _watchdog
     args = parse_args(argv)
-    daemon, match, records, status = None, None, {}, 0
+    daemon, match, watchdog, records, status = None, None, None, {}, 0
     lock = threading.Lock()
 
     def report_game(record):
@@ -742,6 +794,12 @@ def main(argv=None):
             with lock:
                 print(describe(record), file=sys.stderr, flush=True)
 
+    # before the stop signals are handled: a stop raised inside Popen
+    # could leave it unknown here (it would then end with the arena anyway)
+    try:
+        watchdog = _watchdog = Watchdog()
+    except OSError:
+        pass   # no watchdog: only the arena's own sweep at exit stops the bots
     try:
         try:
             for sig in STOP_SIGNALS:   # SIGINT only when not ignored (as by `arena.py &` in a script)
@@ -788,6 +846,8 @@ def main(argv=None):
             t.join(max(0.0, deadline - time.monotonic()))
         if daemon is not None:
             daemon.stop()
+        if watchdog is not None:
+            watchdog.close()
     if match is None:
         return status
     # the games played so far are reported, also when the match stopped early

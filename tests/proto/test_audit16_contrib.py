@@ -12,7 +12,8 @@ them when run from shells, scripts, systemd and CI:
 - arena.py stopped by a signal closes the games it had in play on a shared
   daemon (they would otherwise hold its slots until the daemon forgets them),
   also the one whose thread the main thread was joining when the signal came;
-- arena.py killed by SIGKILL leaves no private daemon running (Linux);
+- arena.py killed by SIGKILL leaves no private daemon running (Linux), and
+  no bot, nor what the bots started (its watchdog kills their groups);
 - arena.py says `arena: interrupted` after Ctrl-C;
 - arena.py and random_bot.py print no BrokenPipeError traceback when the
   reader of their stdout is gone, and keep the status of what they did;
@@ -73,6 +74,20 @@ def pids_with_arg(text):
                     if any(text in arg for arg in f.read().decode("utf-8", "replace").split("\0")):
                         found.append(int(entry))
             except OSError:
+                pass
+    return found
+
+
+def in_groups(groups):
+    """The processes whose process group is one of `groups`."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open("/proc/%s/stat" % entry) as f:
+                    if int(f.read().split(")")[-1].split()[2]) in groups:
+                        found.append(int(entry))
+            except (OSError, ValueError, IndexError):
                 pass
     return found
 
@@ -240,6 +255,35 @@ class Stops(unittest.TestCase):
         proc.communicate(timeout=TIMEOUT)
         self.assertTrue(harness.wait_for(lambda: not pid_alive(daemons[0]), 10),
                         "the private daemon outlived the arena")
+        for pid in others:   # the arena's watchdog stops them
+            self.assertTrue(harness.wait_for(lambda: not pid_alive(pid), 10), "bot %d outlived the arena" % pid)
+
+    def test_sigkill_leaves_no_bot_on_a_shared_daemon(self):
+        # bots that start a child that takes no SIGTERM, on a daemon the
+        # arena does not own: killed with SIGKILL, the arena cannot stop
+        # them, and they used to play on (random_bot waits 600 s for a move)
+        self.slow = "sh -c '(trap \"\" TERM; echo $$ >> %s; exec sleep 600) & echo $$ >> %s; wait'" % (
+            self.pids, self.pids)
+        with open(self.pids, "w"):
+            pass
+        with harness.Daemon(tcp=False) as d:
+            proc = self.start("--address", d.unix_address, parallel=2)
+            self.wait_for_the_slow_bots(proc, 4)   # two games' slow bots, each with its child
+            # each bot leads a process group of its own, with what it started
+            leaders = [pid for pid in pids_with_arg(d.unix_address) if pid not in (d.proc.pid, proc.pid)]
+            self.assertEqual(len(leaders), 4, "the bots were not found")
+            bots = in_groups(leaders)
+            self.assertEqual(len(bots), 6, "the bots and the slow bots' children were not found")
+
+            def kill_the_bots():
+                for pid in bots:
+                    if pid_alive(pid):
+                        os.kill(pid, signal.SIGKILL)
+            self.addCleanup(kill_the_bots)
+            proc.kill()
+            proc.communicate(timeout=TIMEOUT)
+            for pid in bots:
+                self.assertTrue(harness.wait_for(lambda: not pid_alive(pid), 10), "bot %d outlived the arena" % pid)
 
     def test_the_games_in_play_are_closed(self):
         # With --parallel 1 this used to fail every time: the signal's
