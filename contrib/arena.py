@@ -232,8 +232,9 @@ def dies_with_us():
 # The watchdog: a small process, in a session of its own, that reads the
 # process groups of the bots running ("+PGID" and "-PGID" lines) from a
 # pipe only the arena holds, and kills the groups still listed when the
-# pipe ends.  The arena ends it after its own sweep, with nothing listed;
-# killed (SIGKILL, the OOM killer, a CI job's time limit), it leaves no bot
+# pipe ends.  On a normal exit the arena closes the pipe after its own
+# sweep, with nothing listed; an arena that is killed (SIGKILL, the OOM
+# killer, a CI job's time limit) closes it by dying, and leaves no bot
 # behind either, nor what the bots started.
 WATCHDOG = """
 import os, signal, sys
