@@ -113,24 +113,21 @@ def bot_spec(text):
     return name, argv
 
 
-def positive(text):
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError("not a whole number: %r" % text)
-    if n < 1:
-        raise argparse.ArgumentTypeError("must be at least 1, not %d" % n)
-    return n
+def at_least(low, unit=""):
+    """An argparse type: a whole number of `low` or more."""
+    def whole(text):
+        try:
+            n = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError("not a whole number: %r" % text)
+        if n < low:
+            raise argparse.ArgumentTypeError("must be at least %d%s, not %d" % (low, unit, n))
+        return n
+    return whole
 
 
-def log_limit(text):
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError("not a whole number: %r" % text)
-    if n < 2 * LOG_TAIL:
-        raise argparse.ArgumentTypeError("must be at least %d bytes, not %d" % (2 * LOG_TAIL, n))
-    return n
+positive = at_least(1)
+log_limit = at_least(2 * LOG_TAIL, " bytes")   # room for the first half and the tail a cut keeps
 
 
 def seed_value(text):
