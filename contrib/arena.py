@@ -247,9 +247,16 @@ for group in live:
 
 
 class Watchdog:
-    def __init__(self):
-        self.proc = subprocess.Popen([sys.executable, "-c", WATCHDOG], stdin=subprocess.PIPE,
-                                     stdout=subprocess.DEVNULL, start_new_session=True)
+    def __init__(self, start=True):
+        """With start false, or when it cannot be started, one that does
+        nothing: only the arena's own sweep at exit stops the bots."""
+        self.proc = None
+        if start:
+            try:
+                self.proc = subprocess.Popen([sys.executable, "-c", WATCHDOG], stdin=subprocess.PIPE,
+                                             stdout=subprocess.DEVNULL, start_new_session=True)
+            except OSError:
+                pass
 
     def tell(self, line):
         """Under _live_lock, as the bots start and stop."""
@@ -270,7 +277,7 @@ class Watchdog:
             self.proc.wait()
 
 
-_watchdog = None   # set by main() before any bot starts
+_watchdog = Watchdog(start=False)   # main() starts the real one before any bot
 
 
 class PrivateDaemon:
@@ -376,8 +383,7 @@ class Match:
                 out.close()
                 return None, "could not be started: %s" % (e.strerror or e)
             _live.add(proc)
-            if _watchdog is not None:
-                _watchdog.tell("+%d\n" % proc.pid)
+            _watchdog.tell("+%d\n" % proc.pid)
         return (proc, out), None
 
     def wait_bot(self, proc, seconds, running, cut):
@@ -409,8 +415,7 @@ class Match:
         proc.wait()
         with _live_lock:
             _live.discard(proc)
-            if _watchdog is not None:
-                _watchdog.tell("-%d\n" % proc.pid)
+            _watchdog.tell("-%d\n" % proc.pid)
         self.cut_logs({s: bot}, cut)   # what it wrote since the last look
         out.close()
 
@@ -784,7 +789,7 @@ def held_stop_signals():
 def main(argv=None):
     global _held, _watchdog
     args = parse_args(argv)
-    daemon, match, watchdog, records, status = None, None, None, {}, 0
+    daemon, match, records, status = None, None, {}, 0
     lock = threading.Lock()
 
     def report_game(record):
@@ -794,10 +799,7 @@ def main(argv=None):
 
     # before the stop signals are handled: a stop raised inside Popen
     # could leave it unknown here (it would then end with the arena anyway)
-    try:
-        watchdog = _watchdog = Watchdog()
-    except OSError:
-        pass   # no watchdog: only the arena's own sweep at exit stops the bots
+    _watchdog = Watchdog()
     try:
         try:
             for sig in STOP_SIGNALS:   # SIGINT only when not ignored (as by `arena.py &` in a script)
@@ -844,8 +846,7 @@ def main(argv=None):
             t.join(max(0.0, deadline - time.monotonic()))
         if daemon is not None:
             daemon.stop()
-        if watchdog is not None:
-            watchdog.close()
+        _watchdog.close()
     if match is None:
         return status
     # the games played so far are reported, also when the match stopped early
