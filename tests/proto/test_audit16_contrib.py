@@ -26,7 +26,6 @@ them when run from shells, scripts, systemd and CI:
   play have run to their end (or to --move-timeout)."""
 
 import glob
-import importlib.util
 import io
 import json
 import os
@@ -39,21 +38,13 @@ import unittest
 from unittest import mock
 
 import harness
+from test_arena import ARENA, load_arena, pid_alive  # noqa: E402
 
 daemon, setUpModule, tearDownModule = harness.module_daemon()
 
-ARENA = [harness.PYTHON, os.path.join(harness.TOP_SRCDIR, "contrib", "arena.py")]
 BOT = [harness.PYTHON, os.path.join(harness.TOP_SRCDIR, "contrib", "bots", "random_bot.py")]
 RANDOM = " ".join(BOT)
 TIMEOUT = 120
-
-
-def pid_alive(pid):
-    try:
-        with open("/proc/%d/stat" % pid) as f:
-            return f.read().split(")")[-1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 def pids_in(path):
@@ -64,32 +55,29 @@ def pids_in(path):
         return []
 
 
-def pids_with_arg(text):
-    """The processes with text in an argument of their command line."""
+def processes(test, name):
+    """The processes whose /proc/PID/`name` file, read as text, passes
+    `test` (those gone while they are looked at are not)."""
     found = []
     for entry in os.listdir("/proc"):
         if entry.isdigit():
             try:
-                with open("/proc/%s/cmdline" % entry, "rb") as f:
-                    if any(text in arg for arg in f.read().decode("utf-8", "replace").split("\0")):
+                with open("/proc/%s/%s" % (entry, name), encoding="utf-8", errors="replace") as f:
+                    if test(f.read()):
                         found.append(int(entry))
             except OSError:
                 pass
     return found
 
 
+def pids_with_arg(text):
+    """The processes with text in an argument of their command line."""
+    return processes(lambda cmdline: any(text in arg for arg in cmdline.split("\0")), "cmdline")
+
+
 def in_groups(groups):
     """The processes whose process group is one of `groups`."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open("/proc/%s/stat" % entry) as f:
-                    if int(f.read().split(")")[-1].split()[2]) in groups:
-                        found.append(int(entry))
-            except (OSError, ValueError, IndexError):
-                pass
-    return found
+    return processes(lambda stat: int(stat.split(")")[-1].split()[2]) in groups, "stat")
 
 
 def default_sigint():
@@ -312,9 +300,7 @@ class SignalWindows(unittest.TestCase):
     this process."""
 
     def load(self):
-        spec = importlib.util.spec_from_file_location("arena", ARENA[1])
-        arena = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(arena)
+        arena = load_arena()
         saved = {sig: signal.getsignal(sig) for sig in arena.STOP_SIGNALS}
         self.addCleanup(lambda: [signal.signal(sig, h) for sig, h in saved.items()])
         return arena
@@ -503,9 +489,7 @@ class Logs(unittest.TestCase):
         # bytes in the log.  The bot writing then is made certain here by
         # hooking os.ftruncate; its fd is a dup, which shares the offset as
         # the one it inherits does.
-        spec = importlib.util.spec_from_file_location("arena", ARENA[1])
-        arena = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(arena)
+        arena = load_arena()
         out = arena.Match.output_file()   # as start_bot makes it
         self.addCleanup(out.close)
         bot = os.dup(out.fileno())
