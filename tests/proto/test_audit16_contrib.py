@@ -65,7 +65,7 @@ def processes(test, name):
                 with open("/proc/%s/%s" % (entry, name), encoding="utf-8", errors="replace") as f:
                     if test(f.read()):
                         found.append(int(entry))
-            except OSError:
+            except (OSError, ValueError, IndexError):   # gone, or a stat line cut short as it went
                 pass
     return found
 
