@@ -775,11 +775,18 @@ def stop_on_signal(signum, frame):
 def held_stop_signals():
     """A stop signal that comes in the block does not raise where the main
     thread happens to be; it is appended to the list the block gets, and
-    raised as it leaves the block (unless something else is raised)."""
+    raised as it leaves the block.  It is raised also when the block ends
+    with an error of its own: the stop was asked for, and the error (a
+    private daemon that did not answer, say) most likely came of it, so the
+    exit status says stopped (130 or 143), not the error's."""
     global _held
     _held = taken = []
     try:
         yield taken
+    except Exception as e:
+        if taken:
+            raise stop_exception(taken[0]) from e
+        raise
     finally:
         _held = None
     if taken:

@@ -366,6 +366,35 @@ class SignalWindows(unittest.TestCase):
         with mock.patch("sys.stderr", io.StringIO()):
             self.assertEqual(arena.main(self.args()), 1)
 
+    def test_a_held_stop_wins_over_an_error_of_the_block(self):
+        # SIGTERM comes while the private daemon is awaited (signals held),
+        # and then the daemon is given up on: the match ended with status 3,
+        # the lost daemon's, though it was asked to stop
+        arena = self.load()
+
+        def signal_then_fail(daemon):
+            signal.raise_signal(signal.SIGTERM)
+            raise arena.carcd.ConnectionClosed("the carcd started for the match did not answer")
+        err = io.StringIO()
+        with mock.patch.object(arena.PrivateDaemon, "_wait_ready", signal_then_fail), \
+                mock.patch("sys.stderr", err), mock.patch("sys.stdout", io.StringIO()):
+            status = arena.main(["--carcd", harness.CARCD, "--deals", "1", "--bot", "a=" + RANDOM])
+        self.assertEqual((status, err.getvalue()), (143, "arena: stopped by signal 15\n"))
+
+    def test_an_error_of_the_block_alone_stands(self):
+        # no stop signal: the block's own error comes out as it was
+        arena = self.load()
+        signal.signal(signal.SIGTERM, arena.stop_on_signal)
+        with self.assertRaisesRegex(OSError, "^lost$"):
+            with arena.held_stop_signals() as taken:
+                raise OSError("lost")
+        self.assertEqual(taken, [])
+        with self.assertRaisesRegex(arena.Stopped, "signal 15") as caught:
+            with arena.held_stop_signals():
+                signal.raise_signal(signal.SIGTERM)
+                raise OSError("lost")
+        self.assertIsInstance(caught.exception.__cause__, OSError)
+
 
 class ClosedStdout(unittest.TestCase):
     def run_to_a_closed_pipe(self, argv):
