@@ -108,7 +108,8 @@ proto_decoded proto_json_decode(proto_arena *a, const char *line, size_t n, prot
 	while (m < n && is_method_char(line[m])) m++;
 	/* a method name starts with a letter; a bare JSON literal is no request */
 	int literal = (m == 4 && (!memcmp(line, "null", 4) || !memcmp(line, "true", 4))) || (m == 5 && !memcmp(line, "false", 5));
-	if (!m || (line[0] >= '0' && line[0] <= '9') || literal || (m < n && !is_space(line[m]))) {
+	int letter = (line[0] >= 'a' && line[0] <= 'z') || (line[0] >= 'A' && line[0] <= 'Z');
+	if (!m || !letter || literal || (m < n && !is_space(line[m]))) {
 		d.code = PROTO_E_BAD_REQUEST;
 		d.why = "a line is `method {params}`, a bare `method`, or a JSON array [0, msgid, method, params]";
 		return d;

@@ -212,7 +212,8 @@ class Envelope(Case):
         # JSON value is bad_request, and so is a method name run into its
         # params; the connection goes on
         with daemon["d"].raw("tcp") as r:
-            for line in ("null", "true", "false", "42", '"ping"', "{}", "ping{}", "ping[{}]", 'state{"game": 1}'):
+            for line in ("null", "true", "false", "42", '"ping"', "{}", "ping{}", "ping[{}]", 'state{"game": 1}',
+                         "_ping", "_ping {}", "_", "__hello", "1ping", "p-ing"):
                 r.send_line(line)
                 resp = r.read_one("json")
                 self.assertEqual((resp[0], resp[1], resp[3], resp[2]["code"]), (1, None, None, "bad_request"),
