@@ -113,6 +113,11 @@ START_TEST(hello_and_errors)
 	ck_assert_str_eq(error_code(r), "invalid_params");
 	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(r, 2), "message")),
 	                 "`expansions`: without `base`, `river` or `river2` there is no standard start tile; add `base` or give `start`");
+	/* a start entry without its rot: the message says what is missing */
+	r = call(&A, "new_game {\"players\": [\"a\"], \"start\": [{\"tile\": \"BA/RCr\", \"x\": 0, \"y\": 0}]}");
+	ck_assert_str_eq(error_code(r), "invalid_params");
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(r, 2), "message")),
+	                 "start[0]: rot is missing (0, 90, 180 or 270)");
 	r = result(call(&A, "new_game {\"players\": [\"a\"], \"rules\": {\"farmers\": false, \"farm_scoring\": \"per-farm-3\"},"
 	                    " \"components\": {\"large\": false}, \"seed\": 9007199254740991}"));
 	ck_assert_int_eq(json_integer_value(json_object_get(r, "game")), 1);
