@@ -5,8 +5,14 @@ the daemon was right but the text left the client guessing: a deploy named
 through another tile the feature covers, the state's tile in the abbey
 decision, a rot sent with place_abbey, where the scores a barn brings are
 drawn, and an expansion named twice.  Each is pinned here as documented.
+A later walk through the documents found the rule options' meanings only
+in the rules reference beside the repository; PROTOCOL.md's table of them
+is held to what hello lists.
 """
 
+import json
+import os
+import re
 import unittest
 
 import harness
@@ -110,6 +116,37 @@ class Documented(unittest.TestCase):
             r["state"].pop("seed_sha256")   # salted: differs from game to game
         self.assertEqual(once["state"], twice["state"])
         self.assertEqual(self.c.history(twice["game"])["setup"]["expansions"], ["base", "abbey-mayor"])
+
+
+PROTOCOL_MD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "proto", "PROTOCOL.md")
+
+
+def documented_options():
+    """PROTOCOL.md's rule options table: key -> its values, as written."""
+    with open(PROTOCOL_MD, encoding="utf-8") as f:
+        text = f.read()
+    section = text.split("### Rule options\n", 1)[1].split("\n### ", 1)[0]
+    rows = {}
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        key = re.fullmatch(r"`([a-z0-9_]+)`", cells[0]) if len(cells) == 3 else None
+        if key:
+            rows[key.group(1)] = [json.loads(v) if v in ("true", "false") else v
+                                  for v in re.findall(r"`([^`]+)`", cells[1])]
+    return rows
+
+
+class RuleOptionsTable(unittest.TestCase):
+    def test_every_option_that_acts_is_documented_with_its_values_default_first(self):
+        with harness.Daemon() as d, d.client(encoding="json") as c:
+            listed = c.hello()["rules"]
+        rows = documented_options()
+        acting = [o for o in listed if o["implemented"]]
+        self.assertEqual(sorted(rows), sorted(o["key"] for o in acting))
+        for o in acting:
+            values = o["values"] if o["type"] != "boolean" else [o["default"], not o["default"]]
+            want = [o["default"]] + [v for v in values if v != o["default"]]
+            self.assertEqual(rows[o["key"]], want, o["key"])
 
 
 if __name__ == "__main__":
