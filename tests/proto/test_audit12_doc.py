@@ -7,7 +7,9 @@ decision, a rot sent with place_abbey, where the scores a barn brings are
 drawn, and an expansion named twice.  Each is pinned here as documented.
 A later walk through the documents found the rule options' meanings only
 in the rules reference beside the repository; PROTOCOL.md's table of them
-is held to what hello lists.
+is held to what hello lists.  A UI author's walk found two counts left
+unsaid: a tile gone under a hill leaves tiles_left with no tile_drawn, and
+feature_completed's `tiles` for a cloister is 1.
 """
 
 import json
@@ -116,6 +118,31 @@ class Documented(unittest.TestCase):
             r["state"].pop("seed_sha256")   # salted: differs from game to game
         self.assertEqual(once["state"], twice["state"])
         self.assertEqual(self.c.history(twice["game"])["setup"]["expansions"], ["base", "abbey-mayor"])
+
+    def test_a_tile_under_a_hill_leaves_the_supply_without_a_draw(self):
+        # PROTOCOL.md, "Unplaceable tiles": tiles_left counts a tile out when
+        # it goes under a hill, with tile_hidden and no tile_drawn
+        g = self.c.new_game(["a"], expansions=["base", "hills-sheep"], auth=False,
+                            tiles=["HS/Cc.h.1", "BA/L", "BA/L"])
+        self.assertEqual(g["state"]["tiles_left"], 2)
+        first = [m for m in self.c.legal_moves(g["game"])["moves"] if m["type"] == "place_tile"][0]
+        events = self.c.apply_move(g["game"], first)["events"]
+        while self.c.state(g["game"])["phase"] != "tile":
+            events += self.c.apply_move(g["game"], {"type": "pass"})["events"]
+        kinds = [e["type"] for e in events if e["type"] in ("tile_hidden", "tile_drawn")]
+        self.assertEqual(kinds, ["tile_hidden", "tile_drawn"])
+        self.assertEqual(self.c.state(g["game"])["tiles_left"], 0)
+
+    def test_a_completed_cloister_covers_one_tile(self):
+        # PROTOCOL.md, feature_completed: `tiles` counts the tiles the
+        # feature covers, and a cloister covers its own only (it scores 9)
+        ring = [tile("BA/L", x, y) for x in range(3) for y in range(3) if (x, y) != (1, 1)]
+        g = self.c.new_game(["a"], auth=False, start=ring, tiles=["BA/L"])["game"]
+        self.c.apply_move(g, place("BA/L", 1, 1, 0))
+        events = self.c.apply_move(g, deploy(1, 1, "cloister"))["events"]
+        done = [(e["x"], e["y"], e["feature"], e["tiles"]) for e in events if e["type"] == "feature_completed"]
+        self.assertEqual(done, [(1, 1, "cloister", 1)])
+        self.assertIn(9, [e["points"] for e in events if e["type"] == "scored" and e["feature"] == "cloister"])
 
 
 PROTOCOL_MD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "proto", "PROTOCOL.md")
