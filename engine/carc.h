@@ -136,7 +136,7 @@ typedef enum carc_component {
 	CARC_C_LARGE, CARC_C_WAGON, CARC_C_MAYOR, CARC_C_BUILDER, CARC_C_PIG, CARC_C_BARN,
 	CARC_C_SHEPHERD, CARC_C_ABBEY, CARC_C_TOWER, CARC_C_KING, CARC_C_ROBBER, CARC_C_GOODS,
 	CARC_C_FAIRY, CARC_C_DRAGON, CARC_C_COUNT, CARC_C_CATAPULT, CARC_C_NUM
-} carc_component;
+} carc_component; /* CARC_C_COUNT is the Count's figure; CARC_C_NUM counts the components */
 const char *carc_component_name(int c);
 int carc_component_find(const char *name); /* -1 when unknown or NULL */
 
@@ -211,14 +211,18 @@ typedef enum carc_mtype {
 } carc_mtype;
 const char *carc_mtype_name(int type);
 
+/* A move is read by the fields its type uses, and the others are ignored
+ * whatever they hold (carc_legal_moves writes 0 or CARC_NONE in them):
+ * pass and draw none; place_tile tile, x, y, rot; deploy kind, x, y, port;
+ * place_abbey x, y; move_wagon x, y, port; escape figure; flock kind. */
 typedef struct carc_move {
 	uint8_t type;    /* carc_mtype */
-	uint8_t rot;     /* quarter turns clockwise */
+	uint8_t rot;     /* quarter turns clockwise (place_tile) */
 	uint8_t kind;    /* figure kind (deploy); flock: 0 expand, 1 gather */
-	uint8_t port;    /* any port of the feature (deploy) */
+	uint8_t port;    /* any port of the feature (deploy, move_wagon) */
 	int16_t x, y;
 	uint16_t tile;   /* tile type (place_tile) */
-	uint16_t figure; /* figure index (moves that name a figure) */
+	uint16_t figure; /* figure index (escape: the follower that leaves) */
 } carc_move;
 
 /* ---- phases -------------------------------------------------------------- */
@@ -293,15 +297,22 @@ typedef struct carc_sink {
 /* ---- the game ------------------------------------------------------------ */
 typedef struct carc_game carc_game;
 
+/* carc_game_size() bytes, aligned as malloc aligns; no undo: a bot that
+ * searches plays on copies (carc_game_clone). */
 size_t carc_game_size(void);
 /* Sets up a game in `g` (carc_game_size() bytes): shuffles the supply with
  * cfg->seed, places the start tiles and draws the first tile.  Custom start
  * tiles that touch must match.  CARC_E_ARG for a NULL g or cfg, a config
  * out of its ranges (carc_config), no start tile or a refused sink;
  * CARC_E_CAPACITY for a game past the engine's limits.  On an error `g`
- * holds no game (what it held may have been overwritten). */
+ * holds no game (what it held may have been overwritten).  cfg may be
+ * carc_game_config(g): the same game set up again from its start. */
 carc_rc carc_game_init(carc_game *g, const carc_config *cfg, carc_sink *out);
 void carc_game_clone(carc_game *dst, const carc_game *src); /* dst may be src: then nothing happens */
+/* A fingerprint of the whole value: the secret supply order, the
+ * generator and internal caches included.  Equal for the same config and
+ * moves (a replay); not a key of the position on the board, which other
+ * moves or another deal may reach with another hash. */
 uint64_t carc_game_hash(const carc_game *g);
 
 /* Who must decide now and in which phase; -1 seat when the game is over. */
@@ -333,7 +344,8 @@ int carc_legal_moves(const carc_game *g, carc_move *out, int cap);
 /* Which expansion's rule keeps tile `type` from (x, y) turned rot, where
  * the board takes it (an empty place whose edges match; for the abbey,
  * its tile type at rot 0, a hole): the index of the first expansion
- * (carc_expansion) whose rule refuses it; -1 when none does, and for a
+ * (carc_expansion) whose rule refuses it (a rule two sets share, the
+ * river's, is named by the one in the game); -1 when none does, and for a
  * place the board does not take.  What carcd tells a refused move. */
 int carc_placement_refused_by(const carc_game *g, int type, int x, int y, int rot);
 /* Why `m` is illegal now (CARC_OK if it is legal).  `detail` (may be NULL)
@@ -342,8 +354,8 @@ int carc_placement_refused_by(const carc_game *g, int type, int x, int y, int ro
  * over; CARC_E_ARG for an unknown type, a place_tile of the drawn tile with
  * rot > 3, a deploy (in the action phase) of an unknown kind or at an
  * unknown port; else the first reason found, CARC_E_TILE for a tile that is
- * not the one drawn (known or not).  A legal move is one listed, but for
- * how it names a feature: by any of its ports on the tile listed, and for
+ * not the one drawn (known or not).  A legal move is one listed, in the
+ * fields its type reads (carc_move), but for how it names a feature: by any of its ports on the tile listed, and for
  * move_wagon by any port of any tile the feature covers; carc_apply then
  * plays it as listed (a move_wagon as listed on the tile it names, when
  * the feature is listed there, else as listed first).  `m` is never NULL. */

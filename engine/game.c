@@ -808,7 +808,12 @@ int carc_placement_refused_by(const carc_game *g, int type, int x, int y, int ro
 	if (fi < 0 || (carc_is_abbey(g, type) ? g->front[fi].mask != 0xffffffffu || rot : carc_board_fits(g, type, x, y, rot, NULL) != CARC_OK))
 		return -1;
 	int judge = judge_refusing(g, placement_judged(g, type), type, x, y, rot);
-	return judge < 0 ? -1 : carc_expansion_find(carc_exts[judge]->name);
+	if (judge < 0) return -1;
+	/* rules two sets bring (the river's: river and river2) are named by the
+	 * one in the game */
+	const carc_ext *e = carc_exts[judge];
+	return e->also && !carc_game_has_set(g, e->name) && carc_game_has_set(g, e->also) ? carc_expansion_find(e->also)
+	                                                                                 : carc_expansion_find(e->name);
 }
 
 /* The placements of the drawn tile whose edges match (all of them legal
@@ -1197,16 +1202,36 @@ int carc_legal_moves(const carc_game *g, carc_move *out, int cap)
 	}
 }
 
-/* Two moves are the same choice: a feature may be named by any of its
- * ports, and the feature a wagon moves to by any tile it covers
- * (PROTOCOL.md section 3: a feature on the board is addressed by any tile
- * it covers and any port it touches there). */
+/* The fields of a carc_move each type reads (carc.h); the others are
+ * ignored, as for the base moves, whatever they hold. */
+enum { MF_ROT = 1, MF_KIND = 2, MF_PORT = 4, MF_XY = 8, MF_TILE = 16, MF_FIGURE = 32 };
+static const uint8_t move_fields[CARC_MV_COUNT] = {
+	[CARC_MV_PASS] = 0,
+	[CARC_MV_PLACE_TILE] = MF_TILE | MF_XY | MF_ROT,
+	[CARC_MV_DEPLOY] = MF_KIND | MF_XY | MF_PORT,
+	[CARC_MV_ESCAPE] = MF_FIGURE,
+	[CARC_MV_DRAW] = 0,
+	[CARC_MV_PLACE_ABBEY] = MF_XY,
+	[CARC_MV_MOVE_WAGON] = MF_XY | MF_PORT,
+	[CARC_MV_FLOCK] = MF_KIND,
+};
+
+/* Two moves are the same choice (a of the listed ones, b as the caller
+ * sent it): the fields b's type reads are equal, but that a feature may be
+ * named by any of its ports, and the feature a wagon moves to by any tile
+ * it covers (PROTOCOL.md section 3: a feature on the board is addressed by
+ * any tile it covers and any port it touches there). */
 static int same_move(const carc_game *g, const carc_move *a, const carc_move *b)
 {
-	if (a->type != b->type || a->figure != b->figure || a->kind != b->kind || a->tile != b->tile || a->rot != b->rot)
+	if (a->type != b->type || b->type >= CARC_MV_COUNT) return 0;
+	unsigned f = move_fields[b->type];
+	if (((f & MF_FIGURE) && a->figure != b->figure) || ((f & MF_KIND) && a->kind != b->kind) ||
+	    ((f & MF_TILE) && a->tile != b->tile) || ((f & MF_ROT) && a->rot != b->rot))
 		return 0;
+	if (!(f & MF_XY)) return 1;
 	int anywhere = a->type == CARC_MV_MOVE_WAGON;
 	if (!anywhere && (a->x != b->x || a->y != b->y)) return 0;
+	if (!(f & MF_PORT)) return 1;
 	if (a->x == b->x && a->y == b->y && a->port == b->port) return 1;
 	int ca = carc_board_lookup(g, a->x, a->y), cb = carc_board_lookup(g, b->x, b->y);
 	if (ca < 0 || cb < 0 || a->port >= CARC_PORT_COUNT || b->port >= CARC_PORT_COUNT) return 0;
@@ -1557,6 +1582,13 @@ static carc_rc game_init(carc_game *g, const carc_config *cfg, carc_sink *out);
 carc_rc carc_game_init(carc_game *g, const carc_config *cfg, carc_sink *out)
 {
 	if (!g || !cfg || (out && !sink_ok(out))) return CARC_E_ARG;
+	/* a config inside g (carc_game_config(g): a game set up again as it
+	 * was) is copied out first: setting up wipes g */
+	carc_config own;
+	if ((uintptr_t)cfg < (uintptr_t)g + sizeof *g && (uintptr_t)cfg + sizeof *cfg > (uintptr_t)g) {
+		own = *cfg;
+		cfg = &own;
+	}
 	int n0 = out ? out->n : 0;
 	carc_rc rc = game_init(g, cfg, out);
 	if (rc != CARC_OK && out) out->n = n0;

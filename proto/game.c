@@ -442,7 +442,7 @@ static const char *open_types(proto_arena *a, const carc_game *g)
 static const char *placement_rule(int e)
 {
 	const char *name = e >= 0 ? carc_expansion(e)->name : "";
-	if (!strcmp(name, "river"))
+	if (!strcmp(name, "river") || !strcmp(name, "river2"))
 		return "a river tile must continue the river from its open end, without a U-turn, "
 		       "and leave room ahead of every open end and, where it can, a free end for the "
 		       "river tiles still to come";

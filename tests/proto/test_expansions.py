@@ -1110,6 +1110,15 @@ class Messages(unittest.TestCase):
                          "open end, without a U-turn, and leave room ahead of every open end and, where it can, "
                          "a free end for the river tiles still to come")
 
+    def test_river2_placement_refused_as_the_rivers(self):
+        # the same rule in a River II game (the engine names it by River II
+        # there, the set in the game): the same words
+        t = Table(self, self.c, ["ann", "bob"], expansions=["base", "river2"], tiles=["RI.2/II", "RI.2/II+"], seed=5)
+        self.assertEqual(t.refuse(place("RI.2/II", 0, 1, 0), "illegal_move"),
+                         "RI.2/II may not go at (0,1) turned 0°: a river tile must continue the river from its "
+                         "open end, without a U-turn, and leave room ahead of every open end and, where it can, "
+                         "a free end for the river tiles still to come")
+
     def test_river2_may_name_its_spring_as_start(self):
         # the spring RI/s starts a River II game; named as `start` it is in
         # that game too, though the River's tile list has it first

@@ -1351,6 +1351,210 @@ START_TEST(test_feature_ports_every_port)
 }
 END_TEST
 
+/* ---- what a bot author met (a walk through carc.h and engine/README.md) ------------------- */
+
+/* carc_game_init from the config the game holds: the same game from its
+ * start (it wiped the config it was copying, and said CARC_E_ARG). */
+START_TEST(test_init_from_own_config)
+{
+	carc_config cfg;
+	carc_config_init(&cfg);
+	cfg.expansions = tu_all_available();
+	cfg.nseats = 3;
+	cfg.seed = 77;
+	carc_game *g = game_alloc(), *fresh = game_alloc();
+	carc_move *mv = malloc(sizeof *mv * CARC_MAX_MOVES);
+	ck_assert_int_eq(carc_game_init(fresh, &cfg, NULL), CARC_OK);
+	ck_assert_int_eq(carc_game_init(g, &cfg, NULL), CARC_OK);
+	for (int i = 0; i < 40 && !carc_game_over(g); i++) {
+		ck_assert_int_gt(carc_legal_moves(g, mv, CARC_MAX_MOVES), 0);
+		ck_assert_int_eq(carc_apply(g, &mv[0], NULL), CARC_OK);
+	}
+	ck_assert_int_eq(carc_game_init(g, carc_game_config(g), NULL), CARC_OK);
+	ck_assert_uint_eq(carc_game_hash(g), carc_game_hash(fresh));
+	ck_assert_int_eq(carc_game_nseats(g), 3);
+	free(mv);
+	free(fresh);
+	free(g);
+}
+END_TEST
+
+/* carc.h, carc_move: a move is read by the fields its type uses.  Every
+ * listed move, its other fields filled with junk, is legal and plays as
+ * listed, in every phase of random games with every set. */
+START_TEST(test_moves_read_by_their_fields)
+{
+	enum { ROT = 1, KIND = 2, PORT = 4, XY = 8, TILE = 16, FIGURE = 32 };
+	static const uint8_t reads[CARC_MV_COUNT] = {
+		[CARC_MV_PASS] = 0,           [CARC_MV_PLACE_TILE] = TILE | XY | ROT, [CARC_MV_DEPLOY] = KIND | XY | PORT,
+		[CARC_MV_ESCAPE] = FIGURE,    [CARC_MV_DRAW] = 0,                   [CARC_MV_PLACE_ABBEY] = XY,
+		[CARC_MV_MOVE_WAGON] = XY | PORT, [CARC_MV_FLOCK] = KIND,
+	};
+	carc_game *g = game_alloc(), *a = game_alloc(), *b = game_alloc();
+	carc_move *mv = malloc(sizeof *mv * CARC_MAX_MOVES);
+	carc_rng rng;
+	carc_rng_seed(&rng, 4242);
+	unsigned types = 0;
+	long junked = 0;
+	for (int game = 0; game < 60; game++) {
+		carc_config cfg;
+		carc_config_init(&cfg);
+		cfg.expansions = tu_all_available();
+		cfg.nseats = (uint8_t)(1 + game % 6);
+		cfg.seed = (uint64_t)game * 7919u;
+		ck_assert_int_eq(carc_game_init(g, &cfg, NULL), CARC_OK);
+		while (!carc_game_over(g)) {
+			int n = carc_legal_moves(g, mv, CARC_MAX_MOVES);
+			ck_assert_int_gt(n, 0);
+			for (int i = 0; i < n; i++) {
+				carc_move m = mv[i];
+				unsigned f = reads[m.type];
+				if (!(f & ROT)) m.rot = (uint8_t)carc_rng_below(&rng, 256);
+				if (!(f & KIND)) m.kind = (uint8_t)carc_rng_below(&rng, 256);
+				if (!(f & PORT)) m.port = (uint8_t)carc_rng_below(&rng, 256);
+				if (!(f & XY)) {
+					m.x = (int16_t)carc_rng_below(&rng, 65536);
+					m.y = (int16_t)carc_rng_below(&rng, 65536);
+				}
+				if (!(f & TILE)) m.tile = (uint16_t)carc_rng_below(&rng, 65536);
+				if (!(f & FIGURE)) m.figure = (uint16_t)carc_rng_below(&rng, 65536);
+				if (f == (ROT | KIND | PORT | XY | TILE | FIGURE)) continue;
+				ck_assert_msg(carc_check_move(g, &m, NULL) == CARC_OK, "game %d: a %s with junk in the fields it does not read",
+				              game, carc_mtype_name(m.type));
+				carc_game_clone(a, g);
+				carc_game_clone(b, g);
+				ck_assert_int_eq(carc_apply(a, &m, NULL), CARC_OK);
+				ck_assert_int_eq(carc_apply(b, &mv[i], NULL), CARC_OK);
+				ck_assert_uint_eq(carc_game_hash(a), carc_game_hash(b));
+				types |= 1u << m.type;
+				junked++;
+			}
+			ck_assert_int_eq(carc_apply(g, &mv[carc_rng_below(&rng, (uint32_t)n)], NULL), CARC_OK);
+		}
+	}
+	/* every type was met: pass, place_tile, deploy, escape, draw, place_abbey, move_wagon, flock */
+	ck_assert_uint_eq(types, (1u << CARC_MV_COUNT) - 1);
+	ck_assert_int_gt(junked, 0);
+	free(mv);
+	free(b);
+	free(a);
+	free(g);
+}
+END_TEST
+
+/* carc_placement_refused_by names a set of the game: the river's rule in
+ * a River II game is River II's (it named River I). */
+START_TEST(test_refused_by_names_a_set_in_the_game)
+{
+	static const char *const sets[][2] = { { "base", "river2" }, { "base", "river" } };
+	for (int k = 0; k < 2; k++) {
+		carc_config cfg;
+		carc_config_init(&cfg);
+		cfg.expansions = tu_expansions(sets[k], 2);
+		int refused = 0;
+		for (uint64_t seed = 1; seed <= 20; seed++) {
+			cfg.seed = seed;
+			carc_game *g = tu_game_new(&cfg, NULL);
+			int t = carc_game_drawn(g);
+			for (int x = -3; x <= 3; x++)
+				for (int y = -3; y <= 3; y++)
+					for (int r = 0; r < 4; r++) {
+						carc_move m = { .type = CARC_MV_PLACE_TILE, .rot = (uint8_t)r, .x = (int16_t)x,
+							        .y = (int16_t)y, .tile = (uint16_t)t };
+						if (carc_check_move(g, &m, NULL) != CARC_E_RULE) continue;
+						ck_assert_int_eq(carc_placement_refused_by(g, t, x, y, r), expansion(sets[k][1]));
+						refused++;
+					}
+			free(g);
+		}
+		ck_assert_int_gt(refused, 0);
+	}
+}
+END_TEST
+
+/* engine/README.md, bots that search: a game set up with the tiles seen so
+ * far (in the order they left the supply), another order of the rest and
+ * the tokens drawn so far reaches, by the same moves, the same position:
+ * the same decision, scores, tiles left and legal moves.  The future is
+ * read from a clone played to the end, as a bot would guess it. */
+START_TEST(test_search_on_another_future)
+{
+	carc_config cfg;
+	carc_config_init(&cfg);
+	cfg.expansions = tu_all_available();
+	carc_game *g = game_alloc(), *h = game_alloc(), *end = game_alloc();
+	carc_move *mv = malloc(sizeof *mv * CARC_MAX_MOVES), *m2 = malloc(sizeof *m2 * CARC_MAX_MOVES);
+	carc_move *played = malloc(sizeof *played * 4096);
+	carc_event *ev = malloc(sizeof *ev * CARC_MAX_EVENTS);
+	uint16_t seen[CARC_MAX_TILES], future[CARC_MAX_TILES];
+	uint8_t tokens[64];
+	carc_rng rng;
+	carc_rng_seed(&rng, 99);
+	int compared = 0;
+	for (int game = 0; game < 60; game++) {
+		cfg.seed = 1000u + (uint64_t)game;
+		cfg.nseats = (uint8_t)(2 + game % 5);
+		int nseen = 0, ntok = 0, nplayed = 0, nfuture = 0;
+		carc_sink s = { ev, 0, CARC_MAX_EVENTS };
+		ck_assert_int_eq(carc_game_init(g, &cfg, &s), CARC_OK);
+		int stop = 20 + (int)carc_rng_below(&rng, 300);
+		for (;;) {
+			for (int i = 0; i < s.n; i++) {
+				if (ev[i].type == CARC_EV_TILE_DRAWN || ev[i].type == CARC_EV_TILE_HIDDEN) seen[nseen++] = ev[i].tile;
+				if (ev[i].type == CARC_EV_SHEEP_DRAWN && ntok < 64) tokens[ntok++] = ev[i].kind;
+			}
+			s.n = 0;
+			if (carc_game_over(g) || nplayed == stop) break;
+			int n = carc_legal_moves(g, mv, CARC_MAX_MOVES);
+			played[nplayed] = mv[carc_rng_below(&rng, (uint32_t)n)];
+			ck_assert_int_eq(carc_apply(g, &played[nplayed++], &s), CARC_OK);
+		}
+		if (carc_game_over(g)) continue;
+		/* the rest of the supply, in the order it would come */
+		carc_game_clone(end, g);
+		while (!carc_game_over(end)) {
+			ck_assert_int_gt(carc_legal_moves(end, mv, CARC_MAX_MOVES), 0);
+			ck_assert_int_eq(carc_apply(end, &mv[0], &s), CARC_OK);
+			for (int i = 0; i < s.n; i++)
+				if (ev[i].type == CARC_EV_TILE_DRAWN || ev[i].type == CARC_EV_TILE_HIDDEN) future[nfuture++] = ev[i].tile;
+			s.n = 0;
+		}
+		carc_config other = *carc_game_config(g);
+		other.seed = 31337u + (uint64_t)game;
+		memcpy(other.tiles, seen, sizeof *seen * (size_t)nseen);
+		for (int i = 0; i < nfuture; i++) other.tiles[nseen + i] = future[nfuture - 1 - i];
+		other.ntiles = (uint16_t)(nseen + nfuture);
+		/* tokens that went back to the bag and were drawn again may be
+		 * more than cfg.bag can give: such a game is not compared */
+		int of[CARC_WOLF + 1] = { 0 }, fits = ntok <= CARC_BAG_TOKENS;
+		for (int i = 0; i < ntok; i++)
+			if (++of[tokens[i]] > carc_bag_holds(tokens[i])) fits = 0;
+		if (!fits) continue;
+		other.nbag = (uint8_t)ntok;
+		memcpy(other.bag, tokens, (size_t)ntok);
+		ck_assert_int_eq(carc_game_init(h, &other, NULL), CARC_OK);
+		for (int i = 0; i < nplayed; i++) ck_assert_int_eq(carc_apply(h, &played[i], NULL), CARC_OK);
+		ck_assert_int_eq(carc_game_phase(h), carc_game_phase(g));
+		ck_assert_int_eq(carc_game_seat(h), carc_game_seat(g));
+		ck_assert_int_eq(carc_game_drawn(h), carc_game_drawn(g));
+		ck_assert_int_eq(carc_game_tiles_left(h), carc_game_tiles_left(g));
+		for (int p = 0; p < cfg.nseats; p++) ck_assert_int_eq(carc_game_score(h, p), carc_game_score(g, p));
+		int n1 = carc_legal_moves(g, mv, CARC_MAX_MOVES), n2 = carc_legal_moves(h, m2, CARC_MAX_MOVES);
+		ck_assert_int_eq(n1, n2);
+		for (int i = 0; i < n1; i++) ck_assert(same_move(&mv[i], &m2[i]));
+		compared++;
+	}
+	ck_assert_int_ge(compared, 20);
+	free(ev);
+	free(played);
+	free(m2);
+	free(mv);
+	free(end);
+	free(h);
+	free(g);
+}
+END_TEST
+
 static Suite *audit_suite(void)
 {
 	Suite *s = suite_create("api_audit");
@@ -1382,6 +1586,10 @@ static Suite *audit_suite(void)
 	tcase_add_test(tc, test_each_expansion_alone);
 	tcase_add_test(tc, test_every_rule_value);
 	tcase_add_test(tc, test_random_setups);
+	tcase_add_test(tc, test_init_from_own_config);
+	tcase_add_test(tc, test_moves_read_by_their_fields);
+	tcase_add_test(tc, test_refused_by_names_a_set_in_the_game);
+	tcase_add_test(tc, test_search_on_another_future);
 	suite_add_tcase(s, tc);
 	return s;
 }
