@@ -494,7 +494,8 @@ static proto_err m_new_game(method_call *c, proto_val **result, const char **why
 		return PROTO_E_LIMIT;
 	}
 	if (full) {
-		*why = proto_arena_printf(a, "the server holds %zu games, its limit, each still in play or watched", c->s->games.max);
+		*why = proto_arena_printf(a, "the server holds %zu game%s, its limit, each still in play or watched", c->s->games.max,
+		                          c->s->games.max == 1 ? "" : "s");
 		return PROTO_E_LIMIT;
 	}
 	if (!gm && crc == CARC_E_ARG && cfg.nstart > 1) {

@@ -181,7 +181,7 @@ class FullRegistry(AuditCase):
             c.subscribe(g)
             e = self.assertError("limit", c.new_game, ["bob"])
             self.assertNotIn("none of them is over", e.message)
-            self.assertIn("in play or watched", e.message)
+            self.assertEqual(e.message, "the server holds 1 game, its limit, each still in play or watched")
             c.unsubscribe(g)
             self.assertGreater(c.new_game(["bob"])["game"], g)   # unwatched now: evicted
             self.assertEqual(c.stats()["games_evicted"], 1)
