@@ -50,8 +50,9 @@ deals or more, and many for a narrow interval.  --json prints the whole
 report, game by game, as JSON.  A daemon that holds all the games it may
 (`limit`) is asked again every second, up to --move-timeout.  A match
 that stops early (an error, Ctrl-C, SIGTERM or SIGHUP) stops every bot,
-closes the games in play and still reports the games played, marked
-incomplete; a second signal does not cut that short.  An arena killed
+closes the games in play and still reports the games played (none
+perhaps: the seed is there), marked incomplete, unless the daemon refused
+the match before any game ended; a second signal does not cut that short.  An arena killed
 with SIGKILL leaves no bot running either: a watchdog process sees it end
 and kills the bots' process groups.  Exit status: 0 when every game was
 played or forfeited, 1 when the daemon refused a request (say, an unknown
@@ -140,8 +141,16 @@ def seed_value(text):
     return n
 
 
+class Parser(argparse.ArgumentParser):
+    """Bad usage is one line, `arena: ...`, as every other way the arena
+    fails (exit 2), not argparse's usage block."""
+
+    def error(self, message):
+        self.exit(2, "arena: %s (arena.py --help for usage)\n" % message)
+
+
 def parse_args(argv):
-    p = argparse.ArgumentParser(
+    p = Parser(
         description="Play bots against each other on carcd and rank them.",
         epilog="Each bot runs as COMMAND --address A --game G --seat S, with its token in $CARCD_TOKEN "
                "(or with {address} {game} {seat} {token} filled into COMMAND).")
@@ -309,9 +318,27 @@ class PrivateDaemon:
                 if self.stop_asked():   # a stop signal came: the caller raises it
                     return
                 if self.proc.poll() is not None or time.monotonic() > deadline:
-                    raise carcd.ConnectionClosed("the carcd started for the match did not answer on %s"
-                                                 % self.address)
+                    raise carcd.ConnectionClosed("the carcd started for the match did not answer on %s%s"
+                                                 % (self.address, self.why()))
                 time.sleep(0.05)
+
+    def why(self):
+        """What the daemon showed of why it did not answer: its exit status
+        and the last line it logged (its log goes with its directory)."""
+        said = []
+        code = self.proc.poll()
+        if code is not None:
+            said.append("it exited with status %d" % code if code >= 0 else "it was killed by signal %d" % -code)
+        try:
+            self.log.flush()
+            size = os.fstat(self.log.fileno()).st_size
+            lines = os.pread(self.log.fileno(), 2048, max(0, size - 2048)).decode("utf-8", "replace").splitlines()
+            last = [line for line in lines if line.strip()]
+            if last:
+                said.append("its last words: %s" % printable(last[-1].strip()[:300]))
+        except (OSError, ValueError):
+            pass
+        return " (%s)" % "; ".join(said) if said else ""
 
     def stop(self):
         if self.proc is not None and self.proc.poll() is None:
@@ -376,12 +403,13 @@ class Match:
             if _stopping.is_set():
                 out.close()
                 raise Refused("the match is stopping")
+            command = self.command(argv, game, seat, token)
             try:
-                proc = subprocess.Popen(self.command(argv, game, seat, token), env=env, stdin=subprocess.DEVNULL,
+                proc = subprocess.Popen(command, env=env, stdin=subprocess.DEVNULL,
                                         stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
             except OSError as e:
                 out.close()
-                return None, "could not be started: %s" % (e.strerror or e)
+                return None, "%s could not be started: %s" % (command[0], e.strerror or e)
             _live.add(proc)
             _watchdog.tell("+%d\n" % proc.pid)
         return (proc, out), None
@@ -700,9 +728,20 @@ def standings(bots, records):
     return rows
 
 
+def counted(n, what):
+    return "%d %s%s" % (n, what, "" if n == 1 else "s")
+
+
+def printable(text):
+    """A bot's words as the table shows them: control characters (an
+    escape sequence that would recolour the terminal, say) escaped."""
+    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
+
+
 def print_table(report, out):
-    print("seed %d, %d deals, %d games (%d forfeited)%s, expansions %s" % (
-        report["seed"], report["deals"], len(report["games"]), sum(1 for g in report["games"] if "forfeit" in g),
+    print("seed %d, %s, %s (%d forfeited)%s, expansions %s" % (
+        report["seed"], counted(report["deals"], "deal"), counted(len(report["games"]), "game"),
+        sum(1 for g in report["games"] if "forfeit" in g),
         "" if report["complete"] else ", stopped early", ",".join(report["expansions"])), file=out)
     width = max([3] + [len(r["bot"]) for r in report["standings"]])
     print("%-*s %6s %8s %6s %6s %11s %12s %7s %9s" % (width, "bot", "games", "wins", "win%", "+-", "mean score",
@@ -725,13 +764,13 @@ def print_table(report, out):
     for g in report["games"]:
         if "forfeit" in g:
             f = g["forfeit"]
-            print("game %d (deal %d): %s forfeited: %s" % (g["game"], g["deal"], f["bot"], f["why"]), file=out)
+            print("game %d (deal %d): %s forfeited: %s" % (g["game"], g["deal"], f["bot"], printable(f["why"])), file=out)
 
 
 def describe(record):
     if "forfeit" in record:
         f = record["forfeit"]
-        return "game %d, deal %d: %s forfeited (%s)" % (record["game"], record["deal"], f["bot"], f["why"])
+        return "game %d, deal %d: %s forfeited (%s)" % (record["game"], record["deal"], f["bot"], printable(f["why"]))
     return "game %d, deal %d: %s" % (record["game"], record["deal"], ", ".join(
         "%s %d" % (e["bot"], e["score"]) for e in record["seats"]))
 
@@ -865,7 +904,7 @@ def main(argv=None):
     try:
         if args.json:
             print(json.dumps(report, indent=1))
-        elif games or status == 0:
+        elif games or status != 1:   # a match the daemon refused at once has nothing to show
             print_table(report, sys.stdout)
         sys.stdout.flush()
     except BrokenPipeError:   # `arena.py ... | head`: the reader went away, the match's status stands

@@ -34,6 +34,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 from unittest import mock
 
@@ -396,6 +397,57 @@ class SignalWindows(unittest.TestCase):
         self.assertIsInstance(caught.exception.__cause__, OSError)
 
 
+class OperatorWalk(unittest.TestCase):
+    """What a walk through contrib/README.md as a match operator found: a
+    private daemon that failed said nothing of why, a match stopped before
+    any game ended printed no table (and so no seed), and a bot's last
+    words reached the terminal with their control characters."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(self.tmp.cleanup)
+
+    def run_arena(self, *args):
+        return subprocess.run(ARENA + list(args), stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                              timeout=TIMEOUT)
+
+    def test_a_private_daemon_that_fails_says_why(self):
+        failing = script(os.path.join(self.tmp.name, "carcd"),
+                         "#!/bin/sh\necho 'carcd: cannot listen: the socket path is too long' >&2\nexit 4\n")
+        p = self.run_arena("--carcd", failing, "--bot", "a=" + RANDOM)
+        self.assertEqual(p.returncode, 3, p.stderr)
+        self.assertRegex(p.stderr, r"\Aarena: the carcd started for the match did not answer on unix:\S+ "
+                                   r"\(it exited with status 4; its last words: carcd: cannot listen: the socket "
+                                   r"path is too long\)\n\Z")
+
+    def test_a_match_stopped_before_any_game_ended_still_shows_its_seed(self):
+        started = os.path.join(self.tmp.name, "started")
+        slow = script(os.path.join(self.tmp.name, "slow-bot"), "#!/bin/sh\n: > %s\nexec sleep 600\n" % started)
+        proc = subprocess.Popen(ARENA + ["--address", daemon["d"].unix_address, "--seed", "4242", "--bot",
+                                         "s=" + slow], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        try:
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline and not os.path.exists(started):
+                time.sleep(0.05)
+            proc.send_signal(signal.SIGTERM)
+            out, err = proc.communicate(timeout=TIMEOUT)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        self.assertEqual((proc.returncode, err), (143, "arena: stopped by signal 15\n"))
+        self.assertTrue(out.startswith("seed 4242, 10 deals, 0 games (0 forfeited), stopped early, expansions base\n"),
+                        out)
+
+    def test_a_bots_last_words_are_shown_escaped(self):
+        noisy = script(os.path.join(self.tmp.name, "noisy-bot"), "#!/bin/sh\nprintf 'bad \\033[31mred\\tend\\n'\nexit 1\n")
+        p = self.run_arena("--address", daemon["d"].unix_address, "--bot", "n=" + noisy)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertNotIn("\x1b", p.stdout)
+        self.assertIn("bad \\x1b[31mred\\tend", p.stdout)
+
+
 class ClosedStdout(unittest.TestCase):
     def run_to_a_closed_pipe(self, argv):
         """argv with its stdout a pipe nobody reads any more: (status, stderr)."""
@@ -437,7 +489,7 @@ class Logs(unittest.TestCase):
                                stdin=subprocess.DEVNULL, capture_output=True, text=True, env=env, timeout=TIMEOUT)
             self.assertEqual(p.returncode, 2, p.stderr)
             self.assertEqual(p.stdout, "")
-            self.assertRegex(p.stderr, r"\narena.py: error: --logs %s: .*Permission denied\n\Z" % logs)
+            self.assertRegex(p.stderr, r"\Aarena: --logs %s: .*Permission denied \(arena.py --help for usage\)\n\Z" % logs)
             self.assertEqual(os.listdir(logs), [])
 
     def test_a_log_that_cannot_be_made_stops_the_match(self):
