@@ -155,6 +155,14 @@ static int has_place(const opl_place *list, int n, opl_place p)
 	return bsearch(&p, list, (size_t)n, sizeof p, cmp_place) != NULL;
 }
 
+/* The set that names the river's rule in this game: River I's when it is
+ * in play, else River II's (carc_placement_refused_by names a set of the
+ * game). */
+static const char *river_set(const carc_game *g)
+{
+	return carc_game_config(g)->expansions >> carc_expansion_find("river") & 1 ? "river" : "river2";
+}
+
 /* The engine's placements of the drawn tile against the model's. */
 static void compare_placements(const run *r, const carc_game *g, int n)
 {
@@ -197,7 +205,7 @@ static void compare_placements(const run *r, const carc_game *g, int n)
 					int listed = has_place(model, nm, (opl_place){ (int16_t)x, (int16_t)y, (uint8_t)rot });
 					unsigned river_why = why & ~(unsigned)(OPL_W_CULT | OPL_W_HOLE);
 					TU_ASSERT_MSG(listed ? by < 0
-					                     : ((river_why || (!why && river)) && !strcmp(name, "river")) ||
+					                     : ((river_why || (!why && river)) && !strcmp(name, river_set(g))) ||
 					                               ((why & OPL_W_CULT) && !strcmp(name, "cult")),
 					              "%s at (%d,%d) rot %d: the model says %#x (%s), the engine names %s",
 					              carc_tile_id(type), x, y, rot, why, listed ? "listed" : "not listed", name);
