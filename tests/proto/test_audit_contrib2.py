@@ -445,6 +445,28 @@ class CarcctlWatchAndHelp(CtlMixin, unittest.TestCase):
         self.ctl("watch", "1", "--keepalive", "0", expect=2)
         self.assertIn("no_such_game", self.refused("watch", "987654321", "--count", "1", code="no_such_game"))
 
+    def test_watch_outlasts_a_short_idle_timeout(self):
+        # without --keepalive, watch pings within the daemon's idle timeout
+        # (hello's limits), not after a fixed 60 s: against --idle-timeout 2
+        # it was dropped as idle before the next move came
+        with harness.Daemon("--idle-timeout", "2", tcp=False) as d, d.client() as c:
+            game = c.new_game(["solo"], auth=False, tiles=["BA/L", "BA/C"], seed=2)["game"]
+            w = start(CARCCTL_CMD + ["--socket", d.unix_path, "watch", str(game), "--count", "1"])
+            try:
+                self.assertEqual(json.loads(w.stdout.readline()), {"game": game, "seq": 0})
+                deadline = time.monotonic() + 5
+                while time.monotonic() < deadline:   # the client of this test stays awake too
+                    c.ping()
+                    time.sleep(0.5)
+                lm = c.legal_moves(game)
+                res = c.apply_move(game, lm["moves"][0], seq=lm["seq"])
+                out, err = finish(w, 20)
+            finally:
+                finish(w, 5)
+            self.assertEqual((w.returncode, err), (0, ""))
+            self.assertEqual([json.loads(x) for x in out.splitlines()],
+                             [{"game": game, "seq": res["seq"], "events": res["events"]}])
+
     def test_every_error_line_starts_with_carcctl(self):
         """README: errors go to stderr as one line starting `carcctl: ` with
         exit status 1, 2 or 3, also a usage error argparse finds in a
