@@ -355,10 +355,11 @@ int carc_placement_refused_by(const carc_game *g, int type, int x, int y, int ro
  * rot > 3, a deploy (in the action phase) of an unknown kind or at an
  * unknown port; else the first reason found, CARC_E_TILE for a tile that is
  * not the one drawn (known or not).  A legal move is one listed, in the
- * fields its type reads (carc_move), but for how it names a feature: by any of its ports on the tile listed, and for
- * move_wagon by any port of any tile the feature covers; carc_apply then
- * plays it as listed (a move_wagon as listed on the tile it names, when
- * the feature is listed there, else as listed first).  `m` is never NULL. */
+ * fields its type reads (carc_move), but for how it names a feature: by
+ * any of its ports on the tile listed, and for move_wagon by any port of
+ * any tile the feature covers; carc_apply then plays it as listed (a
+ * move_wagon as listed on the tile it names, when the feature is listed
+ * there, else as listed first).  `m` is never NULL. */
 carc_rc carc_check_move(const carc_game *g, const carc_move *m, int *detail);
 /* Plays `m` for the seat that must decide; returns what carc_check_move
  * does, or CARC_E_ARG for a refused sink.  On an error nothing changes and
