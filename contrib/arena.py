@@ -289,6 +289,19 @@ class Watchdog:
 _watchdog = Watchdog(start=False)   # main() starts the real one before any bot
 
 
+def last_line(out):
+    """The last line that is not blank in the last 2 KiB of a file a
+    process writes (a bot's output, a private daemon's log), or ""."""
+    try:
+        out.flush()
+        out.seek(0, os.SEEK_END)
+        out.seek(max(0, out.tell() - 2048))
+        lines = out.read().decode("utf-8", "replace").strip().splitlines()
+    except (OSError, ValueError):
+        return ""
+    return lines[-1] if lines else ""
+
+
 class PrivateDaemon:
     """carcd started for the match alone, on a Unix socket in a temporary directory."""
 
@@ -329,15 +342,9 @@ class PrivateDaemon:
         code = self.proc.poll()
         if code is not None:
             said.append("it exited with status %d" % code if code >= 0 else "it was killed by signal %d" % -code)
-        try:
-            self.log.flush()
-            size = os.fstat(self.log.fileno()).st_size
-            lines = os.pread(self.log.fileno(), 2048, max(0, size - 2048)).decode("utf-8", "replace").splitlines()
-            last = [line for line in lines if line.strip()]
-            if last:
-                said.append("its last words: %s" % printable(last[-1].strip()[:300]))
-        except (OSError, ValueError):
-            pass
+        last = last_line(self.log).strip()
+        if last:
+            said.append("its last words: %s" % printable(last[:300]))
         return " (%s)" % "; ".join(said) if said else ""
 
     def stop(self):
@@ -362,8 +369,7 @@ class Match:
         self.options = {"expansions": carcd.split_names(args.expansions)}
         # ping well within the daemon's idle timeout (hello says it)
         with carcd.Client(address, timeout=30.0, client_name="arena.py") as c:
-            idle = c.hello().get("limits", {}).get("idle_timeout")
-        self.keepalive = min(KEEPALIVE, idle / 3.0) if isinstance(idle, (int, float)) and idle > 0 else KEEPALIVE
+            self.keepalive = c.idle_keepalive(KEEPALIVE)
         if args.rule:
             self.options["rules"] = dict(args.rule)
         if args.component:
@@ -499,16 +505,7 @@ class Match:
     @staticmethod
     def last_words(bot):
         """The last line the bot wrote, to say why it stopped."""
-        _, out = bot
-        try:
-            out.flush()
-            out.seek(0, os.SEEK_END)
-            size = out.tell()
-            out.seek(max(0, size - 2048))
-            lines = out.read().decode("utf-8", "replace").strip().splitlines()
-        except (OSError, ValueError):
-            return ""
-        return lines[-1][:200] if lines else ""
+        return last_line(bot[1])[:200]
 
     def play(self, deal, turn):
         """Plays one game to its end or a forfeit; returns its record."""

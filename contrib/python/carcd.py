@@ -354,6 +354,13 @@ class Client:
                 return None
             self.ping()
 
+    def idle_keepalive(self, most=60.0):
+        """A keepalive for next_event well within the daemon's idle timeout:
+        a third of it as `hello` gives it, at most `most` seconds (`most`
+        too when the daemon closes no idle connection)."""
+        idle = self.hello().get("limits", {}).get("idle_timeout")
+        return min(most, idle / 3.0) if isinstance(idle, (int, float)) and idle > 0 else most
+
     # ---- the methods of PROTOCOL.md section 4 ---------------------------------
     def hello(self, client=None):
         return self.call("hello", client=client or self.client_name)
