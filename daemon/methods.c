@@ -397,8 +397,9 @@ static proto_err parse_start(proto_arena *a, const proto_val *v, carc_config *cf
 		if (!pv_to_int(pv_get(s, "x"), &x) || !pv_to_int(pv_get(s, "y"), &y) || x < -1000 || x > 1000 || y < -1000 ||
 		    y > 1000)
 			return INVALID("%s: x and y are integers from -1000 to 1000", what);
-		if (!pv_get(s, "rot")) return INVALID("%s: rot is missing (0, 90, 180 or 270)", what);
-		if (!pv_to_int(pv_get(s, "rot"), &rot) || rot < 0 || rot > 270 || rot % 90)
+		const proto_val *rv = pv_get(s, "rot");
+		if (!rv) return INVALID("%s: rot is missing (0, 90, 180 or 270)", what);
+		if (!pv_to_int(rv, &rot) || rot < 0 || rot > 270 || rot % 90)
 			return INVALID("%s: rot is 0, 90, 180 or 270", what);
 		for (int j = 0; j < i; j++)
 			if (cfg->start[j].x == x && cfg->start[j].y == y) return INVALID("%s: two start tiles at (%d,%d)", what, (int)x, (int)y);

@@ -1103,21 +1103,16 @@ class Messages(unittest.TestCase):
                          "more than one cloister or abbey, nor a cloister or abbey next to more than one cult place")
 
     def test_river_placement_refused(self):
-        # tests/scenarios/river-04: the river goes on from its open end only
-        t = Table(self, self.c, ["ann", "bob"], expansions=["base", "river"], tiles=["RI.1/IFI", "RI.1/II"], seed=5)
-        self.assertEqual(t.refuse(place("RI.1/IFI", 0, 1, 0), "illegal_move"),
-                         "RI.1/IFI may not go at (0,1) turned 0°: a river tile must continue the river from its "
-                         "open end, without a U-turn, and leave room ahead of every open end and, where it can, "
-                         "a free end for the river tiles still to come")
-
-    def test_river2_placement_refused_as_the_rivers(self):
-        # the same rule in a River II game (the engine names it by River II
-        # there, the set in the game): the same words
-        t = Table(self, self.c, ["ann", "bob"], expansions=["base", "river2"], tiles=["RI.2/II", "RI.2/II+"], seed=5)
-        self.assertEqual(t.refuse(place("RI.2/II", 0, 1, 0), "illegal_move"),
-                         "RI.2/II may not go at (0,1) turned 0°: a river tile must continue the river from its "
-                         "open end, without a U-turn, and leave room ahead of every open end and, where it can, "
-                         "a free end for the river tiles still to come")
+        # tests/scenarios/river-04: the river goes on from its open end only;
+        # in a River II game the same words (the engine names the rule by
+        # River II there, the set in the game)
+        for river, tiles in (("river", ["RI.1/IFI", "RI.1/II"]), ("river2", ["RI.2/II", "RI.2/II+"])):
+            with self.subTest(river=river):
+                t = Table(self, self.c, ["ann", "bob"], expansions=["base", river], tiles=tiles, seed=5)
+                self.assertEqual(t.refuse(place(tiles[0], 0, 1, 0), "illegal_move"),
+                                 "%s may not go at (0,1) turned 0°: a river tile must continue the river from its "
+                                 "open end, without a U-turn, and leave room ahead of every open end and, where "
+                                 "it can, a free end for the river tiles still to come" % tiles[0])
 
     def test_river2_may_name_its_spring_as_start(self):
         # the spring RI/s starts a River II game; named as `start` it is in
