@@ -413,21 +413,51 @@ static proto_err parse_start(proto_arena *a, const proto_val *v, carc_config *cf
 }
 
 /* Hills & Sheep tokens in the order they will be drawn: 1-4 sheep or "wolf";
- * no more of a kind than the bag holds (carc_bag_holds). */
+ * no more of a kind than the bag holds (carc_bag_holds).  A game with the
+ * shepherd takes it, whether Hills & Sheep brings the shepherd or the
+ * `shepherd` component does; one without has no bag. */
 static proto_err parse_bag(proto_arena *a, const proto_val *v, carc_config *cfg, const char **why)
 {
 	int used[CARC_WOLF + 1] = { 0 };
 	if (!v) return PROTO_OK;
-	if (!(cfg->expansions >> carc_expansion_find("hills-sheep") & 1)) return INVALID("%s", "`bag` needs the hills-sheep expansion");
+	uint32_t components = cfg->components_given ? cfg->components : carc_default_components(cfg->expansions);
+	if (!(components >> CARC_C_SHEPHERD & 1))
+		return INVALID("%s", "`bag` needs the shepherd (the hills-sheep expansion or the `shepherd` component)");
 	if (v->n > CARC_BAG_TOKENS) return INVALID("`bag` holds at most %d tokens", CARC_BAG_TOKENS);
 	for (const proto_val *t = v->u.c.first; t; t = t->next) {
 		int64_t n = 0;
 		int k = t->type == PV_STR && !strcmp(t->u.s, "wolf") ? CARC_WOLF : pv_to_int(t, &n) && n >= 1 && n <= 4 ? (int)n : -1;
 		if (k < 0) return INVALID("%s", "`bag` entries are 1, 2, 3, 4 (sheep) or \"wolf\"");
-		if (++used[k] > carc_bag_holds(k)) return INVALID("the bag holds only %d of that token", carc_bag_holds(k));
+		if (++used[k] > carc_bag_holds(k)) {
+			int most = carc_bag_holds(k);
+			if (k == CARC_WOLF) return INVALID("`bag`: the bag holds only %d wolves", most);
+			return INVALID("`bag`: the bag holds only %d tokens of %d sheep", most, k);
+		}
 		cfg->bag[cfg->nbag++] = (uint8_t)k;
 	}
 	return PROTO_OK;
+}
+
+/* Whether the tile type has a river edge. */
+static int river_tile(int type)
+{
+	for (int dir = 0; dir < 4; dir++)
+		if (!strcmp(carc_tile_edge(type, 0, dir), "river")) return 1;
+	return 0;
+}
+
+/* Whether a game dealt its supply (no `tiles`) from start tiles that leave
+ * no river end open would lose its river: the river tiles, dealt first,
+ * would each be drawn and fit nowhere before the first move.  Tried on the
+ * scratch game; a game the engine refuses is left to the caller. */
+static int start_loses_river(carc_game *scratch, const carc_config *cfg)
+{
+	carc_event ev[64]; /* the start tiles, the turn, then the first draws */
+	carc_sink sink = { ev, 0, 64 };
+	if (carc_game_init(scratch, cfg, &sink) != CARC_OK) return 0;
+	for (int i = 0; i < sink.n && i < 64; i++)
+		if (ev[i].type == CARC_EV_TILE_DISCARDED && river_tile(ev[i].tile)) return 1;
+	return 0;
 }
 
 /* Whether a game of these expansions, given no `start`, has a start tile:
@@ -479,6 +509,9 @@ static proto_err m_new_game(method_call *c, proto_val **result, const char **why
 	    (rc = parse_start(a, pv_opt(p, "start"), &cfg, why)))
 		return rc;
 	if ((rc = parse_bag(a, pv_opt(p, "bag"), &cfg, why))) return rc;
+	if (cfg.nstart && !cfg.ntiles && start_loses_river(c->s->scratch, &cfg))
+		return INVALID("%s", "`start`: no river end is open for the river tiles, which come first (a river game "
+		                     "starts at the spring `RI/s`); add the spring or leave `start` out");
 	int64_t seed;
 	if (pv_to_int(pv_opt(p, "seed"), &seed)) {
 		cfg.seed = (uint64_t)seed;

@@ -110,6 +110,72 @@ class Components:
                 x, y = lm["moves"][0]["x"], lm["moves"][0]["y"]
                 t.refuse(deploy(x, y, at, kind), "illegal_move")
 
+    def refused(self, words, players=("ann",), **options):
+        """new_game with these options is invalid_params, its message
+        holding `words`, and makes no game."""
+        before = self.c.call("stats", {})["games_total"]
+        with self.assertRaises(carcd.Error) as cm:
+            self.c.new_game(list(players), **options)
+        self.assertEqual(cm.exception.code, "invalid_params", cm.exception)
+        self.assertIn(words, cm.exception.message)
+        self.assertEqual(self.c.call("stats", {})["games_total"], before)
+
+    def test_bag_wherever_the_shepherd_is(self):
+        """`bag` fixes the sheep drawn in any game with the shepherd: one
+        the `shepherd` component brings to a base game too.  A game without
+        the shepherd has no bag."""
+        t = self.table(["ann", "bob"], components={"shepherd": True}, start=FLOCK_START, bag=[3, 2, 4],
+                       tiles=["BA/RFr"] * 5, seed=5)
+        evs = [e for move in FLOCK_MOVES for e in t.events(move)]
+        self.assertEqual([e["token"] for e in of_type(evs, "sheep_drawn")], [3, 2])
+        self.assertEqual(t.decision(), ("flock", 0))
+        self.assertEqual([e["token"] for e in of_type(t.events(flock("expand")), "sheep_drawn")], [4])
+        self.refused("`bag` needs the shepherd", bag=[1])
+        self.refused("`bag` needs the shepherd", expansions=["base", "hills-sheep"], components={"shepherd": False},
+                     bag=[1])
+
+    def test_bag_names_the_token_it_holds_too_many_of(self):
+        hs = ["base", "hills-sheep"]
+        self.refused("the bag holds only 4 tokens of 1 sheep", expansions=hs, bag=[1] * 5)
+        self.refused("the bag holds only 2 tokens of 4 sheep", expansions=hs, bag=[4, 1, 4, 4])
+        self.refused("the bag holds only 2 wolves", expansions=hs, bag=["wolf"] * 3)
+
+    def test_a_river_start_needs_an_open_river_end(self):
+        """A river game deals its river tiles first: start tiles with no
+        river end open would lose them all before the first move, so such a
+        `start` is refused.  The spring, alone or with other start tiles
+        that leave its mouth open, starts the river."""
+        no_river = [{"tile": "BA/RCr", "x": 0, "y": 0, "rot": 0}]
+        for expansions in (["base", "river"], ["base", "river2"], ["base", "river", "mini"]):
+            with self.subTest(expansions=expansions):
+                self.refused("no river end is open", expansions=expansions, start=no_river)
+                spring = [{"tile": "RI/s", "x": 0, "y": 0, "rot": 0}]
+                for start in (spring, spring + [{"tile": "BA/RCr", "x": 0, "y": -1, "rot": 0}]):
+                    t = self.table(["ann"], expansions=expansions, start=start, seed=5)
+                    evs = self.c.history(t.game)["events"]
+                    self.assertEqual(of_type(evs, "tile_discarded"), [])
+                    dealt = self.c.new_game(["ann"], expansions=expansions, seed=5)["state"]["tiles_left"]
+                    self.assertEqual(t.state()["tiles_left"], dealt)
+        # in a base game, start tiles may leave a tile drawn no place: it is
+        # discarded, as in play (a city all round takes no road-only tile)
+        t = self.table(["ann"], start=[{"tile": "BA/Cccc+", "x": 0, "y": 0, "rot": 0}],
+                       tiles=["BA/RRRR", "BA/C"], seed=5)
+        self.assertEqual(of_type(self.c.history(t.game)["events"], "tile_discarded"),
+                         [{"type": "tile_discarded", "tile": "BA/RRRR", "why": "unplaceable", "seq": 0}])
+
+    def test_field_figures_in_a_game_without_farmers(self):
+        """farmers: false keeps the pig, the barn and the shepherd in the
+        supply, as their components say, but deploys none of them."""
+        t = self.table(["ann"], expansions=["base", "traders-builders", "abbey-mayor", "hills-sheep"],
+                       rules={"farmers": False}, components={"abbey": False, "mayor": False, "wagon": False,
+                                                             "builder": False},
+                       tiles=["BA/RFr", "BA/RFr"], seed=5)
+        self.assertEqual(t.supply(0), {"follower": 7, "pig": 1, "barn": 1, "shepherd": 1})
+        t.play(place("BA/RFr", 1, 0, 0))
+        self.assertEqual({m["kind"] for m in t.legal()["moves"] if m["type"] == "deploy"}, {"follower"})
+        for kind in ("pig", "shepherd", "follower"):
+            t.refuse(deploy(1, 0, "NL", kind), "illegal_move")
+
     def test_builder_and_pig_switched_off(self):
         t = self.table(["ann"], expansions=["base", "traders-builders"], components={"builder": False, "pig": False},
                        tiles=["BA/RFr", "BA/RFr", "BA/RFr"], seed=5)
