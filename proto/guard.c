@@ -72,15 +72,21 @@ static token classify(uint8_t t)
 	return k;
 }
 
+/* Why a message is refused: it is over the limit as a whole (what it
+ * declares no longer fits after what came before), or one value alone
+ * declares more than the limit. */
+#define WHOLE "the message is larger than the request size limit"
+#define DECLARED(what) "a declared " what " length is larger than the request size limit on its own"
+
 proto_guard_rc proto_guard_feed(proto_guard *g, const uint8_t *msg, size_t avail, size_t *len)
 {
 	while (g->pos < avail) {
-		if (g->pos >= g->max) return fail(g, PROTO_GUARD_LIMIT, "the message is larger than the request size limit");
+		if (g->pos >= g->max) return fail(g, PROTO_GUARD_LIMIT, WHOLE);
 		uint8_t t = msg[g->pos];
 		token k = classify(t);
 		if (k.bad) return fail(g, PROTO_GUARD_BAD, "byte 0xc1 is not MessagePack");
 		size_t head = 1 + (size_t)k.head;
-		if (g->max - g->pos < head) return fail(g, PROTO_GUARD_LIMIT, "the message is larger than the request size limit");
+		if (g->max - g->pos < head) return fail(g, PROTO_GUARD_LIMIT, WHOLE);
 		if (avail - g->pos < head) return PROTO_GUARD_MORE;
 		uint64_t declared = k.head ? be(msg + g->pos + 1, k.head) : 0;
 		if (!k.head && !k.container && t >= 0xa0 && t <= 0xbf) declared = t & 0x1f;
@@ -90,7 +96,7 @@ proto_guard_rc proto_guard_feed(proto_guard *g, const uint8_t *msg, size_t avail
 		if (k.container) {
 			uint64_t members = declared * (uint64_t)k.container;
 			/* each member takes at least one byte */
-			if (members > room) return fail(g, PROTO_GUARD_LIMIT, "a declared array or map length is larger than the request size limit");
+			if (members > room) return fail(g, PROTO_GUARD_LIMIT, members > g->max ? DECLARED("array or map") : WHOLE);
 			if (g->depth + 1 > PROTO_MAX_DEPTH) return fail(g, PROTO_GUARD_LIMIT, "arrays and maps nest deeper than 16");
 			g->pos += head;
 			if (members) {
@@ -99,7 +105,8 @@ proto_guard_rc proto_guard_feed(proto_guard *g, const uint8_t *msg, size_t avail
 			}
 		} else {
 			uint64_t payload = declared + (uint64_t)k.fixed;
-			if (payload > room) return fail(g, PROTO_GUARD_LIMIT, "a declared string or binary length is larger than the request size limit");
+			if (payload > room)
+				return fail(g, PROTO_GUARD_LIMIT, payload > g->max ? DECLARED("string, binary or extension") : WHOLE);
 			if (avail - g->pos - head < payload) return PROTO_GUARD_MORE;
 			g->pos += head + payload;
 		}
@@ -113,7 +120,7 @@ proto_guard_rc proto_guard_feed(proto_guard *g, const uint8_t *msg, size_t avail
 			g->depth--;
 		}
 	}
-	if (g->pos >= g->max) return fail(g, PROTO_GUARD_LIMIT, "the message is larger than the request size limit");
+	if (g->pos >= g->max) return fail(g, PROTO_GUARD_LIMIT, WHOLE);
 	return PROTO_GUARD_MORE;
 }
 

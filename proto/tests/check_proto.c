@@ -214,6 +214,38 @@ START_TEST(guard_declared_at_the_limit)
 }
 END_TEST
 
+/* The reason names what is too large: one value declaring more than the
+ * whole limit, or small values that no longer fit after what came before. */
+START_TEST(guard_says_what_is_too_large)
+{
+	size_t len;
+	proto_guard g;
+	/* an array16 of 40 str8 of 1 byte: 3 bytes each, past the limit of 64 */
+	uint8_t msg[3 + 40 * 3];
+	msg[0] = 0xdc, msg[1] = 0, msg[2] = 40;
+	for (int i = 0; i < 40; i++) msg[3 + 3 * i] = 0xd9, msg[4 + 3 * i] = 1, msg[5 + 3 * i] = 'x';
+	proto_guard_init(&g, 64);
+	ck_assert_int_eq(proto_guard_feed(&g, msg, sizeof msg, &len), PROTO_GUARD_LIMIT);
+	ck_assert_str_eq(g.why, "the message is larger than the request size limit");
+	/* one str32 declaring 100 bytes, or an array32 of 100 members, alone */
+	static const uint8_t s100[] = { 0xdb, 0, 0, 0, 100 }, a100[] = { 0xdd, 0, 0, 0, 100 };
+	proto_guard_init(&g, 64);
+	ck_assert_int_eq(proto_guard_feed(&g, s100, sizeof s100, &len), PROTO_GUARD_LIMIT);
+	ck_assert_str_eq(g.why, "a declared string, binary or extension length is larger than the request size limit on its own");
+	proto_guard_init(&g, 64);
+	ck_assert_int_eq(proto_guard_feed(&g, a100, sizeof a100, &len), PROTO_GUARD_LIMIT);
+	ck_assert_str_eq(g.why, "a declared array or map length is larger than the request size limit on its own");
+	/* a str8 of 50 after 21 bytes: fits the limit alone, not where it stands */
+	uint8_t late[23];
+	late[0] = 0x92, late[1] = 0xc4, late[2] = 18; /* bin8 of 18 bytes: 21 bytes with the array's */
+	memset(late + 3, 'y', 18);
+	late[21] = 0xd9, late[22] = 50;
+	proto_guard_init(&g, 64);
+	ck_assert_int_eq(proto_guard_feed(&g, late, 23, &len), PROTO_GUARD_LIMIT);
+	ck_assert_str_eq(g.why, "the message is larger than the request size limit");
+}
+END_TEST
+
 /* A message that has used up the limit and is still not complete cannot
  * become a request: refused at once, not after one more byte. */
 START_TEST(guard_full_but_unfinished)
@@ -867,6 +899,7 @@ static Suite *suite(void)
 	tcase_add_test(t, guard_every_type);
 	tcase_add_test(t, guard_extension_sizes);
 	tcase_add_test(t, guard_declared_at_the_limit);
+	tcase_add_test(t, guard_says_what_is_too_large);
 	tcase_add_test(t, guard_full_but_unfinished);
 	suite_add_tcase(s, t);
 	t = tcase_create("codec");
