@@ -55,9 +55,22 @@ static proto_val *from_json(proto_arena *a, json_t *j, int depth, proto_decoded 
 	return NULL;
 }
 
-/* Parses one JSON text: a whole envelope (depth 1), or the params of a
- * shorthand (depth 2, where they sit in an envelope). */
-static proto_val *parse(proto_arena *a, const char *s, size_t n, int depth, proto_decoded *d)
+/* A whole envelope nesting too deep in its params still names its msgid:
+ * the second member of the array jansson read, when it is one, goes to
+ * *rq, so that the client waiting on it hears why. */
+static void msgid_of_deep(proto_arena *a, json_t *env, proto_request *rq)
+{
+	proto_decoded ignored = { PROTO_OK, NULL, 0, 0 };
+	json_t *type = json_array_get(env, 0), *id = json_array_get(env, 1); /* NULL past the end, or for no array */
+	if (!type || !id || !json_is_number(type) || json_number_value(type) != 0 || !json_is_number(id)) return;
+	proto_val *v = from_json(a, id, 2, &ignored);
+	if (v) rq->has_id = proto_msgid_of(v, &rq->msgid);
+}
+
+/* Parses one JSON text: a whole envelope (depth 1; rq gets its msgid when
+ * it is too deep), or the params of a shorthand (depth 2, where they sit
+ * in an envelope; rq NULL). */
+static proto_val *parse(proto_arena *a, const char *s, size_t n, int depth, proto_decoded *d, proto_request *rq)
 {
 	json_error_t err;
 	json_t *j = json_loadb(s, n, JSON_DECODE_ANY | JSON_ALLOW_NUL, &err);
@@ -79,6 +92,7 @@ static proto_val *parse(proto_arena *a, const char *s, size_t n, int depth, prot
 		return NULL;
 	}
 	proto_val *v = from_json(a, j, depth, d);
+	if (!v && rq && d->code == PROTO_E_LIMIT) msgid_of_deep(a, j, rq);
 	json_decref(j);
 	return v;
 }
@@ -101,7 +115,7 @@ proto_decoded proto_json_decode(proto_arena *a, const char *line, size_t n, prot
 		return d;
 	}
 	if (*line == '[') {
-		proto_val *env = parse(a, line, n, 1, &d);
+		proto_val *env = parse(a, line, n, 1, &d, rq);
 		return env ? proto_envelope(a, env, rq) : d;
 	}
 	size_t m = 0;
@@ -120,12 +134,12 @@ proto_decoded proto_json_decode(proto_arena *a, const char *line, size_t n, prot
 		rq->params = pv_map(a);
 		return d;
 	}
-	proto_val *params = parse(a, line + m, n - m, 2, &d);
+	proto_val *params = parse(a, line + m, n - m, 2, &d, NULL);
 	if (!params) return d;
 	/* as in an envelope: an object, an array holding one, [] or null */
 	rq->params = proto_params_of(a, params);
 	if (!rq->params) {
-		d.code = PROTO_E_INVALID_PARAMS;
+		d.code = PROTO_E_BAD_REQUEST;
 		d.why = PROTO_PARAMS_SHAPE;
 	}
 	return d;

@@ -70,7 +70,7 @@ proto_decoded proto_envelope(proto_arena *a, const proto_val *env, proto_request
 		return failed(PROTO_E_BAD_REQUEST, "the method must be a string");
 	rq->method = method->u.s;
 	rq->params = proto_params_of(a, params);
-	if (!rq->params) return failed(PROTO_E_INVALID_PARAMS, PROTO_PARAMS_SHAPE);
+	if (!rq->params) return failed(PROTO_E_BAD_REQUEST, PROTO_PARAMS_SHAPE);
 	return failed(PROTO_OK, NULL);
 }
 

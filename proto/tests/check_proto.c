@@ -288,10 +288,11 @@ START_TEST(mp_request)
 	d = proto_mp_decode(&a, notenv, sizeof notenv, &rq);
 	ck_assert_int_eq(d.code, PROTO_E_BAD_REQUEST);
 	ck_assert(!d.close);
-	/* wrong params type: invalid_params with the msgid */
+	/* params neither a map nor an array holding one: no valid envelope
+	 * (shared PROTOCOL.md 2), bad_request with the msgid */
 	static const uint8_t badp[] = { 0x94, 0x00, 0x09, 0xa4, 'p', 'i', 'n', 'g', 0x05 };
 	d = proto_mp_decode(&a, badp, sizeof badp, &rq);
-	ck_assert_int_eq(d.code, PROTO_E_INVALID_PARAMS);
+	ck_assert_int_eq(d.code, PROTO_E_BAD_REQUEST);
 	ck_assert(rq.has_id);
 	ck_assert_uint_eq(rq.msgid, 9);
 	/* a response sent to the server */
@@ -352,14 +353,14 @@ START_TEST(json_bad)
 	ck_assert_int_eq(json(&a, "[0, 1, \"ping\"", &rq).code, PROTO_E_BAD_REQUEST);
 	ck_assert_int_eq(json(&a, "[0, -1, \"ping\", {}]", &rq).code, PROTO_E_BAD_REQUEST);
 	ck_assert_int_eq(json(&a, "[0, 1, 5, {}]", &rq).code, PROTO_E_BAD_REQUEST);
-	ck_assert_int_eq(json(&a, "state 5", &rq).code, PROTO_E_INVALID_PARAMS);
+	ck_assert_int_eq(json(&a, "state 5", &rq).code, PROTO_E_BAD_REQUEST);
 	ck_assert_int_eq(json(&a, "sta-te {}", &rq).code, PROTO_E_BAD_REQUEST);
 	/* the msgid survives a bad method */
 	proto_decoded d = json(&a, "[0, 77, null, {}]", &rq);
 	ck_assert_int_eq(d.code, PROTO_E_BAD_REQUEST);
 	ck_assert(rq.has_id && rq.msgid == 77);
 	/* 17 levels of nesting */
-	ck_assert_int_eq(json(&a, "x [[1]]", &rq).code, PROTO_E_INVALID_PARAMS);
+	ck_assert_int_eq(json(&a, "x [[1]]", &rq).code, PROTO_E_BAD_REQUEST);
 	ck_assert_int_eq(json(&a, "x [[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]", &rq).code, PROTO_E_LIMIT);
 	ck_assert_int_eq(json(&a, "[0,1,\"x\",[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]", &rq).code, PROTO_E_LIMIT);
 	ck_assert(proto_is_http("GET / HTTP/1.1", 14));

@@ -150,25 +150,43 @@ class ShortArrays(harness.ReplyAsserts, unittest.TestCase):
 class JsonLines(harness.ReplyAsserts, unittest.TestCase):
     def test_params_array_of_more_than_one_map_is_invalid(self):
         """PROTOCOL.md section 2: "`params`: a map; or an array holding one
-        map (what stock MessagePack-RPC clients send: `[{...}]`)"; "params
-        must be a map" is invalid_params.  An array of two maps, as the
-        params of a JSON shorthand line, of a JSON envelope and of a
-        MessagePack envelope, is invalid_params; one map in an array is
+        map (what stock MessagePack-RPC clients send: `[{...}]`)"; the
+        contract puts that in the envelope, and an envelope that is not
+        valid is bad_request.  An array of two maps, as the params of a
+        JSON shorthand line, of a JSON envelope and of a MessagePack
+        envelope, is bad_request with the msgid; one map in an array is
         served."""
         with Daemon() as d:
             with d.raw("tcp") as r:
                 r.send_line('ping [{}, {}]')
                 resp = r.read_one("json", timeout=3)
-                self.assertErrorResponse(resp, "invalid_params", None)
+                self.assertErrorResponse(resp, "bad_request", None)
                 r.send_line('[0, 3, "ping", [{}, {}]]')
                 resp = r.read_one("json", timeout=3)
-                self.assertErrorResponse(resp, "invalid_params", 3)
+                self.assertErrorResponse(resp, "bad_request", 3)
                 r.send_line('ping [{}]')
                 self.assertEqual(r.read_one("json", timeout=3), [1, None, None, {}])
             with d.raw("unix") as r:
                 r.send(packb([0, 4, "ping", [{}, {}]]))
                 resp = r.read_one("msgpack", timeout=3)
-                self.assertErrorResponse(resp, "invalid_params", 4)
+                self.assertErrorResponse(resp, "bad_request", 4)
+
+    def test_a_deep_json_envelope_answers_its_msgid(self):
+        """PROTOCOL.md section 2: an error about an array that is no valid
+        request "answers the msgid in its second element whenever that is
+        one"; section 5: a JSON line nesting deeper than 16 is `limit` and
+        the connection goes on.  A client waiting on msgid 7 hears why;
+        an array that is no request ([2, 7, ...], a string msgid) is
+        answered with nil."""
+        deep = "[" * 16 + "1" + "]" * 16
+        with Daemon(unix=False) as d, d.raw("tcp") as r:
+            for line, msgid in (('[0, 7, "ping", %s]' % deep, 7), ('[0, 7.0, "ping", {"a": %s}]' % deep, 7),
+                                ('[2, 7, "ping", %s]' % deep, None), ('[0, "7", "ping", %s]' % deep, None),
+                                ('[0, 4294967296, "ping", %s]' % deep, None)):
+                r.send_line(line)
+                self.assertErrorResponse(r.read_one("json", timeout=3), "limit", msgid)
+            r.send_line('[0, 8, "ping", {}]')
+            self.assertEqual(r.read_one("json", timeout=3), [1, 8, None, {}])
 
     def test_control_characters_quoted_in_a_message_stay_json(self):
         """PROTOCOL.md section 1: JSON lines are "one JSON text per line";
@@ -274,7 +292,7 @@ class ShorthandEmptyParams(unittest.TestCase):
         ...; an empty array or nil mean `{}`", and the JSON line shorthand is
         "`method {json params}`": `ping [{}]`, `ping []` and `ping null` are
         served as [0, 1, "ping", []] and [0, 1, "ping", null] are; `ping 5`
-        and `ping [{}, {}]` are invalid_params."""
+        and `ping [{}, {}]` are bad_request, as such an envelope is."""
         with Daemon(unix=False) as d, d.raw("tcp") as r:
             for line in ("ping [{}]", "ping []", "ping null", "ping  [ ] "):
                 r.send_line(line)
@@ -282,7 +300,7 @@ class ShorthandEmptyParams(unittest.TestCase):
             for line in ("ping 5", "ping [{}, {}]", 'ping "x"', "ping [5]"):
                 r.send_line(line)
                 resp = r.read_one("json", timeout=3)
-                self.assertEqual(resp[2]["code"], "invalid_params", (line, resp))
+                self.assertEqual(resp[2]["code"], "bad_request", (line, resp))
 
 
 class FloatMsgidWithExtension(unittest.TestCase):
