@@ -154,6 +154,14 @@ static int has_type(const proto_val *v, proto_ptype t)
 	return 0;
 }
 
+/* An integer past int64 (valid JSON, or a MessagePack uint64 from 2^63),
+ * which the decoders keep as a float: out of range, not "no integer".
+ * Every finite double that large is integral. */
+static int past_int64(const proto_val *v)
+{
+	return v->type == PV_FLOAT && v->u.f - v->u.f == 0 && (v->u.f >= 9223372036854775808.0 || v->u.f <= -9223372036854775808.0);
+}
+
 proto_err proto_params_check(proto_arena *a, const proto_param *spec, const proto_val *params, const char **why)
 {
 	for (const proto_param *p = spec; p && p->name; p++) {
@@ -163,6 +171,12 @@ proto_err proto_params_check(proto_arena *a, const proto_param *spec, const prot
 		if (!v || v->type == PV_NIL) {
 			if (!p->required) continue;
 			*why = proto_arena_printf(a, "missing parameter `%s` (%s)", p->name, proto_ptype_name(p->type));
+			return PROTO_E_INVALID_PARAMS;
+		}
+		if (p->type == PROTO_P_INT && past_int64(v)) {
+			*why = p->min || p->max ? proto_arena_printf(a, "parameter `%s` must be from %lld to %lld", p->name,
+			                                             (long long)p->min, (long long)p->max)
+			                        : proto_arena_printf(a, "parameter `%s` is an integer past 64 bits", p->name);
 			return PROTO_E_INVALID_PARAMS;
 		}
 		if (!has_type(v, p->type)) {

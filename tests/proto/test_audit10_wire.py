@@ -171,6 +171,26 @@ class JsonLines(harness.ReplyAsserts, unittest.TestCase):
                 resp = r.read_one("msgpack", timeout=3)
                 self.assertErrorResponse(resp, "bad_request", 4)
 
+    def test_an_integer_past_64_bits_is_out_of_range(self):
+        """PROTOCOL.md section 2: "An integer past 64 bits (valid JSON; a
+        MessagePack uint64 past int64) is out of range for every
+        parameter": the message gives the range, as for any integer
+        outside it, and does not say the value is no integer."""
+        with Daemon() as d:
+            with d.raw("tcp") as r:
+                for value in ("18446744073709551616", "-9223372036854775809", "9223372036854775808"):
+                    r.send_line('[0, 2, "state", {"game": %s}]' % value)
+                    resp = r.read_one("json", timeout=3)
+                    self.assertErrorResponse(resp, "invalid_params", 2)
+                    self.assertEqual(resp[2]["message"], "parameter `game` must be from 1 to 9223372036854775807")
+                r.send_line('[0, 3, "state", {"game": 1.5}]')
+                self.assertEqual(r.read_one("json", timeout=3)[2]["message"], "parameter `game` must be an integer")
+            with d.raw("unix") as r:
+                r.send(packb([0, 4, "state", {"game": 2 ** 63}]))
+                resp = r.read_one("msgpack", timeout=3)
+                self.assertErrorResponse(resp, "invalid_params", 4)
+                self.assertEqual(resp[2]["message"], "parameter `game` must be from 1 to 9223372036854775807")
+
     def test_a_deep_json_envelope_answers_its_msgid(self):
         """PROTOCOL.md section 2: an error about an array that is no valid
         request "answers the msgid in its second element whenever that is
