@@ -145,13 +145,17 @@ proto_decoded proto_json_decode(proto_arena *a, const char *line, size_t n, prot
 	return d;
 }
 
+/* A verb and a version (`GET / HTTP/1.1`, HTTP/2's preface `PRI *
+ * HTTP/2.0`), or a verb and a path (HTTP/0.9's `GET /`): no carcd line is
+ * either (a method is followed by JSON, which no `/` starts). */
 int proto_is_http(const char *line, size_t n)
 {
 	static const char *const verbs[] = { "GET ", "HEAD ", "POST ", "PUT ", "DELETE ", "OPTIONS ",
-		                             "CONNECT ", "TRACE ", "PATCH ", NULL };
+		                             "CONNECT ", "TRACE ", "PATCH ", "PRI ", NULL };
 	for (int i = 0; verbs[i]; i++) {
 		size_t k = strlen(verbs[i]);
 		if (n < k || memcmp(line, verbs[i], k)) continue;
+		if (n > k && line[k] == '/') return 1;
 		for (size_t j = k; j + 6 <= n; j++)
 			if (!memcmp(line + j, " HTTP/", 6)) return 1;
 	}

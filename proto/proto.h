@@ -201,7 +201,8 @@ proto_decoded proto_mp_decode(proto_arena *a, const uint8_t *p, size_t n, proto_
 /* One JSON line without its line end: `[0, id, "method", {...}]`,
  * `method {...}` or a bare `method`. */
 proto_decoded proto_json_decode(proto_arena *a, const char *line, size_t n, proto_request *rq);
-/* An HTTP request line: such a client is closed without an answer. */
+/* An HTTP request line (HTTP/0.9 to 2's preface): such a client is
+ * closed without an answer. */
 int proto_is_http(const char *line, size_t n);
 /* The envelope shared by both decoders: [0, msgid, method, params]. */
 proto_decoded proto_envelope(proto_arena *a, const proto_val *env, proto_request *rq);

@@ -366,6 +366,10 @@ START_TEST(json_bad)
 	ck_assert(proto_is_http("GET / HTTP/1.1", 14));
 	ck_assert(proto_is_http("POST /rpc HTTP/1.0", 18));
 	ck_assert(!proto_is_http("GET", 3));
+	ck_assert(proto_is_http("PRI * HTTP/2.0", 14)); /* HTTP/2's preface */
+	ck_assert(proto_is_http("GET /", 5));            /* HTTP/0.9 */
+	ck_assert(proto_is_http("GET /index.html", 15));
+	ck_assert(!proto_is_http("GET {}", 6));
 	ck_assert(!proto_is_http("ping", 4));
 	proto_arena_free(&a);
 }

@@ -236,6 +236,15 @@ class Malformed(harness.ReplyAsserts, unittest.TestCase):
                     self.assertFalse(isinstance(resp, list) and len(resp) == 4 and resp[2] is None,
                                      "a game response to HTTP: %r" % resp)
 
+    def test_http_of_other_versions(self):
+        """Section 7: an HTTP request line is closed without a reply, of
+        HTTP/0.9 (a path, no version) and HTTP/2's preface too."""
+        for data in (b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", b"GET /\r\n", b"GET /index.html\r\n"):
+            with self.subTest(data=data), self.d.raw("tcp") as r:
+                r.send(data)
+                self.assertTrue(r.closed_by_peer(5), "%r did not close the connection" % data)
+                self.assertEqual(list(r.read("json", 10, timeout=0.1)), [], data)
+
     def test_slow_reader_does_not_slow_the_others(self):
         """A client that pipelines requests and never reads their (large)
         responses: the daemon cuts it off past its output limit, or stops
