@@ -116,6 +116,9 @@ static void conn_linger(conn *c)
 		return;
 	}
 	c->lingering = 1;
+	/* it hears nothing more: its games stop counting it as a watcher now,
+	 * not when the peer is done */
+	methods_conn_gone(srv, c, &c->subs);
 	shutdown(bufferevent_getfd(c->bev), SHUT_WR);
 	bufferevent_disable(c->bev, EV_WRITE);
 	struct evbuffer *input = bufferevent_get_input(c->bev);

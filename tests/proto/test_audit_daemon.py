@@ -148,6 +148,24 @@ class Memory(AuditCase):
                     w.close()
 
 
+class ClosedWatcher(AuditCase):
+    def test_a_connection_closed_by_an_error_watches_nothing(self):
+        """PROTOCOL.md section 7: after a closing error carcd reads and
+        drops what the client still sends for up to 2 seconds; the
+        connection hears nothing more, so the games it watched stop
+        counting it at once, not 2 seconds later."""
+        with Daemon() as d, d.client("unix") as c:
+            g = c.new_game(["ann", "bob"])["game"]
+            with d.raw("unix") as r:
+                r.send(msgpack.packb([0, 1, "subscribe", {"game": g}]))
+                self.assertIsNone(r.read_one("msgpack", timeout=3)[2])
+                self.assertEqual(c.games()["games"][0]["watchers"], 1)
+                r.send(b"\xc1")
+                self.assertEqual(r.read_one("msgpack", timeout=3)[2]["code"], "bad_request")
+                self.assertTrue(r.closed_by_peer(3))
+                self.assertEqual(c.games()["games"][0]["watchers"], 0)
+
+
 # ---- a full registry ----------------------------------------------------------------
 
 class FullRegistry(AuditCase):
