@@ -298,6 +298,15 @@ static void listen_on(const char *spec)
 	else die("bad address `%s` (want tcp:HOST:PORT or unix:PATH)", spec);
 }
 
+/* A non-empty string of decimal digits. */
+static int all_digits(const char *s)
+{
+	if (!*s) return 0;
+	for (; *s; s++)
+		if (*s < '0' || *s > '9') return 0;
+	return 1;
+}
+
 /* sd_listen_fds(3) without libsystemd: the sockets are ours when
  * LISTEN_PID names us; the variables are dropped so children do not
  * take them for theirs.  Each must be a listening stream socket: anything
@@ -308,10 +317,11 @@ static int listen_systemd(void)
 	const char *pid = getenv("LISTEN_PID"), *fds = getenv("LISTEN_FDS");
 	char *end;
 	errno = 0;
-	if (!pid || !fds || strtol(pid, &end, 10) != (long)getpid() || errno || end == pid || *end) return 0;
+	/* digits only: strtol would also take blanks and a sign in front */
+	if (!pid || !fds || !all_digits(pid) || strtol(pid, &end, 10) != (long)getpid() || errno) return 0;
 	errno = 0;
-	long n = strtol(fds, &end, 10);
-	if (errno || end == fds || *end || n < 0 || n > MAX_LISTENERS)
+	long n = all_digits(fds) ? strtol(fds, &end, 10) : -1;
+	if (errno || n < 0 || n > MAX_LISTENERS)
 		die("LISTEN_FDS=%s: want a number of sockets from 0 to %d", fds, MAX_LISTENERS);
 	unsetenv("LISTEN_PID");
 	unsetenv("LISTEN_FDS");
@@ -519,6 +529,9 @@ int main(int argc, char **argv)
 		if (!sweep || event_add(sweep, &every)) die("%s", "cannot set the --game-timeout timer");
 	}
 	int activated = listen_systemd();
+	/* judged before any --listen binds, so that no socket file is left */
+	if (activated + nspecs > MAX_LISTENERS)
+		die("too many listeners: %d from systemd and %d --listen, at most %d in all", activated, nspecs, MAX_LISTENERS);
 	for (int i = 0; i < nspecs; i++) listen_on(specs[i]);
 	if (!activated && !nspecs) listen_on(DEFAULT_LISTEN);
 	struct event *sigs[NHANDLED];
@@ -526,8 +539,8 @@ int main(int argc, char **argv)
 		sigs[i] = evsignal_new(base, handled[i].sig, handled[i].cb, NULL);
 		if (!sigs[i] || evsignal_add(sigs[i], NULL)) die("cannot handle signal %d", handled[i].sig);
 	}
-	log_info("carcd %s ready (protocol %d, %d connections, %zu games at most)", CARC_VERSION, PROTO_VERSION,
-	         srv.max_connections, srv.games.max);
+	log_info("carcd %s ready (protocol %d, %d connection%s, %zu game%s at most)", CARC_VERSION, PROTO_VERSION,
+	         srv.max_connections, srv.max_connections == 1 ? "" : "s", srv.games.max, srv.games.max == 1 ? "" : "s");
 	hold_signals(SIG_UNBLOCK);
 	event_base_dispatch(base);
 	hold_signals(SIG_BLOCK);

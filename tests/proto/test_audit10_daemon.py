@@ -54,7 +54,7 @@ import tempfile
 import time
 import unittest
 
-from harness import CARCD, PYTHON, SLOW, Daemon, wait_for
+from harness import CARCD, PYTHON, SLOW, STOP_TIMEOUT, Daemon, wait_for
 import carcd  # noqa: E402  (harness puts contrib/python on the path)
 from test_audit_daemon2 import finished_game  # noqa: E402
 from test_daemon import LAUNCHER, Proc, ping  # noqa: E402  (a carcd started by hand; systemd's launcher)
@@ -72,6 +72,10 @@ os.execv(sys.argv[2], sys.argv[2:])
 # The same with LISTEN_PID carcd's pid followed by junk, which names no
 # process either (sd_listen_fds(3) refuses it too).
 JUNK_PID_LAUNCHER = FOREIGN_LAUNCHER.replace("str(os.getppid())", "str(os.getpid()) + 'x'")
+# Digits and nothing else (PROTOCOL.md section 6): carcd's pid after a
+# blank or a plus sign is no pid of carcd's either.
+BLANK_PID_LAUNCHER = FOREIGN_LAUNCHER.replace("str(os.getppid())", "' ' + str(os.getpid())")
+PLUS_PID_LAUNCHER = FOREIGN_LAUNCHER.replace("str(os.getppid())", "'+' + str(os.getpid())")
 
 class ClosingErrors(unittest.TestCase):
     def test_our_side_is_shut_right_after_a_closing_error(self):
@@ -219,7 +223,7 @@ class SocketActivation(unittest.TestCase):
         With LISTEN_PID naming another process (or carcd's pid and junk)
         carcd serves its --listen address only and logs no systemd
         listener."""
-        for launcher in (FOREIGN_LAUNCHER, JUNK_PID_LAUNCHER):
+        for launcher in (FOREIGN_LAUNCHER, JUNK_PID_LAUNCHER, BLANK_PID_LAUNCHER, PLUS_PID_LAUNCHER):
             with self.subTest(launcher=launcher):
                 tmp = tempfile.mkdtemp(prefix="carcd-audit10-")
                 passed, own = os.path.join(tmp, "passed.sock"), os.path.join(tmp, "own.sock")
@@ -264,6 +268,41 @@ class SocketActivation(unittest.TestCase):
             self.assertEqual(ping("unix:" + paths[-1]), {})
         finally:
             d.close()
+            for name in os.listdir(tmp):
+                os.unlink(os.path.join(tmp, name))
+            os.rmdir(tmp)
+
+
+    def test_too_many_listeners_leave_no_socket_file(self):
+        """PROTOCOL.md section 6: at most 32 listeners, and "A failed start
+        removes the Unix sockets it had already made".  2 sockets from
+        systemd and 31 --listen: carcd exits 1 before it binds any, so no
+        socket file of its own is left, the 31st's neither; a LISTEN_FDS
+        with a sign in front is refused as no number."""
+        tmp = tempfile.mkdtemp(prefix="carcd-audit10-")
+        try:
+            socks = []
+            for i in range(2):
+                s = socket.socket(socket.AF_UNIX)
+                s.bind(os.path.join(tmp, "sd%d.sock" % i))
+                s.listen(4)
+                socks.append(s)
+            fds = [s.fileno() for s in socks]
+            own = ["--listen=unix:" + os.path.join(tmp, "m%d.sock" % i) for i in range(31)]
+            for count, words in (("-", "too many listeners: 2 from systemd and 31 --listen, at most 32 in all"),
+                                 ("+2", "LISTEN_FDS=+2: want a number of sockets from 0 to 32")):
+                with self.subTest(listen_fds=count):
+                    d = Proc(None, pass_fds=fds, argv=[PYTHON, "-c", LAUNCHER, ",".join(map(str, fds)), count, CARCD]
+                             + own)
+                    try:
+                        self.assertEqual(d.proc.wait(STOP_TIMEOUT), 1, d.text())
+                        self.assertIn(words, d.text())
+                        self.assertEqual(sorted(n for n in os.listdir(tmp) if n.startswith("m")), [])
+                    finally:
+                        d.close()
+            for s in socks:
+                s.close()
+        finally:
             for name in os.listdir(tmp):
                 os.unlink(os.path.join(tmp, name))
             os.rmdir(tmp)

@@ -84,7 +84,8 @@ class Options(AuditCase):
                         # (the harness's ready check was served; with one connection
                         # allowed, a second one could race its close)
                         if opt == "--max-connections":
-                            self.assertIn("ready (protocol 1, %d connections" % good, d.log_tail())
+                            self.assertIn("ready (protocol 1, %d connection%s" % (good, "" if good == 1 else "s"),
+                                          d.log_tail())
                             continue
                         with d.client("unix") as c:
                             self.assertEqual(c.ping(), {})
