@@ -16,7 +16,7 @@
  * A move is written before its reply goes out, with write(2) and no
  * fsync: what a client was told survives carcd being killed, not the
  * machine losing power.  The files hold the seat tokens: the directory
- * must belong to carcd's user and be closed to others (it is made 0700),
+ * must belong to carcd's user and be closed to group and others (it is made 0700),
  * the files are 0600, and no file is reached through a symbolic link.  A
  * file is set aside as <id>.game.broken, and the other games restored,
  * when it cannot be read, is not a regular file, fails its checksums,
@@ -556,8 +556,15 @@ static const char *dir_fault(const char *dir)
 		return why;
 	}
 	/* the files hold every seat's token: nobody else may read or plant them */
-	if (fstat(dir_fd, &st) || st.st_uid != geteuid() || (st.st_mode & 077)) {
-		snprintf(why, sizeof why, "%s must belong to carcd's user and be closed to others (mode 0700)", dir);
+	if (fstat(dir_fd, &st)) {
+		snprintf(why, sizeof why, "cannot stat %s: %s", dir, strerror(errno));
+		return why;
+	}
+	if (st.st_uid != geteuid() || (st.st_mode & 077)) {
+		snprintf(why, sizeof why,
+		         "%s belongs to uid %u and has mode %04o: it must belong to carcd's user (uid %u) and be closed to "
+		         "group and others (mode 0700)",
+		         dir, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777), (unsigned)geteuid());
 		return why;
 	}
 	next_fd = openat(dir_fd, "next-id", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);

@@ -285,8 +285,13 @@ class Journal(JournalDirs, unittest.TestCase):
         p = subprocess.run([harness.CARCD, "--listen", "unix:" + os.path.join(self.tmp, "s.sock"), "--journal",
                             shared], capture_output=True, text=True, timeout=30)
         self.assertEqual(p.returncode, 1, p.stderr)
-        self.assertIn("error: journal: %s must belong to carcd's user and be closed to others (mode 0700)" % shared,
-                      p.stderr)
+        self.assertIn("error: journal: %s belongs to uid %d and has mode 0755: it must belong to carcd's user (uid %d) "
+                      "and be closed to group and others (mode 0700)" % (shared, os.geteuid(), os.geteuid()), p.stderr)
+        os.chmod(shared, 0o710)   # closed to others, open to the group: refused too, and the mode says why
+        p = subprocess.run([harness.CARCD, "--listen", "unix:" + os.path.join(self.tmp, "s.sock"), "--journal",
+                            shared], capture_output=True, text=True, timeout=30)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertIn("%s belongs to uid %d and has mode 0710" % (shared, os.geteuid()), p.stderr)
         self.assertEqual(os.listdir(shared), [])
         p = subprocess.run([harness.CARCD, "--journal", ""], capture_output=True, text=True, timeout=30)
         self.assertEqual(p.returncode, 2)
