@@ -74,6 +74,7 @@ text format (--format text):
   -  |  road (+ where roads bend, meet or end)    ~  river (o its spring or lake)
   .  field    :  inside the City of Carcassonne    =  abbey wall
   centre: C cloister, S shrine, A abbey, T tower, h hill, v vineyard, V volcano
+       (these before the city, road or river mark there)
   0-5  a figure of that seat where it stands: on the middle of the north or
        south edge, or just inside the west or east one, for that edge's
        feature; on a half of an edge for a field (the block's corners hold the
@@ -463,19 +464,18 @@ def text_block(placed, figures):
         centre = "|"
     elif roads:
         centre = "+"
-    if placed.of_kind("tower"):
-        centre = "T"
+    # a hill, vineyard or volcano matters to the score: its mark takes the
+    # centre from a city, road or river, whose arms and edges still show
+    symbol = next((ch for sym, ch in SYMBOL_CHAR if sym in placed.symbols), None)
     building = placed.building()
     if building:
         centre = {"abbey": "A", "shrine": "S", "cloister": "C"}[building]
-    if centre is None:
-        if all(placed.edge_kind(e) == "inner" for e in EDGES):
-            centre = ":"
-        else:
-            for sym, ch in SYMBOL_CHAR:
-                if sym in placed.symbols:
-                    centre = ch
-                    break
+    elif placed.of_kind("tower"):
+        centre = "T"
+    elif symbol:
+        centre = symbol
+    elif centre is None and all(placed.edge_kind(e) == "inner" for e in EDGES):
+        centre = ":"
     if centre:
         put(CENTRE, centre)
     # pennants, in the city near its first edge

@@ -233,6 +233,32 @@ class Crafted(RenderCase):
                 self.assertEqual(sum(ch.isdigit() for line in board_lines(self.draw(state, "--format", "text"))
                                      for ch in line[2:]), 11)
 
+    def test_every_hill_vineyard_and_volcano_is_marked_in_text(self):
+        """--help: the centre shows "h hill, v vineyard, V volcano", and
+        these before the city, road or river mark there: every tile of the
+        manifests with such a symbol, at each rotation, has its letter in
+        the middle of its block."""
+        marked = {}
+        for path in glob.glob(os.path.join(TILES_DIR, "*.tiles")):
+            tile = None
+            with open(path) as f:
+                for line in f:
+                    m = re.match(r"tile\s+(\S+)", line)
+                    if m:
+                        tile = m.group(1)
+                    m = re.match(r"\s+symbol\s+(.*)", line)
+                    if m and tile:
+                        for sym, ch in (("hill", "h"), ("vineyard", "v"), ("volcano", "V")):
+                            if sym in m.group(1).split():
+                                marked[tile] = ch
+        self.assertGreaterEqual(len([t for t, ch in marked.items() if ch == "h"]), 8)
+        for rot in (0, 90, 180, 270):
+            for tile, ch in sorted(marked.items()):
+                with self.subTest(tile=tile, rot=rot):
+                    state = {"board": [{"x": 0, "y": 0, "tile": tile, "rot": rot, "figures": []}]}
+                    middle = board_lines(self.draw(state, "--format", "text"))[1]
+                    self.assertEqual(middle[2 + 3], ch, middle)
+
     def test_bad_input(self):
         cases = [("{not json", "stdin is not JSON"),
                  ("[]", "not a carcd state"),
