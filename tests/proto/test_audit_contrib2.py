@@ -476,6 +476,7 @@ class CarcctlWatchAndHelp(CtlMixin, unittest.TestCase):
         for args, status in ((["new", "--seed", "x"], 2), (["watch"], 2), (["play", "1", "--index", "x"], 2),
                              (["moves", "1", "--seat", "x"], 2), (["close", "1"], 2), (["state", "x"], 2),
                              (["play", "1"], 2), (["frobnicate"], 2), (["ping", "--bogus"], 2),
+                             (["watch", "1", "--count", "-1"], 2), (["watch", "1", "--count", "1.5"], 2),
                              (["state", "987654321"], 1)):
             with self.subTest(args=args):
                 p = run(CARCCTL_CMD + ["--socket", d.unix_path] + args)
