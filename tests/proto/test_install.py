@@ -168,9 +168,16 @@ class Installed(unittest.TestCase):
         self.assertEqual(start, os.path.join(self.vars["bindir"], "carcd"))
         doc = re.search(r"^Documentation=file:(\S+)", unit, re.M).group(1)
         self.assertTrue(os.path.isfile(self.dest + doc), doc)
-        # carcctl looks for the Python client where it was installed
+        # carcctl looks for the Python client where it was installed, and
+        # not in the sources it was built from (the build tree's copy does)
         with open(self.staged("bindir", "carcctl")) as f:
-            self.assertIn('"%s"' % os.path.join(self.vars["pkgdatadir"], "python"), f.read())
+            installed = f.read()
+        self.assertIn('"%s"' % os.path.join(self.vars["pkgdatadir"], "python"), installed)
+        self.assertNotIn(harness.TOP_SRCDIR, installed)
+        built = os.environ.get("CARCCTL") or os.path.join(os.environ.get("top_builddir", harness.TOP_SRCDIR), "contrib",
+                                                          "carcctl")
+        with open(built) as f:
+            self.assertIn(os.path.join(harness.TOP_SRCDIR, "contrib", "python"), f.read())
 
     def pkg_config(self, *args):
         """pkg-config reading the staged libcarc.pc, its paths under the stage"""
