@@ -1,6 +1,9 @@
 /*
- * log.c - levelled log lines on stderr.  When stderr is the journal
- * (JOURNAL_STREAM names it) the journal stamps the time, so we do not.
+ * log.c - levelled log lines on stderr, stamped with the local time and
+ * its UTC offset.  When stderr is the journal (JOURNAL_STREAM names it)
+ * the journal stamps the time, so we do not; there each line starts with
+ * its syslog priority (sd-daemon(3)), so that `journalctl -p err` finds
+ * carcd's errors.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -15,6 +18,7 @@
 int log_level = LOG_LEVEL_INFO;
 
 static const char *const level_names[] = { "error", "warn", "info", "debug" };
+static const char *const journal_priority[] = { "<3>", "<4>", "<6>", "<7>" }; /* err, warning, info, debug */
 
 int log_level_parse(const char *s)
 {
@@ -49,9 +53,10 @@ void log_msg(int level, const char *fmt, ...)
 		gettimeofday(&tv, NULL);
 		localtime_r(&tv.tv_sec, &tm);
 		n = strftime(line, sizeof line, "%Y-%m-%d %H:%M:%S", &tm);
-		n += (size_t)snprintf(line + n, sizeof line - n, ".%03d ", (int)(tv.tv_usec / 1000));
+		n += (size_t)snprintf(line + n, sizeof line - n, ".%03d", (int)(tv.tv_usec / 1000));
+		n += strftime(line + n, sizeof line - n, "%z ", &tm);
 	}
-	n += (size_t)snprintf(line + n, sizeof line - n, "%s: ", level_names[level]);
+	n += (size_t)snprintf(line + n, sizeof line - n, "%s%s: ", journal ? journal_priority[level] : "", level_names[level]);
 	va_list ap;
 	va_start(ap, fmt);
 	/* the prefix is a few dozen bytes: there is always room after it */
