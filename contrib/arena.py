@@ -105,8 +105,10 @@ def bot_spec(text):
     name, sep, command = text.partition("=")
     if not sep or not name or not command.strip():
         raise argparse.ArgumentTypeError("a bot is NAME=COMMAND, not %r" % text)
-    if len(name.encode()) > 64 or any(ord(ch) < 32 or ord(ch) == 127 for ch in name):
-        raise argparse.ArgumentTypeError("a bot name is 1 to 64 bytes without control characters: %r" % name)
+    # the report's table lines would be turned around by a bidi control
+    if not carcd.name_ok(name) or carcd.BIDI_FORMATTING & set(name):
+        raise argparse.ArgumentTypeError("a bot name is 1 to 64 bytes without control characters or bidirectional "
+                                         "formatting characters: %r" % name)
     try:
         argv = shlex.split(command)
     except ValueError as e:

@@ -338,10 +338,16 @@ def seat_names(state):
     return {s.get("seat"): s.get("name") for s in (state.get("seats") or []) if is_int(s.get("seat"))}
 
 
+# Bidirectional formatting characters (U+061C, U+200E, U+200F, U+202A to
+# U+202E, U+2066 to U+2069), which a seat name may hold: drawn as U+FFFD,
+# so that a name does not turn around the rest of its line.
+SHOW_BIDI = {cp: "\ufffd" for cp in (0x61c, 0x200e, 0x200f, *range(0x202a, 0x202f), *range(0x2066, 0x206a))}
+
+
 def plain(value):
     """A value from the state as text for people."""
     if isinstance(value, str):
-        return value
+        return value.translate(SHOW_BIDI)
     if value is None:
         return "-"
     return json.dumps(value)
@@ -755,7 +761,7 @@ def render_svg(state, tiles, s):
     names = seat_names(state)
     if nxt is not None:
         who = names.get(nxt[1]) if is_int(nxt[1]) else None
-        caption.append(("next", "tile to place: %s%s" % (nxt[0], ", drawn by %s" % who if who is not None else ""),
+        caption.append(("next", "tile to place: %s%s" % (nxt[0], ", drawn by %s" % plain(who) if who is not None else ""),
                         None))
     text_w = max(len(text) * char_w + (18 if colour else 0) for _, text, colour in caption)
     preview = s + 16 if nxt is not None else 0

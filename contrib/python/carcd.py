@@ -126,6 +126,22 @@ def argparse_type(parse):
     return typed
 
 
+# Bidirectional formatting characters: a seat name may hold them, and one
+# turns around the rest of a line that shows the name (the scores of the
+# seats after it) unless the viewer isolates the name.
+BIDI_FORMATTING = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def name_ok(name):
+    """Is `name` a seat name new_game takes (PROTOCOL.md): 1 to 64 bytes
+    of UTF-8 and no control character (C0, DEL, C1)?"""
+    try:
+        size = len(name.encode())
+    except UnicodeEncodeError:   # a lone surrogate
+        return False
+    return 0 < size <= 64 and not any(ord(ch) < 32 or 127 <= ord(ch) < 160 for ch in name)
+
+
 def split_names(text):
     """'a, b,c' -> ['a', 'b', 'c']"""
     return [n.strip() for n in text.split(",") if n.strip()]

@@ -424,6 +424,8 @@ class Errors(unittest.TestCase):
             (["--bot", "=cmd"], "a bot is NAME=COMMAND"),
             (["--bot", "a= "], "a bot is NAME=COMMAND"),
             (["--bot", "a\x01=x"], "without control characters"),
+            (["--bot", "a\x85=x"], "without control characters"),
+            (["--bot", "a\u202eb=x"], "bidirectional formatting characters"),
             (["--bot", "a=x 'open"], "bot a: No closing quotation"),
             (["--bot", "a=x", "--bot", "a=y"], "two bots are called a"),
             (seven, "at most 6 bots"),

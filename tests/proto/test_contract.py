@@ -590,6 +590,8 @@ class NewGame(Case):
                      "a\u0085b", "\u0080", "\u009f"):   # C1 controls are control characters too
             self.assertCode("invalid_params", self.c.new_game, [name])
         self.assertEqual(self.c.new_game(["a\u00a0b"])["seats"][0]["name"], "a\u00a0b")   # no control
+        # a format character is no control character either: taken (viewers isolate it)
+        self.assertEqual(self.c.new_game(["a\u202eb"])["seats"][0]["name"], "a\u202eb")
         self.assertCode("invalid_params", self.c.new_game, ["ann", 5])
         # and a name that is not UTF-8 at all is refused, not kept as U+FFFD
         for bad in (b"\xed\xa0\x80", b"\xc0\x80", b"\xe0\x80\x80", b"\xf4\x90\x80\x80", b"\xf5\x80\x80\x80", b"\xff"):

@@ -208,6 +208,20 @@ class Crafted(RenderCase):
         # the text rendering prints them as they are
         self.assertIn('0 a<b&c"d: 0', self.draw(start_state(0, names=names), "--format", "text"))
 
+    def test_bidi_controls_in_names_turn_nothing_around(self):
+        """A seat name may hold bidirectional formatting characters
+        (PROTOCOL.md); drawn as they are, U+202E would show the rest of the
+        line reversed: the other seats' scores.  Each is drawn as U+FFFD,
+        in the text header and the picture's caption alike."""
+        for ch in ("\u202e", "\u2067", "\u200f", "\u061c"):
+            with self.subTest(ch=ch):
+                state = start_state(0, names=("a%sevil" % ch, "bob"))
+                text = self.draw(state, "--format", "text")
+                self.assertTrue(text.startswith("0 a\ufffdevil: 0 | 1 bob: 3\n"), text)
+                svg = self.draw(state)
+                self.assertNotIn(ch, svg)
+                self.assertIn("a\ufffdevil", svg)
+
     def test_every_tile_of_the_manifests(self):
         ids = manifest_tile_ids()
         self.assertGreater(len(ids), 200)
