@@ -55,16 +55,38 @@ static proto_val *from_json(proto_arena *a, json_t *j, int depth, proto_decoded 
 	return NULL;
 }
 
-/* A whole envelope nesting too deep in its params still names its msgid:
- * the second member of the array jansson read, when it is one, goes to
- * *rq, so that the client waiting on it hears why. */
-static void msgid_of_deep(proto_arena *a, json_t *env, proto_request *rq)
+static int is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+
+/* The end of the JSON number at s[i] (i itself when there is none). */
+static size_t number_end(const char *s, size_t n, size_t i)
 {
+	while (i < n && ((s[i] >= '0' && s[i] <= '9') || s[i] == '-' || s[i] == '+' || s[i] == '.' || s[i] == 'e' || s[i] == 'E'))
+		i++;
+	return i;
+}
+
+/* An array nesting too deep to be read (past 16, or past jansson's own
+ * 2048) still names its msgid when it starts `[number, msgid,`: that goes
+ * to *rq, so that the client waiting on it hears why (PROTOCOL.md 2). */
+static void msgid_of_deep(proto_arena *a, const char *s, size_t n, proto_request *rq)
+{
+	size_t i = 0, from, to;
+	while (i < n && is_space(s[i])) i++;
+	if (i == n || s[i++] != '[') return;
+	while (i < n && is_space(s[i])) i++;
+	from = i;
+	if ((i = number_end(s, n, from)) == from) return; /* the type: a number, or no request */
+	while (i < n && is_space(s[i])) i++;
+	if (i == n || s[i++] != ',') return;
+	while (i < n && is_space(s[i])) i++;
+	from = i;
+	if ((to = number_end(s, n, from)) == from) return;
+	json_error_t err;
+	json_t *id = json_loadb(s + from, to - from, JSON_DECODE_ANY, &err);
 	proto_decoded ignored = { PROTO_OK, NULL, 0, 0 };
-	json_t *type = json_array_get(env, 0), *id = json_array_get(env, 1); /* NULL past the end, or for no array */
-	if (!type || !id || !json_is_number(type) || json_number_value(type) != 0 || !json_is_number(id)) return;
-	proto_val *v = from_json(a, id, 2, &ignored);
+	proto_val *v = id ? from_json(a, id, 2, &ignored) : NULL;
 	if (v) rq->has_id = proto_msgid_of(v, &rq->msgid);
+	json_decref(id);
 }
 
 /* Parses one JSON text: a whole envelope (depth 1; rq gets its msgid when
@@ -84,6 +106,7 @@ static proto_val *parse(proto_arena *a, const char *s, size_t n, int depth, prot
 		 * deeper than 16 as much as 17 is, so the same answer */
 		d->code = PROTO_E_LIMIT;
 		d->why = "arrays and objects nest deeper than 16";
+		if (rq) msgid_of_deep(a, s, n, rq);
 		return NULL;
 	}
 	if (!j) {
@@ -92,12 +115,10 @@ static proto_val *parse(proto_arena *a, const char *s, size_t n, int depth, prot
 		return NULL;
 	}
 	proto_val *v = from_json(a, j, depth, d);
-	if (!v && rq && d->code == PROTO_E_LIMIT) msgid_of_deep(a, j, rq);
+	if (!v && rq && d->code == PROTO_E_LIMIT) msgid_of_deep(a, s, n, rq);
 	json_decref(j);
 	return v;
 }
-
-static int is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
 
 static int is_method_char(char c)
 {

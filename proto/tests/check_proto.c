@@ -363,6 +363,7 @@ START_TEST(json_bad)
 	ck_assert_int_eq(json(&a, "x [[1]]", &rq).code, PROTO_E_BAD_REQUEST);
 	ck_assert_int_eq(json(&a, "x [[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]", &rq).code, PROTO_E_LIMIT);
 	ck_assert_int_eq(json(&a, "[0,1,\"x\",[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]", &rq).code, PROTO_E_LIMIT);
+	ck_assert(rq.has_id && rq.msgid == 1); /* still answered to its msgid */
 	ck_assert(proto_is_http("GET / HTTP/1.1", 14));
 	ck_assert(proto_is_http("POST /rpc HTTP/1.0", 18));
 	ck_assert(!proto_is_http("GET", 3));

@@ -195,18 +195,20 @@ class JsonLines(harness.ReplyAsserts, unittest.TestCase):
         """PROTOCOL.md section 2: an error about an array that is no valid
         request "answers the msgid in its second element whenever that is
         one"; section 5: a JSON line nesting deeper than 16 is `limit` and
-        the connection goes on.  A client waiting on msgid 7 hears why;
-        an array that is no request ([2, 7, ...], a string msgid) is
-        answered with nil."""
-        deep = "[" * 16 + "1" + "]" * 16
-        with Daemon(unix=False) as d, d.raw("tcp") as r:
-            for line, msgid in (('[0, 7, "ping", %s]' % deep, 7), ('[0, 7.0, "ping", {"a": %s}]' % deep, 7),
-                                ('[2, 7, "ping", %s]' % deep, None), ('[0, "7", "ping", %s]' % deep, None),
-                                ('[0, 4294967296, "ping", %s]' % deep, None)):
-                r.send_line(line)
-                self.assertErrorResponse(r.read_one("json", timeout=3), "limit", msgid)
-            r.send_line('[0, 8, "ping", {}]')
-            self.assertEqual(r.read_one("json", timeout=3), [1, 8, None, {}])
+        the connection goes on.  A client waiting on msgid 7 hears why,
+        also past the JSON reader's own depth (3000), and for an array of
+        another type ([2, 7, ...]); a msgid that is none (a string, past
+        2^32-1) is answered with nil."""
+        for depth in (16, 3000):
+            deep = "[" * depth + "1" + "]" * depth
+            with Daemon(unix=False) as d, d.raw("tcp") as r:
+                for line, msgid in (('[0, 7, "ping", %s]' % deep, 7), (' [ 0 , 7.0 , "ping", {"a": %s}]' % deep, 7),
+                                    ('[2, 7, "ping", %s]' % deep, 7), ('[0, "7", "ping", %s]' % deep, None),
+                                    ('[0, 4294967296, "ping", %s]' % deep, None)):
+                    r.send_line(line)
+                    self.assertErrorResponse(r.read_one("json", timeout=3), "limit", msgid)
+                r.send_line('[0, 8, "ping", {}]')
+                self.assertEqual(r.read_one("json", timeout=3), [1, 8, None, {}])
 
     def test_control_characters_quoted_in_a_message_stay_json(self):
         """PROTOCOL.md section 1: JSON lines are "one JSON text per line";
