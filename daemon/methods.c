@@ -509,9 +509,6 @@ static proto_err m_new_game(method_call *c, proto_val **result, const char **why
 	    (rc = parse_start(a, pv_opt(p, "start"), &cfg, why)))
 		return rc;
 	if ((rc = parse_bag(a, pv_opt(p, "bag"), &cfg, why))) return rc;
-	if (cfg.nstart && !cfg.ntiles && start_loses_river(c->s->scratch, &cfg))
-		return INVALID("%s", "`start`: no river end is open for the river tiles, which come first (a river game "
-		                     "starts at the spring `RI/s`); add the spring or leave `start` out");
 	int64_t seed;
 	if (pv_to_int(pv_opt(p, "seed"), &seed)) {
 		cfg.seed = (uint64_t)seed;
@@ -519,6 +516,11 @@ static proto_err m_new_game(method_call *c, proto_val **result, const char **why
 		games_random(&cfg.seed, sizeof cfg.seed);
 		cfg.seed &= (uint64_t)MAX_SEED;
 	}
+	/* tried with the game's own seed: the river tiles' order is its deal */
+	if (cfg.nstart && !cfg.ntiles && start_loses_river(c->s->scratch, &cfg))
+		return INVALID("%s", "`start`: the river tiles, which come first, find no open river end to continue (a "
+		                     "river game starts at the spring `RI/s`, its mouth free); give the spring room, or "
+		                     "leave `start` out");
 	const proto_val *auth = pv_opt(p, "auth");
 	carc_rc crc;
 	int full;

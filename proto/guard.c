@@ -96,7 +96,8 @@ proto_guard_rc proto_guard_feed(proto_guard *g, const uint8_t *msg, size_t avail
 		if (k.container) {
 			uint64_t members = declared * (uint64_t)k.container;
 			/* each member takes at least one byte */
-			if (members > room) return fail(g, PROTO_GUARD_LIMIT, members > g->max ? DECLARED("array or map") : WHOLE);
+			if (members > room)
+				return fail(g, PROTO_GUARD_LIMIT, members + head > g->max ? DECLARED("array or map") : WHOLE);
 			if (g->depth + 1 > PROTO_MAX_DEPTH) return fail(g, PROTO_GUARD_LIMIT, "arrays and maps nest deeper than 16");
 			g->pos += head;
 			if (members) {
@@ -106,7 +107,7 @@ proto_guard_rc proto_guard_feed(proto_guard *g, const uint8_t *msg, size_t avail
 		} else {
 			uint64_t payload = declared + (uint64_t)k.fixed;
 			if (payload > room)
-				return fail(g, PROTO_GUARD_LIMIT, payload > g->max ? DECLARED("string, binary or extension") : WHOLE);
+				return fail(g, PROTO_GUARD_LIMIT, payload + head > g->max ? DECLARED("string, binary or extension") : WHOLE);
 			if (avail - g->pos - head < payload) return PROTO_GUARD_MORE;
 			g->pos += head + payload;
 		}

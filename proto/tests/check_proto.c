@@ -235,6 +235,11 @@ START_TEST(guard_says_what_is_too_large)
 	proto_guard_init(&g, 64);
 	ck_assert_int_eq(proto_guard_feed(&g, a100, sizeof a100, &len), PROTO_GUARD_LIMIT);
 	ck_assert_str_eq(g.why, "a declared array or map length is larger than the request size limit on its own");
+	/* a str8 of 63: with its 2-byte header, more than 64 on its own */
+	static const uint8_t s63[] = { 0xd9, 63 };
+	proto_guard_init(&g, 64);
+	ck_assert_int_eq(proto_guard_feed(&g, s63, sizeof s63, &len), PROTO_GUARD_LIMIT);
+	ck_assert_str_eq(g.why, "a declared string, binary or extension length is larger than the request size limit on its own");
 	/* a str8 of 50 after 21 bytes: fits the limit alone, not where it stands */
 	uint8_t late[23];
 	late[0] = 0x92, late[1] = 0xc4, late[2] = 18; /* bin8 of 18 bytes: 21 bytes with the array's */

@@ -148,7 +148,11 @@ class Components:
         no_river = [{"tile": "BA/RCr", "x": 0, "y": 0, "rot": 0}]
         for expansions in (["base", "river"], ["base", "river2"], ["base", "river", "mini"]):
             with self.subTest(expansions=expansions):
-                self.refused("no river end is open", expansions=expansions, start=no_river)
+                self.refused("find no open river end", expansions=expansions, start=no_river)
+                # the spring with a tile that leaves its mouth no river to take
+                self.refused("find no open river end", expansions=expansions,
+                             start=[{"tile": "RI/s", "x": 0, "y": 0, "rot": 0},
+                                    {"tile": "BA/Cccc+", "x": 2, "y": 0, "rot": 0}])
                 spring = [{"tile": "RI/s", "x": 0, "y": 0, "rot": 0}]
                 for start in (spring, spring + [{"tile": "BA/RCr", "x": 0, "y": -1, "rot": 0}]):
                     t = self.table(["ann"], expansions=expansions, start=start, seed=5)
