@@ -116,9 +116,6 @@ static void conn_linger(conn *c)
 		return;
 	}
 	c->lingering = 1;
-	/* it hears nothing more: its games stop counting it as a watcher now,
-	 * not when the peer is done */
-	methods_conn_gone(srv, c, &c->subs);
 	shutdown(bufferevent_getfd(c->bev), SHUT_WR);
 	bufferevent_disable(c->bev, EV_WRITE);
 	struct evbuffer *input = bufferevent_get_input(c->bev);
@@ -132,6 +129,9 @@ static void conn_linger(conn *c)
 static void conn_finish(conn *c)
 {
 	c->closing = 1;
+	/* nothing comes after the last reply: its games stop counting it as a
+	 * watcher now, not when the peer is done */
+	methods_conn_gone(srv, c, &c->subs);
 	bufferevent_disable(c->bev, EV_READ);
 	bufferevent_setwatermark(c->bev, EV_WRITE, 0, 0);
 	if (!out_len(c)) conn_linger(c);
