@@ -14,6 +14,7 @@
 #include <netinet/tcp.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -106,12 +107,23 @@ static size_t out_len(conn *c) { return evbuffer_get_length(bufferevent_get_outp
 static size_t output_pause(void) { return srv->max_output / 2 < OUTPUT_PAUSE ? srv->max_output / 2 : OUTPUT_PAUSE; }
 static size_t output_resume(void) { return output_pause() / 4; }
 
+/* Bytes the peer sent that carcd has not read: in our buffer or still in
+ * the socket's. */
+static int input_pending(conn *c)
+{
+	int queued = 0;
+	return evbuffer_get_length(bufferevent_get_input(c->bev)) ||
+	       (ioctl(bufferevent_getfd(c->bev), FIONREAD, &queued) == 0 && queued > 0);
+}
+
 /* The replies are out.  A peer that has not finished sending would get
  * a reset from close() that can destroy the replies still in flight to
- * it, so we shut our side and drop its bytes until it is done. */
+ * it, so we shut our side and drop its bytes until it is done.  At a
+ * stop, only a peer with bytes carcd never read is waited for (requests
+ * pipelined past what was served); the others are closed at once. */
 static void conn_linger(conn *c)
 {
-	if (c->eof || shutting_down || c->dead) {
+	if (c->eof || c->dead || (shutting_down && !input_pending(c))) {
 		conn_kill(c);
 		return;
 	}
@@ -498,9 +510,7 @@ void conn_shutdown(void (*done)(void))
 		return;
 	}
 	for (conn *c = conns; c; c = c->next)
-		if (c->lingering) {
-			conn_kill(c);
-		} else if (!c->closing) {
+		if (!c->closing) {
 			bufferevent_disable(c->bev, EV_READ);
 			/* serve what has been read, without the per-turn bound */
 			event_active(c->work, EV_TIMEOUT, 0);

@@ -108,6 +108,31 @@ class ClosingErrors(unittest.TestCase):
                             "the lingering connection was not closed within 4 s")
 
 
+class StopWithUnreadRequests(unittest.TestCase):
+    def test_requests_never_read_end_in_a_clean_close(self):
+        """PROTOCOL.md section 6: at SIGTERM carcd answers what it has read
+        and writes out every reply; requests pipelined past that get no
+        answer, and the connection ends as after a closing error (its end
+        of stream after the replies), not with a reset, which could destroy
+        replies still in flight."""
+        with Daemon(unix=False) as d, d.raw("tcp") as r:
+            r.send(b"".join(b'[0, %d, "ping", {}]\n' % i for i in range(3000)))
+            d.proc.send_signal(signal.SIGTERM)
+            out = b""
+            r.sock.settimeout(5 * SLOW)
+            try:
+                while True:
+                    chunk = r.sock.recv(1 << 20)
+                    if not chunk:
+                        break
+                    out += chunk
+            except ConnectionResetError:
+                self.fail("reset after %d replies" % out.count(b"\n"))
+            replies = [json.loads(line) for line in out.splitlines()]
+            self.assertEqual(replies, [[1, i, None, {}] for i in range(len(replies))])
+            self.assertEqual(d.proc.wait(STOP_TIMEOUT), 0)
+
+
 class Idle(unittest.TestCase):
     def test_a_silent_connection_is_closed_after_the_idle_timeout(self):
         """PROTOCOL.md section 5: "idle connection (no request, no
