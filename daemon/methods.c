@@ -129,9 +129,9 @@ static proto_err m_hello(method_call *c, proto_val **result, const char **why)
 		proto_val *vs = pv_array(a);
 		if (d->type == 0) {
 			for (int j = 0; d->values[j]; j++) pv_push(vs, pv_str(a, d->values[j]));
-		} else if (d->type == 1) {
-			pv_push(vs, pv_bool(a, 0));
-			pv_push(vs, pv_bool(a, 1));
+		} else if (d->type == 1) { /* the default first, as an enum's */
+			pv_push(vs, pv_bool(a, d->def != 0));
+			pv_push(vs, pv_bool(a, d->def == 0));
 		} else {
 			pv_set_int(a, e, "min", 0);
 			pv_set_int(a, e, "max", MAX_RULE_INT);
@@ -620,8 +620,15 @@ static proto_err check_token(method_call *c, const games_game *gm, const char **
 		return PROTO_E_FORBIDDEN;
 	}
 	if (seat != due) {
-		*why = proto_arena_printf(a, "it is the turn of seat %d (%s), not of seat %d (%s)", due, gm->names[due], seat,
-		                          gm->names[seat]);
+		/* in a phase of its own (a wagon, an escape, a flock) the seat due
+		 * may not be the one whose turn it is */
+		int phase = carc_game_phase(gm->g);
+		if (phase == CARC_PH_TILE || phase == CARC_PH_ACTION)
+			*why = proto_arena_printf(a, "it is the turn of seat %d (%s), not of seat %d (%s)", due, gm->names[due],
+			                          seat, gm->names[seat]);
+		else
+			*why = proto_arena_printf(a, "seat %d (%s) must decide now (the %s phase), not seat %d (%s)", due,
+			                          gm->names[due], carc_phase_name(phase), seat, gm->names[seat]);
 		return PROTO_E_NOT_YOUR_TURN;
 	}
 	return PROTO_OK;

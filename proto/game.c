@@ -332,8 +332,10 @@ proto_err proto_move_parse(proto_arena *a, const carc_game *g, const proto_val *
 		m->type = CARC_MV_DEPLOY;
 		const char *kind = str_member(v, "kind"), *at = str_member(v, "at");
 		int k = kind ? carc_figkind_parse(kind) : -1, p = at ? carc_port_parse(at) : -1;
-		if (k < 0) return bad_move(a, why, "%s", "deploy needs `kind`, a figure kind such as \"follower\"");
-		if (p < 0) return bad_move(a, why, "%s", "deploy needs `at`, a port such as \"N\", \"NL\" or \"cloister\"");
+		if (!kind) return bad_move(a, why, "%s", "deploy needs `kind`, a figure kind such as \"follower\"");
+		if (k < 0) return bad_move(a, why, "there is no figure kind `%s` (\"follower\", \"large\", \"builder\"...)", kind);
+		if (!at) return bad_move(a, why, "%s", "deploy needs `at`, a port such as \"N\", \"NL\" or \"cloister\"");
+		if (p < 0) return bad_move(a, why, "there is no port `%s` (\"N\", \"NL\", \"cloister\"...)", at);
 		m->kind = (uint8_t)k;
 		m->port = (uint8_t)p;
 		if ((rc = coord(a, v, "x", &m->x, why)) || (rc = coord(a, v, "y", &m->y, why))) return rc;

@@ -480,6 +480,7 @@ class Hello(Case):
             else:
                 self.assertEqual(r["type"], "boolean" if isinstance(default, bool) else "enum", r)
                 self.assertEqual(sorted(map(str, r["values"])), sorted(map(str, values)), r)
+                self.assertEqual(r["values"][0], default, r)   # the default first, booleans too
                 for v in r["values"]:
                     self.assertIs(type(v), type(default), r)
 

@@ -240,9 +240,11 @@ class Wagons:
         self.assertEqual(t.legal(seat=2), lm)
         for seat in (0, 1):
             self.assertEqual(t.legal(seat=seat), dict(lm, moves=[]))
-        # seat 1 is on turn and seat 0 decides next: neither decides now
-        for seat in (1, 0):
-            t.refuse(wagon(-1, 0, "W"), "not_your_turn", token=t.tokens[seat])
+        # seat 1 is on turn and seat 0 decides next: neither decides now,
+        # and the message does not call seat 2's decision its turn
+        for seat, name in ((1, "bob"), (0, "ann")):
+            self.assertEqual(t.refuse(wagon(-1, 0, "W"), "not_your_turn", token=t.tokens[seat]),
+                             "seat 2 (cy) must decide now (the wagon phase), not seat %d (%s)" % (seat, name))
         t.refuse(wagon(-1, 0, "W"), "forbidden", token=t.g["admin_token"])
         res = t.play(wagon(-1, 0, "W"))
         self.assertEqual(res["events"], [{"type": "deployed", "seat": 2, "figure": "2.wagon.1", "kind": "wagon",
@@ -482,6 +484,17 @@ class BadFields:
                PASS, place("BA/C", -1, 1, 90), PASS, place("BA/L", 1, 1, 0))
         self.assertIn(deploy(1, 1, "nw", "barn"), t.legal()["moves"])
         return t
+
+    def test_unknown_kind_or_port_is_named(self):
+        """A deploy whose `kind` or `at` is no figure kind or port is told
+        so, naming it, and not that the field is missing."""
+        t = self.table(["ann"], tiles=["BA/RFr", "BA/RFr"], seed=5)
+        t.play(place("BA/RFr", 1, 0, 0))
+        self.assertIn("there is no figure kind `knight`", t.refuse(deploy(1, 0, "E", "knight"), "invalid_params"))
+        self.assertIn("there is no port `XX`", t.refuse(deploy(1, 0, "XX"), "invalid_params"))
+        self.assertIn("deploy needs `kind`", t.refuse({"type": "deploy", "x": 1, "y": 0, "at": "E"}, "invalid_params"))
+        self.assertIn("deploy needs `at`", t.refuse({"type": "deploy", "x": 1, "y": 0, "kind": "follower"},
+                                                    "invalid_params"))
 
     def test_barn_deploy(self):
         t = self.barn_game()
