@@ -560,11 +560,14 @@ static const char *dir_fault(const char *dir)
 		snprintf(why, sizeof why, "cannot stat %s: %s", dir, strerror(errno));
 		return why;
 	}
-	if (st.st_uid != geteuid() || (st.st_mode & 077)) {
-		snprintf(why, sizeof why,
-		         "%s belongs to uid %u and has mode %04o: it must belong to carcd's user (uid %u) and be closed to "
-		         "group and others (mode 0700)",
-		         dir, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777), (unsigned)geteuid());
+	if (st.st_uid != geteuid()) {
+		snprintf(why, sizeof why, "%s belongs to uid %u: it must belong to carcd's user (uid %u)", dir,
+		         (unsigned)st.st_uid, (unsigned)geteuid());
+		return why;
+	}
+	if (st.st_mode & 077) {
+		snprintf(why, sizeof why, "%s has mode %04o: it must be closed to group and others (mode 0700)", dir,
+		         (unsigned)(st.st_mode & 07777));
 		return why;
 	}
 	next_fd = openat(dir_fd, "next-id", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
