@@ -149,10 +149,13 @@ class Components:
         for expansions in (["base", "river"], ["base", "river2"], ["base", "river", "mini"]):
             with self.subTest(expansions=expansions):
                 self.refused("find no open river end", expansions=expansions, start=no_river)
-                # the spring with a tile that leaves its mouth no river to take
-                self.refused("find no open river end", expansions=expansions,
-                             start=[{"tile": "RI/s", "x": 0, "y": 0, "rot": 0},
-                                    {"tile": "BA/Cccc+", "x": 2, "y": 0, "rot": 0}])
+                # the spring with cities all round the place at its mouth
+                # (1,0): no river tile has a city on three sides, whatever
+                # the deal
+                blocked = [{"tile": "RI/s", "x": 0, "y": 0, "rot": 0}] + [
+                    {"tile": "BA/Cccc+", "x": x, "y": y, "rot": 0} for x, y in ((2, 0), (1, 1), (1, -1))]
+                for seed in (1, 5, 9):
+                    self.refused("find no open river end", expansions=expansions, start=blocked, seed=seed)
                 spring = [{"tile": "RI/s", "x": 0, "y": 0, "rot": 0}]
                 for start in (spring, spring + [{"tile": "BA/RCr", "x": 0, "y": -1, "rot": 0}]):
                     t = self.table(["ann"], expansions=expansions, start=start, seed=5)
