@@ -420,8 +420,7 @@ static proto_err parse_bag(proto_arena *a, const proto_val *v, carc_config *cfg,
 {
 	int used[CARC_WOLF + 1] = { 0 };
 	if (!v) return PROTO_OK;
-	uint32_t components = cfg->components_given ? cfg->components : carc_default_components(cfg->expansions);
-	if (!(components >> CARC_C_SHEPHERD & 1))
+	if (!(proto_config_components(cfg) >> CARC_C_SHEPHERD & 1))
 		return INVALID("%s", "`bag` needs the shepherd (the hills-sheep expansion or the `shepherd` component)");
 	if (v->n > CARC_BAG_TOKENS) return INVALID("`bag` holds at most %d tokens", CARC_BAG_TOKENS);
 	for (const proto_val *t = v->u.c.first; t; t = t->next) {

@@ -454,20 +454,48 @@ static const char *placement_rule(int e)
 	return "a rule of the expansion in play forbids it";
 }
 
+uint32_t proto_config_components(const carc_config *cfg)
+{
+	return cfg->components_given ? cfg->components : carc_default_components(cfg->expansions);
+}
+
+/* What a move type needs that this game has not at all (so that it is
+ * never open, whatever the phase), in words; NULL when it has it. */
+static const char *absent_for(const carc_game *g, int type)
+{
+	const carc_config *cfg = carc_game_config(g);
+	uint32_t has = proto_config_components(cfg);
+	switch (type) {
+	case CARC_MV_DRAW:
+	case CARC_MV_PLACE_ABBEY: return has >> CARC_C_ABBEY & 1 ? NULL : "abbey (Abbey & Mayor, or the `abbey` component)";
+	case CARC_MV_MOVE_WAGON: return has >> CARC_C_WAGON & 1 ? NULL : "wagon (Abbey & Mayor, or the `wagon` component)";
+	case CARC_MV_FLOCK: return has >> CARC_C_SHEPHERD & 1 ? NULL : "shepherd (Hills & Sheep, or the `shepherd` component)";
+	case CARC_MV_ESCAPE:
+		return cfg->expansions >> carc_expansion_find("cathars") & 1 ? NULL : "besieged cities (the cathars expansion)";
+	}
+	return NULL;
+}
+
 const char *proto_move_explain(proto_arena *a, const carc_game *g, const carc_move *m, carc_rc rc, int detail)
 {
 	int drawn = carc_game_drawn(g);
 	carc_placed_info last = { 0, 0, 0, 0 };
 	if (carc_board_count(g) > 0) carc_board_get(g, carc_board_count(g) - 1, &last);
 	switch (rc) {
-	case CARC_E_PHASE:
+	case CARC_E_PHASE: {
+		const char *now;
 		if (carc_game_phase(g) == CARC_PH_TILE && drawn >= 0)
-			return proto_arena_printf(a, "first place the tile you drew (%s) with a place_tile move", carc_tile_id(drawn));
-		if (carc_game_phase(g) == CARC_PH_ACTION)
-			return proto_arena_printf(a, "the tile is already placed: deploy a figure on it or pass");
-		return proto_arena_printf(a, "%s %s move is not open now: the %s decision takes %s",
-		                          strchr("aeiou", carc_mtype_name(m->type)[0]) ? "an" : "a", carc_mtype_name(m->type),
-		                          carc_phase_name(carc_game_phase(g)), open_types(a, g));
+			now = proto_arena_printf(a, "first place the tile you drew (%s) with a place_tile move", carc_tile_id(drawn));
+		else if (carc_game_phase(g) == CARC_PH_ACTION)
+			now = "the tile is already placed: deploy a figure on it or pass";
+		else
+			now = proto_arena_printf(a, "%s %s move is not open now: the %s decision takes %s",
+			                         strchr("aeiou", carc_mtype_name(m->type)[0]) ? "an" : "a", carc_mtype_name(m->type),
+			                         carc_phase_name(carc_game_phase(g)), open_types(a, g));
+		/* a move this game never takes says so too */
+		const char *absent = absent_for(g, m->type);
+		return absent ? proto_arena_printf(a, "%s; and this game has no %s at all", now, absent) : now;
+	}
 	case CARC_E_TILE:
 		return proto_arena_printf(a, "you drew %s, not %s", drawn >= 0 ? carc_tile_id(drawn) : "no tile",
 		                          carc_tile_id(m->tile));

@@ -263,6 +263,9 @@ proto_val *proto_scores(proto_arena *a, const carc_game *g);
 proto_err proto_move_parse(proto_arena *a, const carc_game *g, const proto_val *v, carc_move *m, const char **why);
 /* Why the engine refused `m`, in words a player understands. */
 const char *proto_move_explain(proto_arena *a, const carc_game *g, const carc_move *m, carc_rc rc, int detail);
+/* The components a game of this configuration has: those given, or its
+ * expansions' own. */
+uint32_t proto_config_components(const carc_config *cfg);
 
 /* ---- SHA-256 (FIPS 180-4), for the seed commitment ------------------------------------ */
 void proto_sha256(const void *data, size_t n, uint8_t out[32]);

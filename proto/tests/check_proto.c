@@ -859,6 +859,15 @@ START_TEST(explain_edge)
 	carc_move place = { .type = CARC_MV_PLACE_TILE, .tile = cfg.tiles[0], .x = 1, .y = 0, .figure = CARC_NONE };
 	ck_assert_str_eq(proto_move_explain(&a, g, &place, carc_check_move(g, &place, &detail), detail),
 	                 "the tile is already placed: deploy a figure on it or pass");
+	/* a move of a piece this game has not at all says so, in any phase */
+	carc_move wagon = { .type = CARC_MV_MOVE_WAGON, .x = 1, .y = 0, .tile = CARC_NONE, .figure = CARC_NONE };
+	ck_assert_str_eq(proto_move_explain(&a, g, &wagon, carc_check_move(g, &wagon, &detail), detail),
+	                 "the tile is already placed: deploy a figure on it or pass; and this game has no wagon "
+	                 "(Abbey & Mayor, or the `wagon` component) at all");
+	carc_move drawing = { .type = CARC_MV_DRAW, .tile = CARC_NONE, .figure = CARC_NONE };
+	ck_assert_str_eq(proto_move_explain(&a, g, &drawing, carc_check_move(g, &drawing, &detail), detail),
+	                 "the tile is already placed: deploy a figure on it or pass; and this game has no abbey "
+	                 "(Abbey & Mayor, or the `abbey` component) at all");
 	free(g);
 	proto_arena_free(&a);
 }

@@ -1038,6 +1038,10 @@ class BadInput(TwoClients):
         self.assertEqual(evs[-1], {"type": "game_over", "scores": [8, 6]})
 
 
+# what a refusal adds for a flock move in a game without the shepherd
+NO_SHEPHERD = "; and this game has no shepherd (Hills & Sheep, or the `shepherd` component) at all"
+
+
 class Messages(unittest.TestCase):
     """An illegal expansion move's message says why in the game's words
     (PROTOCOL.md section 2): the decision due and the moves it takes, or the
@@ -1055,8 +1059,8 @@ class Messages(unittest.TestCase):
         for move in (PASS, place("BA/C", 0, -3, 0), {"type": "flock", "choice": "expand"}):
             with self.subTest(move=move):
                 self.assertEqual(t.refuse(move, "illegal_move"),
-                                 "a %s move is not open now: the tile decision takes draw or place_abbey"
-                                 % move["type"])
+                                 "a %s move is not open now: the tile decision takes draw or place_abbey%s"
+                                 % (move["type"], NO_SHEPHERD if move["type"] == "flock" else ""))
         for x, y in ((5, 5), (-1, 1), (0, 0)):
             with self.subTest(x=x, y=y):
                 self.assertEqual(t.refuse({"type": "place_abbey", "x": x, "y": y}, "illegal_move"),
@@ -1070,8 +1074,8 @@ class Messages(unittest.TestCase):
         for move in ({"type": "flock", "choice": "gather"}, deploy(-1, 0, "cloister")):
             with self.subTest(move=move):
                 self.assertEqual(t.refuse(move, "illegal_move"),
-                                 "a %s move is not open now: the wagon decision takes pass or move_wagon"
-                                 % move["type"])
+                                 "a %s move is not open now: the wagon decision takes pass or move_wagon%s"
+                                 % (move["type"], NO_SHEPHERD if move["type"] == "flock" else ""))
         self.assertEqual(t.refuse({"type": "move_wagon", "x": 2, "y": 0, "at": "E"}, "illegal_move"),
                          "the wagon may not move to E of (2,0): it moves only onto an unoccupied, incomplete "
                          "feature next to the one just scored")
