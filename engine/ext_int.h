@@ -113,11 +113,10 @@ typedef struct carc_ext {
 	 * (one, or every farm of a city under per-city-4): returns those that
 	 * win (the hill tie-break). */
 	unsigned (*tiebreak)(const carc_game *g, const uint16_t *roots, int nroots, unsigned tied);
-	/* Why `seat` scores more per city when it wins farm `root`: a mask of
-	 * CARC_BONUS_* reasons (its own pig, a pig herd), each worth 1 a city.
-	 * Under per-city-4 a city counts each reason once, from any farm that
-	 * touches it where the winner has a farmer. */
-	unsigned (*farm_bonus)(const carc_game *g, int root, int seat);
+	/* How much more `seat` scores per city when it wins farm `root` (its
+	 * own pig, the pig herds there: 1 each).  Under per-city-4 a city sums
+	 * it over the farms that touch it where the winner has a farmer. */
+	int (*farm_bonus)(const carc_game *g, int root, int seat);
 	/* How many completed cities a completed city counts as for farms. */
 	int (*city_weight)(const carc_game *g, int city_root);
 	/* Final scoring, after the base game's. */
@@ -134,9 +133,6 @@ enum {
 	CARC_HOOK_END_ROUND = 1 << 19, /* the last: CARC_NHOOKS hooks */
 	CARC_HOOK_COUNT = CARC_NHOOKS
 };
-
-/* The reasons of carc_ext.farm_bonus. */
-enum { CARC_BONUS_PIG = 1 << 0, CARC_BONUS_HERD = 1 << 1 };
 
 /* Facts about a tile type that say which expansions judge its placements
  * (carc_ext.placement_tiles). */

@@ -231,20 +231,14 @@ static int city_weight(const carc_game *g, int city)
 	return w;
 }
 
-/* Pigs and pig herds: why a seat that wins a farm scores more per city
- * (CARC_BONUS_* bits, each worth 1 a city). */
-static unsigned farm_bonus(const carc_game *g, int root, int seat)
+/* Pigs and pig herds: how much more a city a seat that wins a farm
+ * scores. */
+static int farm_bonus(const carc_game *g, int root, int seat)
 {
-	unsigned why = 0;
+	int more = 0;
 	CARC_EXT_EACH(g, CARC_HOOK_FARM_BONUS, e)
-		if (e->farm_bonus) why |= e->farm_bonus(g, root, seat);
-	return why;
-}
-
-/* Those reasons as points per city: 1 each. */
-static int farm_bonus_points(const carc_game *g, int root, int seat)
-{
-	return __builtin_popcount(farm_bonus(g, root, seat));
+		if (e->farm_bonus) more += e->farm_bonus(g, root, seat);
+	return more;
 }
 
 /* The completed cities of a gathered farm, each counted as many times as
@@ -285,7 +279,7 @@ static void score_farms(carc_game *g, carc_sink *out)
 			unsigned win = winners(g, farms[k].root, farms[k].str);
 			for (int s = 0; s < g->nseats; s++)
 				if (win >> s & 1)
-					carc_add_score(g, s, CARC_SC_FIELD, (per_farm[rule] + farm_bonus_points(g, farms[k].root, s)) * worth,
+					carc_add_score(g, s, CARC_SC_FIELD, (per_farm[rule] + farm_bonus(g, farms[k].root, s)) * worth,
 					               where, 1, out);
 		}
 		return;
@@ -294,8 +288,8 @@ static void score_farms(carc_game *g, carc_sink *out)
 	 * the farmers in all the farms that touch it, summed per player.  Cities
 	 * are taken in the order the farms name them, so events are stable.
 	 * Pigs and herds (rows 10c, 12, 13; RULES.md marks this meeting of
-	 * the rules uncertain): a winner's own pig adds 1 and a pig herd adds
-	 * 1, each once a city, when it lies in a farm touching the city in
+	 * the rules uncertain): a winner's own pig adds 1 and each pig herd
+	 * adds 1, each once a city, when it lies in a farm touching the city in
 	 * which the winner has a farmer, as row 13's "every player who scores
 	 * that farm" reads when the city, not the farm, is what scores.  A herd
 	 * in a farm without the winner's farmers adds nothing, whatever else
@@ -303,22 +297,23 @@ static void score_farms(carc_game *g, carc_sink *out)
 	for (int j = 0; j < all.n; j++) {
 		int city = all.city[j];
 		int str[CARC_MAX_SEATS] = { 0 }, nroots = 0;
-		unsigned bonus[CARC_MAX_SEATS] = { 0 };
+		int bonus[CARC_MAX_SEATS] = { 0 };
 		uint16_t roots[MAX_FARMS];
 		for (int q = 0; q < nfarms; q++)
 			if (has_city(farms[q].cities, city)) {
 				roots[nroots++] = (uint16_t)farms[q].root;
 				for (int s = 0; s < g->nseats; s++) {
 					str[s] += farms[q].str[s];
-					/* a pig or a herd counts where the seat has farmers, once a city */
-					if (farms[q].str[s]) bonus[s] |= farm_bonus(g, farms[q].root, s);
+					/* pigs and herds count where the seat has farmers; the
+					 * farms are distinct, so each pig or herd once a city */
+					if (farms[q].str[s]) bonus[s] += farm_bonus(g, farms[q].root, s);
 				}
 			}
 		unsigned win = winners_of(g, roots, nroots, str);
 		int where = carc_feat_where(g, city, out);
 		for (int s = 0; s < g->nseats; s++)
 			if (win >> s & 1)
-				carc_add_score(g, s, CARC_SC_FIELD, (4 + __builtin_popcount(bonus[s])) * city_weight(g, city),
+				carc_add_score(g, s, CARC_SC_FIELD, (4 + bonus[s]) * city_weight(g, city),
 				               where, 1, out);
 	}
 }
@@ -335,7 +330,7 @@ void carc_score_farm_now(carc_game *g, int root, int per_city, carc_sink *out)
 	int worth = farm_worth(g, &fm), where = carc_feat_where(g, root, out);
 	for (int s = 0; s < g->nseats; s++)
 		if (win >> s & 1)
-			carc_add_score(g, s, CARC_SC_FIELD, (per_city + farm_bonus_points(g, root, s)) * worth, where, 0, out);
+			carc_add_score(g, s, CARC_SC_FIELD, (per_city + farm_bonus(g, root, s)) * worth, where, 0, out);
 	for (unsigned s = 0; s < g->nseats; s++) /* farmers: followers in fields */
 		for (unsigned m = g->followers_in[s][CARC_F_FIELD]; m; m &= m - 1) {
 			unsigned i = s * CARC_FIGS_PER_SEAT + (unsigned)__builtin_ctz(m);

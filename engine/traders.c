@@ -229,41 +229,48 @@ static void herd_list(carc_game *g, int c)
 	}
 }
 
-/* Is there a counting pig herd in the farm of `root`?  The listed herds,
- * and those of the tile just placed, in case its farm is scored before
- * traders_placed has listed them (no hook does that now: the farms a tile
- * joins to a barn's score at the end of the turn, abbey_turn_end; every
- * other tile on the board has been through traders_placed); a walk over
- * the farm when more herds were placed than herds[] holds. */
-static int farm_has_herd(const carc_game *g, int root)
+/* How many counting pig herds lie in the farm of `root` (each adds 1 a
+ * city: RULES.md row 13 gives no cap, unlike the inns and cathedrals of
+ * rows 2 and 4, and each "counts as an additional pig").  The listed
+ * herds, and those of the tile just placed that are not listed yet, in
+ * case its farm is scored before traders_placed has listed them (no hook
+ * does that now: the farms a tile joins to a barn's score at the end of
+ * the turn, abbey_turn_end; every other tile on the board has been
+ * through traders_placed); a walk over the farm when more herds were
+ * placed than herds[] holds. */
+static int farm_herds(const carc_game *g, int root)
 {
+	int n = 0;
 	if (g->nherds == 0xff) {
-		int n = root;
+		int at = root;
 		do {
-			const carc_node *nd = &g->nodes[n];
-			if (herd_counts(g, g->cells[nd->cell].type, nd->feat)) return 1;
-			n = nd->next;
-		} while (n != root);
-		return 0;
+			const carc_node *nd = &g->nodes[at];
+			n += herd_counts(g, g->cells[nd->cell].type, nd->feat);
+			at = nd->next;
+		} while (at != root);
+		return n;
 	}
-	for (int i = 0; i < g->nherds; i++)
-		if (carc_feat_root(g, g->herds[i]) == root) return 1;
+	for (int i = 0; i < g->nherds; i++) n += carc_feat_root(g, g->herds[i]) == root;
 	int c = g->last;
-	if (c == CARC_NONE || !herd_tile(g->cells[c].type)) return 0;
-	for (int i = 0; i < carc_cell_type(g, c)->nfeat; i++)
-		if (herd_counts(g, g->cells[c].type, i) && carc_feat_root(g, g->cells[c].node0 + i) == root) return 1;
-	return 0;
+	if (c == CARC_NONE || !herd_tile(g->cells[c].type)) return n;
+	for (int i = 0; i < carc_cell_type(g, c)->nfeat; i++) {
+		int node = g->cells[c].node0 + i, listed = 0;
+		if (!herd_counts(g, g->cells[c].type, i) || carc_feat_root(g, node) != root) continue;
+		for (int k = 0; k < g->nherds; k++) listed |= g->herds[k] == node;
+		n += !listed;
+	}
+	return n;
 }
 
-static unsigned pig_bonus(const carc_game *g, int root, int seat)
+/* What `seat`, winning the farm of `root`, scores more a city: 1 for its
+ * own pig there (row 12: one a seat), 1 for each pig herd (row 13). */
+static int pig_bonus(const carc_game *g, int root, int seat)
 {
-	unsigned why = 0;
 	int slot = g->trade_fig[seat][1];
 	root = carc_feat_root(g, root);
-	if (!g->in_supply[seat][CARC_FIG_PIG] && slot != FIG_NONE && /* each seat has one pig: at home, it is in no farm */
-	    g->figs[slot].node != CARC_NONE && carc_feat_root(g, g->figs[slot].node) == root)
-		why |= CARC_BONUS_PIG;
-	return farm_has_herd(g, root) ? why | CARC_BONUS_HERD : why;
+	int pig = !g->in_supply[seat][CARC_FIG_PIG] && slot != FIG_NONE && /* each seat has one pig: at home, it is in no farm */
+	          g->figs[slot].node != CARC_NONE && carc_feat_root(g, g->figs[slot].node) == root;
+	return pig + farm_herds(g, root);
 }
 
 /* ---- every placement ----------------------------------------------------------------------- */

@@ -462,18 +462,18 @@ static int pig_in(ore *o, int seat, int farm)
 	return 0;
 }
 
-/* Row 13: a pig herd in the farm (the mini expansion's only under
- * gq11_pig_herd pig). */
-static int herd_in(ore *o, int farm)
+/* Row 13: the pig herds in the farm (the mini expansion's only under
+ * gq11_pig_herd pig), each adding 1 a city: the row sets no cap. */
+static int herds_in(ore *o, int farm)
 {
-	int s = farm;
+	int s = farm, n = 0;
 	do {
 		const ore_cell *c = &o->cells[o->segs[s].cell];
 		if ((feat_of(o, s)->flags & o->flags_on & CARC_TF_PIGHERD) && (carc_tile_expansion(c->type) != o->mini || o->gq11_herd))
-			return 1;
+			n++;
 		s = o->segs[s].next;
 	} while (s != farm);
-	return 0;
+	return n;
 }
 
 int ore_farm_has_barn(ore *o, int farm)
@@ -484,7 +484,7 @@ int ore_farm_has_barn(ore *o, int farm)
 	return 0;
 }
 
-/* One farm, per farm: the farmer majority scores (per + pig + herd) for
+/* One farm, per farm: the farmer majority scores (per + pig + herds) for
  * each completed city, a besieged city twice (rows 10a, 11-16). */
 static void pay_farm(ore *o, int farm, int per, int sc, ore_pay *pay, int *npay)
 {
@@ -492,9 +492,9 @@ static void pay_farm(ore *o, int farm, int per, int sc, ore_pay *pay, int *npay)
 	strengths(o, &farm, 1, str);
 	unsigned win = winners(o, &farm, 1, str);
 	if (!win) return;
-	int worth = farm_worth(o, farm), herd = herd_in(o, farm);
+	int worth = farm_worth(o, farm), herds = herds_in(o, farm);
 	for (int s = 0; s < o->nseats; s++)
-		if (win >> s & 1) add_pay(pay, npay, s, sc, (per + pig_in(o, s, farm) + herd) * worth, farm);
+		if (win >> s & 1) add_pay(pay, npay, s, sc, (per + pig_in(o, s, farm) + herds) * worth, farm);
 }
 
 void ore_pay_farm_now(ore *o, int farm, int per_city, ore_pay *pay, int *npay)
@@ -773,10 +773,10 @@ void ore_final(ore *o, ore_pay *pay, int *npay)
 						if (fcities[k][j] == city) touching[nt++] = farms[k];
 				strengths(o, touching, nt, str);
 				unsigned win = winners(o, touching, nt, str);
-				/* rows 12, 13 read for 10c: a winner's own pig and a pig
-				 * herd each add 1, once a city, from a touching farm in
-				 * which the winner has a farmer (the winner "scores that
-				 * farm"); a herd where the winner has none adds nothing */
+				/* rows 12, 13 read for 10c: a winner's own pig and each pig
+				 * herd add 1, once a city, from a touching farm in which
+				 * the winner has a farmer (the winner "scores that farm");
+				 * a herd where the winner has none adds nothing */
 				int w = city_weight(o, city);
 				for (int s = 0; s < o->nseats; s++) {
 					if (!(win >> s & 1)) continue;
@@ -785,7 +785,7 @@ void ore_final(ore *o, ore_pay *pay, int *npay)
 						strengths(o, &touching[k], 1, own);
 						if (!own[s]) continue;
 						pig |= pig_in(o, s, touching[k]);
-						herd |= herd_in(o, touching[k]);
+						herd += herds_in(o, touching[k]);
 					}
 					add_pay(pay, npay, s, CARC_SC_FIELD, (4 + pig + herd) * w, city);
 				}
