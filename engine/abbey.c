@@ -18,6 +18,8 @@
  * a farm joined to it later score 1 a city and go home, no farmer may join
  * a farm with a barn, and at the end every barn owner scores 4 a city.
  */
+#include <string.h>
+
 #include "ext_int.h"
 
 /* ---- the abbey ------------------------------------------------------------ */
@@ -346,37 +348,54 @@ static int wagon_target(const carc_game *g, int node)
 	return root;
 }
 
+/* A candidate segment for the wagon, once: `cand` holds at most one
+ * entry a segment of the board (`mark`, a bit a segment), so it never
+ * holds more than CARC_MAX_NODES, however large the scored feature. */
+typedef struct {
+	uint64_t mark[CARC_MAX_NODES / 64];
+	uint16_t cand[CARC_MAX_NODES];
+	int n;
+} wagon_cands;
+
+static void cand_add(wagon_cands *wc, int node)
+{
+	uint64_t bit = 1ull << (node & 63);
+	if (wc->mark[node >> 6] & bit) return;
+	wc->mark[node >> 6] |= bit;
+	wc->cand[wc->n++] = (uint16_t)node;
+}
+
 /* The abbey is a cloister in every way, and its walls end roads (RULES.md
  * 2.9): for wagon_move connected, a road that ends at an abbey's wall and
  * the abbey are joined across the two tiles, as a road and the cloister it
  * enters are on one tile (the abbey tile has no wagon groups).  Adds to
- * cand what segment s reaches so: from a road, the abbeys at the sides it
- * touches; from an abbey, the roads at its walls. */
-static int abbey_links(const carc_game *g, int s, uint16_t *cand, int ncand)
+ * the candidates what segment s reaches so: from a road, the abbeys at the
+ * sides it touches; from an abbey, the roads at its walls. */
+static void abbey_links(const carc_game *g, int s, wagon_cands *wc)
 {
 	const carc_node *nd = &g->nodes[s];
 	const carc_cell *c = &g->cells[nd->cell];
 	int abbey = c->type == g->abbey_type;
-	if (nd->kind != (abbey ? CARC_F_CLOISTER : CARC_F_ROAD)) return ncand;
-	for (int d = 0; d < 4 && ncand < 128; d++) {
+	if (nd->kind != (abbey ? CARC_F_CLOISTER : CARC_F_ROAD)) return;
+	for (int d = 0; d < 4; d++) {
 		int nb = carc_board_lookup(g, c->x + carc_dx[d], c->y + carc_dy[d]), f = -1;
 		if (nb < 0) continue;
 		if (abbey) f = carc_board_feature_at(g, nb, (d + 2) & 3);
 		else if (g->cells[nb].type == g->abbey_type && carc_board_feature_at(g, nd->cell, d) == s)
 			f = carc_board_feature_at(g, nb, CARC_P_CLOISTER);
-		if (f >= 0 && g->nodes[f].kind == (abbey ? CARC_F_ROAD : CARC_F_CLOISTER)) cand[ncand++] = (uint16_t)f;
+		if (f >= 0 && g->nodes[f].kind == (abbey ? CARC_F_ROAD : CARC_F_CLOISTER)) cand_add(wc, f);
 	}
-	return ncand;
 }
 
 /* Where the first waiting wagon may go. */
 static int wagon_targets(const carc_game *g, carc_move *out, int cap)
 {
 	const __typeof__(g->wagons[0]) *w = &g->wagons[0];
-	uint16_t seen[128], seen_cell[128];
+	wagon_cands wc;
+	uint16_t seen[CARC_MAX_NODES], seen_cell[CARC_MAX_NODES];
 	int n = 0, nseen = 0;
-	uint16_t cand[128];
-	int ncand = 0;
+	memset(wc.mark, 0, sizeof wc.mark);
+	wc.n = 0;
 	if (g->cfg.rules[CARC_R_WAGON_MOVE] == 0) {
 		/* connected: features that share a wagon group with the scored
 		 * one on one of its tiles, and abbeys and the roads at their walls */
@@ -386,9 +405,8 @@ static int wagon_targets(const carc_game *g, carc_move *out, int cap)
 			const carc_tiletype *t = carc_cell_type(g, nd->cell);
 			unsigned groups = t->f[nd->feat].wagon;
 			for (int j = 0; groups && j < t->nfeat; j++)
-				if (j != nd->feat && (t->f[j].wagon & groups) && ncand < 128)
-					cand[ncand++] = (uint16_t)(g->cells[nd->cell].node0 + j);
-			ncand = abbey_links(g, s, cand, ncand);
+				if (j != nd->feat && (t->f[j].wagon & groups)) cand_add(&wc, g->cells[nd->cell].node0 + j);
+			abbey_links(g, s, &wc);
 			s = nd->next;
 		} while (s != w->root);
 	} else {
@@ -398,10 +416,11 @@ static int wagon_targets(const carc_game *g, carc_move *out, int cap)
 			for (int ddx = -1; ddx <= 1; ddx++) {
 				int cell = carc_board_lookup(g, c->x + ddx, c->y + ddy);
 				if (cell < 0) continue;
-				for (int j = 0; j < carc_cell_type(g, cell)->nfeat && ncand < 128; j++)
-					cand[ncand++] = (uint16_t)(g->cells[cell].node0 + j);
+				for (int j = 0; j < carc_cell_type(g, cell)->nfeat; j++) cand_add(&wc, g->cells[cell].node0 + j);
 			}
 	}
+	uint16_t *cand = wc.cand;
+	int ncand = wc.n;
 	/* one move per target feature and tile it may be named at */
 	for (int i = 0; i < ncand; i++) {
 		int root = wagon_target(g, cand[i]), k, cell = g->nodes[cand[i]].cell;

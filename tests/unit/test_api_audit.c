@@ -18,7 +18,7 @@
  * - carc_end_now in every phase, and every call on the game it ends;
  * - the engine's limits: a board that grows past the frontier the game
  *   has room for is refused at set-up (CARC_E_CAPACITY) or played
- *   without a write out of bounds;
+ *   without a write out of bounds; a wagon with 140 places to go;
  * - sinks that start past 0, a refused sink at set-up (the game stays as
  *   it was), and carc_game_config keeping the config;
  * - the per-thread set-up cache (engine/README.md): a game is the same
@@ -1472,6 +1472,61 @@ START_TEST(test_refused_by_names_a_set_in_the_game)
 }
 END_TEST
 
+/* RULES.md 2.9, 4.8 (wagon_move connected): the wagon may go to any
+ * unoccupied, incomplete feature connected to the one scored, however
+ * many there are.  A custom supply builds a city of two rows of BA/CccR
+ * (city with a road at its gate), 2k tiles long, with the wagon on it;
+ * closing it leaves 2k free, incomplete gate roads (each ends at an empty
+ * place), past the 128 the wagon's listing once held.  Every one is
+ * listed and accepted. */
+START_TEST(test_wagon_targets_past_128)
+{
+	enum { K = 70 };
+	int gate = carc_tile_find("BA/CccR"), plain = carc_tile_find("BA/C");
+	struct { int t, x, y, r; } plan[2 * K + 4];
+	int n = 0;
+	carc_config cfg;
+	carc_config_init(&cfg);
+	cfg.expansions |= 1u << expansion("abbey-mayor");
+	cfg.nseats = 1;
+	cfg.nstart = 1;
+	cfg.start[0] = (carc_start_tile){ (uint16_t)gate, 0, 0, 2 }; /* (0,0), city N */
+	plan[n++] = (__typeof__(plan[0])){ gate, 0, 1, 0 };           /* city S */
+	for (int x = 1; x < K; x++) {
+		plan[n++] = (__typeof__(plan[0])){ gate, x, 0, 2 };
+		plan[n++] = (__typeof__(plan[0])){ gate, x, 1, 0 };
+	}
+	plan[n++] = (__typeof__(plan[0])){ plain, -1, 0, 1 }; /* the four ends close it */
+	plan[n++] = (__typeof__(plan[0])){ plain, -1, 1, 1 };
+	plan[n++] = (__typeof__(plan[0])){ plain, K, 0, 3 };
+	plan[n++] = (__typeof__(plan[0])){ plain, K, 1, 3 };
+	for (int i = 0; i < n; i++) cfg.tiles[i] = (uint16_t)plan[i].t;
+	cfg.ntiles = (uint16_t)n;
+	carc_game *g = tu_game_new(&cfg, NULL);
+	for (int i = 0; i < n && carc_game_phase(g) != CARC_PH_WAGON; i++) {
+		carc_move m = { .type = CARC_MV_PLACE_TILE, .tile = (uint16_t)plan[i].t, .x = (int16_t)plan[i].x,
+			        .y = (int16_t)plan[i].y, .rot = (uint8_t)plan[i].r };
+		ck_assert_int_eq(carc_apply(g, &m, NULL), CARC_OK);
+		if (carc_game_phase(g) != CARC_PH_ACTION) continue;
+		carc_move d = { .type = CARC_MV_DEPLOY, .kind = CARC_FIG_WAGON, .x = 0, .y = 1, .port = CARC_N };
+		carc_move p = { .type = CARC_MV_PASS };
+		ck_assert_int_eq(carc_apply(g, i == 0 ? &d : &p, NULL), CARC_OK);
+	}
+	ck_assert_int_eq(carc_game_phase(g), CARC_PH_WAGON);
+	static carc_move mv[CARC_MAX_MOVES];
+	int nm = carc_legal_moves(g, mv, CARC_MAX_MOVES), targets = 0;
+	for (int i = 0; i < nm; i++) targets += mv[i].type == CARC_MV_MOVE_WAGON;
+	ck_assert_int_eq(targets, 2 * K);
+	for (int x = 0; x < K; x++)
+		for (int y = 0; y <= 1; y++) {
+			carc_move w = { .type = CARC_MV_MOVE_WAGON, .x = (int16_t)x, .y = (int16_t)y,
+				        .port = (uint8_t)(y ? CARC_S : CARC_N), .tile = CARC_NONE, .figure = CARC_NONE };
+			ck_assert_msg(carc_check_move(g, &w, NULL) == CARC_OK, "the gate road at (%d,%d) refused", x, y);
+		}
+	free(g);
+}
+END_TEST
+
 /* engine/README.md, bots that search: a game set up with the tiles seen so
  * far (in the order they left the supply; a hidden one replaced by a tile
  * still to come), another order of the rest and the tokens drawn so far
@@ -1589,6 +1644,7 @@ static Suite *audit_suite(void)
 	tcase_add_test(tc, test_frontier_two_lines);
 	tcase_add_test(tc, test_frontier_three_lines);
 	tcase_add_test(tc, test_frontier_sixteen_lines);
+	tcase_add_test(tc, test_wagon_targets_past_128);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("games");
 	tcase_set_timeout(tc, 300);
