@@ -89,18 +89,77 @@ static void msgid_of_deep(proto_arena *a, const char *s, size_t n, proto_request
 	json_decref(id);
 }
 
+static int hex4(const char *s, unsigned *v)
+{
+	*v = 0;
+	for (int i = 0; i < 4; i++) {
+		char c = s[i];
+		int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+		if (d < 0) return 0;
+		*v = *v << 4 | (unsigned)d;
+	}
+	return 1;
+}
+
+/* A copy of the JSON text with each \u escape of a lone surrogate (a high
+ * one not followed by a low one, or a low one alone) written \ufffd, the
+ * replacement character, as a UTF-8 encoder writes a string that holds
+ * one (a JavaScript string cut in the middle of an emoji, which
+ * JSON.stringify escapes so); NULL when the text has none.  Same length,
+ * so jansson's columns still hold. */
+static char *lone_surrogates_replaced(proto_arena *a, const char *s, size_t n)
+{
+	char *out = NULL;
+	int in_string = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '"') {
+			in_string = !in_string;
+			continue;
+		}
+		if (!in_string || s[i] != '\\' || i + 1 >= n) continue;
+		unsigned v, low;
+		if (s[i + 1] != 'u' || i + 6 > n || !hex4(s + i + 2, &v)) {
+			i++; /* \" \\ and the others: the next character is escaped */
+			continue;
+		}
+		if (v >= 0xd800 && v <= 0xdbff && i + 12 <= n && s[i + 6] == '\\' && s[i + 7] == 'u' && hex4(s + i + 8, &low) &&
+		    low >= 0xdc00 && low <= 0xdfff) {
+			i += 11; /* a pair */
+			continue;
+		}
+		if (v >= 0xd800 && v <= 0xdfff) {
+			if (!out) {
+				out = proto_arena_alloc(a, n);
+				memcpy(out, s, n);
+			}
+			memcpy(out + i + 2, "fffd", 4);
+		}
+		i += 5;
+	}
+	return out;
+}
+
 /* Parses one JSON text: a whole envelope (depth 1; rq gets its msgid when
  * it is too deep), or the params of a shorthand (depth 2, where they sit
  * in an envelope; rq NULL). */
 static proto_val *parse(proto_arena *a, const char *s, size_t n, int depth, proto_decoded *d, proto_request *rq)
 {
 	json_error_t err;
-	json_t *j = json_loadb(s, n, JSON_DECODE_ANY | JSON_ALLOW_NUL, &err);
-	if (!j && json_error_code(&err) == json_error_numeric_overflow)
-		/* valid JSON with an integer past 64 bits: read its numbers as
-		 * reals, so that the parameter is refused as out of range
-		 * (invalid_params), as MessagePack's would be */
-		j = json_loadb(s, n, JSON_DECODE_ANY | JSON_ALLOW_NUL | JSON_DECODE_INT_AS_REAL, &err);
+	size_t flags = JSON_DECODE_ANY | JSON_ALLOW_NUL;
+	json_t *j = json_loadb(s, n, flags, &err);
+	for (int again = 0; !j && again < 2; again++) {
+		const char *fixed;
+		if (json_error_code(&err) == json_error_numeric_overflow && !(flags & JSON_DECODE_INT_AS_REAL))
+			/* valid JSON with an integer past 64 bits: read its numbers as
+			 * reals, so that the parameter is refused as out of range
+			 * (invalid_params), as MessagePack's would be */
+			flags |= JSON_DECODE_INT_AS_REAL;
+		else if (!strncmp(err.text, "invalid Unicode", 15) && (fixed = lone_surrogates_replaced(a, s, n)))
+			s = fixed; /* JSON allows a lone surrogate escape; jansson does not */
+		else
+			break;
+		j = json_loadb(s, n, flags, &err);
+	}
 	if (!j && json_error_code(&err) == json_error_stack_overflow) {
 		/* jansson gives up past its own depth (2048); that is nesting
 		 * deeper than 16 as much as 17 is, so the same answer */

@@ -381,6 +381,46 @@ START_TEST(json_bad)
 }
 END_TEST
 
+/* The string `key` of the params of the request in `line`, which must
+ * decode. */
+static const char *json_param(proto_arena *a, const char *line, const char *key)
+{
+	proto_request rq;
+	proto_decoded d = json(a, line, &rq);
+	ck_assert_msg(d.code == PROTO_OK, "%s: %s", line, d.why ? d.why : "");
+	const proto_val *v = pv_get(rq.params, key);
+	ck_assert_ptr_nonnull(v);
+	ck_assert_int_eq(v->type, PV_STR);
+	return v->u.s;
+}
+
+/* JSON allows a \u escape of a lone surrogate (what JSON.stringify writes
+ * for a JavaScript string cut inside an emoji); jansson refuses it, so it
+ * reads as U+FFFD, as a UTF-8 encoder writes such a string.  Pairs, other
+ * escapes and an escaped backslash before `u` are left as they are. */
+START_TEST(json_lone_surrogates)
+{
+	proto_arena a;
+	proto_arena_init(&a);
+	proto_request rq;
+	ck_assert_str_eq(json_param(&a, "[0, 7, \"hello\", {\"client\": \"a\\ud800b\"}]", "client"), "a\xef\xbf\xbd" "b");
+	ck_assert_str_eq(json_param(&a, "hello {\"client\": \"\\uDC00\"}", "client"), "\xef\xbf\xbd");
+	ck_assert_str_eq(json_param(&a, "hello {\"client\": \"\\ud83d\\ude00\\ud83d\"}", "client"),
+	                 "\xf0\x9f\x98\x80\xef\xbf\xbd"); /* a pair, then half of one */
+	ck_assert_str_eq(json_param(&a, "hello {\"client\": \"\\ud800\\u0041\"}", "client"), "\xef\xbf\xbd" "A");
+	ck_assert_str_eq(json_param(&a, "hello {\"client\": \"\\\\ud800\", \"x\": \"\\udfff\"}", "client"), "\\ud800");
+	ck_assert_str_eq(json_param(&a, "hello {\"client\": \"\\\"\\ud800\"}", "client"), "\"\xef\xbf\xbd");
+	/* still refused: a bad escape, and a surrogate outside a string */
+	ck_assert_int_eq(json(&a, "hello {\"client\": \"\\ud80\"}", &rq).code, PROTO_E_BAD_REQUEST);
+	ck_assert_int_eq(json(&a, "hello {\\ud800: 1}", &rq).code, PROTO_E_BAD_REQUEST);
+	/* with an integer past 64 bits too: both mended, the integer then refused as a parameter */
+	proto_decoded d = json(&a, "[0, 8, \"state\", {\"game\": 99999999999999999999, \"c\": \"\\ud800\"}]", &rq);
+	ck_assert_int_eq(d.code, PROTO_OK);
+	ck_assert(rq.has_id && rq.msgid == 8);
+	proto_arena_free(&a);
+}
+END_TEST
+
 /* ---- writing ---------------------------------------------------------------------- */
 
 static char *to_json(proto_arena *a, const proto_val *v)
@@ -926,6 +966,7 @@ static Suite *suite(void)
 	tcase_add_test(t, mp_request);
 	tcase_add_test(t, json_forms);
 	tcase_add_test(t, json_bad);
+	tcase_add_test(t, json_lone_surrogates);
 	tcase_add_test(t, writers);
 	tcase_add_test(t, writers_utf8);
 	tcase_add_test(t, mp_writer_sizes);
