@@ -60,7 +60,7 @@ typedef enum carc_rc {
 	CARC_E_OCCUPIED,     /* a tile is already there */
 	CARC_E_NOT_ADJACENT, /* the tile touches no placed tile edge to edge */
 	CARC_E_EDGE,         /* an edge does not match its neighbour */
-	CARC_E_RULE,         /* an expansion rule forbids the placement */
+	CARC_E_RULE,         /* an expansion rule forbids the move (a placement, a deploy, a wagon, escape or flock move) */
 	CARC_E_NOT_TILE_JUST_PLACED, /* a deploy off the tile just placed */
 	CARC_E_NO_FEATURE,   /* nothing to deploy on at that port */
 	CARC_E_FEATURE_TAKEN,/* the connected feature already holds a follower */
