@@ -263,6 +263,20 @@ enum { CARC_TOK_KING, CARC_TOK_ROBBER, CARC_TOK_WINE, CARC_TOK_GRAIN, CARC_TOK_C
 const char *carc_token_name(int token);
 const char *carc_sc_name(int sc);
 
+/* An event, as the wire gives it (proto/PROTOCOL.md, Events), with these
+ * fields filled (the others 0, seat -1, tile and figure CARC_NONE):
+ *   tile_drawn       seat, tile, why (CARC_WHY_RESHUFFLED or 0)
+ *   tile_placed      seat (-1 for a start tile), tile, x, y, rot (quarter turns clockwise)
+ *   tile_discarded   tile, why
+ *   tile_hidden      x, y (where the hill lies), tile (the hidden one), why
+ *   deployed         seat, figure (carc_figure_get's index), kind, x, y, port, fkind (carc_fkind)
+ *   returned         seat, figure, kind, why
+ *   feature_completed  x, y, port, fkind, ntiles
+ *   scored           seat, points, fkind (CARC_SC_*), final, and x, y, port
+ *                    (port CARC_PORT_COUNT: goods, king and robber, which lie nowhere)
+ *   token_taken      seat, kind (CARC_TOK_*), from
+ *   sheep_drawn      seat, x, y (the shepherd's tile), kind (1-4 sheep, CARC_WOLF)
+ *   turn             seat;  game_over  nothing (read the scores from the game) */
 typedef struct carc_event {
 	uint8_t type;    /* carc_etype */
 	int8_t seat;     /* -1 when none */
@@ -277,9 +291,9 @@ typedef struct carc_event {
 	int8_t from;     /* token_taken: the seat it was taken from, -1 none */
 	int16_t x, y;
 	uint16_t tile;    /* tile_hidden: the tile under the hill, for replays (the wire keeps it secret) */
-	uint16_t figure;
+	uint16_t figure;  /* deployed, returned: the figure, as carc_figure_get numbers them */
 	uint16_t ntiles; /* feature_completed: tiles in the feature */
-	int32_t points;
+	int32_t points;  /* scored */
 } carc_event;
 
 /* Where a call writes its events.  Events past `cap` are counted in `n`
