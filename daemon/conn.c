@@ -262,20 +262,25 @@ static void handle(conn *c, const proto_request *rq, proto_decoded d)
 	c->answering = 0;
 }
 
-static void json_line(conn *c, const char *line, size_t n)
+/* Serves one line; 0 for a blank one, which is no request. */
+static int json_line(conn *c, const char *line, size_t n)
 {
 	if (proto_is_http(line, n)) {
 		/* a browser or a probe: nothing here speaks HTTP */
 		log_debug("%s: HTTP request, closed", c->peer);
 		conn_finish(c);
-		return;
+		return 1;
 	}
 	proto_request rq;
 	proto_decoded d = proto_json_decode(&srv->arena, line, n, &rq);
-	if (!d.skip) handle(c, &rq, d);
+	if (d.skip) return 0;
+	handle(c, &rq, d);
+	return 1;
 }
 
-enum { STEP_MORE, STEP_SERVED, STEP_DROPPED };
+/* STEP_BLANK: a blank line, read and ignored; it takes a share of the
+ * turn, as a request does, but is no activity (--idle-timeout). */
+enum { STEP_MORE, STEP_SERVED, STEP_DROPPED, STEP_BLANK };
 
 /* Serves at most one request from the buffer. */
 static int step(conn *c)
@@ -331,8 +336,7 @@ static int step(conn *c)
 		                    proto_arena_printf(&srv->arena, "a line is at most %zu bytes", srv->max_line));
 		return STEP_SERVED;
 	}
-	json_line(c, (const char *)p, n);
-	return STEP_SERVED;
+	return json_line(c, (const char *)p, n) ? STEP_SERVED : STEP_BLANK;
 }
 
 /* The peer has shut its writing side and every whole request is served:
@@ -378,9 +382,9 @@ static void conn_process(conn *c)
 		pull(c);
 		int r = step(c);
 		proto_arena_reset(&srv->arena);
-		if (r == STEP_SERVED) {
+		if (r == STEP_SERVED || r == STEP_BLANK) {
 			budget--;
-			c->last = games_now();
+			if (r == STEP_SERVED) c->last = games_now();
 		} else if (r == STEP_MORE) {
 			if (pull(c)) continue;
 			if (c->eof || shutting_down) at_eof(c);

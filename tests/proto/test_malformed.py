@@ -512,6 +512,23 @@ class OtherLimits(unittest.TestCase):
                 self.assertEqual(busy.ping(), {})
 
 
+    def test_blank_lines_are_no_activity(self):
+        """PROTOCOL.md 5: only a complete request (or a notification) counts as activity; blank
+        lines are ignored, so a client sending nothing but them is closed at the idle timeout."""
+        with harness.Daemon("--idle-timeout", "1") as d:
+            with d.raw("unix") as blank:
+                blank.send(b"ping\n")
+                t0 = time.monotonic()
+                closed = False
+                while time.monotonic() - t0 < 3.5 and not closed:
+                    try:
+                        blank.send(b"\n  \r\n\t\n")
+                    except OSError:
+                        closed = True
+                        break
+                    closed = blank.closed_by_peer(0.3)
+                self.assertTrue(closed, "blank lines kept a connection open past --idle-timeout")
+
 class SocketActivation(unittest.TestCase):
     def test_listen_fds(self):
         """Sockets handed over as systemd does (LISTEN_FDS, LISTEN_PID, from fd 3)."""
