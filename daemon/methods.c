@@ -413,7 +413,10 @@ static proto_err parse_start(proto_arena *a, const proto_val *v, carc_config *cf
 }
 
 /* Hills & Sheep tokens in the order they will be drawn: 1-4 sheep or "wolf";
- * no more of a kind than the bag holds (carc_bag_holds).  A game with the
+ * no more of a kind than the bag holds (carc_bag_holds), the order of the
+ * bag as it is filled (the engine also takes the longer draws of a game
+ * whose tokens went back to the bag, for a bot's replay; the wire keeps to
+ * what PROTOCOL.md says).  A game with the
  * shepherd takes it, whether Hills & Sheep brings the shepherd or the
  * `shepherd` component does; one without has no bag. */
 static proto_err parse_bag(proto_arena *a, const proto_val *v, carc_config *cfg, const char **why)

@@ -45,6 +45,7 @@ extern "C" {
 #define CARC_MAX_START 16    /* custom start tiles */
 #define CARC_NONE 0xffff
 #define CARC_BAG_TOKENS 18   /* Hills & Sheep: 4x1, 5x2, 5x3, 2x4 sheep and 2 wolves */
+#define CARC_BAG_DRAWS 255   /* carc_config.bag: draws listed (tokens go back and come again) */
 #define CARC_WOLF 5
 /* How many of `token` (1-4 sheep, CARC_WOLF) the full Hills & Sheep bag holds;
  * 0 for anything else. */
@@ -195,9 +196,13 @@ typedef struct carc_config {
 	uint8_t nstart;                     /* >0: these instead of the standard start; <= CARC_MAX_START */
 	carc_start_tile start[CARC_MAX_START]; /* known tile types, rot 0..3, x and y in -1000..1000,
 	                                       two never at one place */
-	uint8_t nbag;                       /* >0: Hills & Sheep tokens drawn in this order; <= CARC_BAG_TOKENS,
-	                                       no token more often than the bag holds it (4, 5, 5, 2 sheep, 2 wolves) */
-	uint8_t bag[CARC_BAG_TOKENS];       /* 1-4 sheep, CARC_WOLF */
+	uint8_t nbag;                       /* >0: the Hills & Sheep draws, in order: draw i takes bag[i]
+	                                       when the bag holds one then, else draws at random as
+	                                       without a list; past nbag, at random.  A list of no token
+	                                       more often than the bag holds it (4, 5, 5, 2 sheep, 2
+	                                       wolves) is always drawn as listed; a longer one is the
+	                                       draws of a game, whose tokens went back to the bag */
+	uint8_t bag[CARC_BAG_DRAWS];        /* 1-4 sheep, CARC_WOLF */
 } carc_config;
 
 /* Defaults: base game, 2 seats, every rule at its section-6 default.  A

@@ -318,10 +318,9 @@ static carc_rc check_config(const carc_config *cfg)
 		for (int j = 0; j < i; j++)
 			if (cfg->start[j].x == s->x && cfg->start[j].y == s->y) return CARC_E_ARG;
 	}
-	if (cfg->nbag > CARC_BAG_TOKENS) return CARC_E_ARG;
-	uint8_t drawn[CARC_WOLF + 1] = { 0 }; /* no more of a token than the bag holds */
+	_Static_assert(CARC_BAG_DRAWS <= UINT8_MAX, "nbag counts the draws listed");
 	for (int i = 0; i < cfg->nbag; i++)
-		if (cfg->bag[i] > CARC_WOLF || ++drawn[cfg->bag[i]] > carc_bag_holds(cfg->bag[i])) return CARC_E_ARG;
+		if (cfg->bag[i] < 1 || cfg->bag[i] > CARC_WOLF) return CARC_E_ARG;
 	return CARC_OK;
 }
 

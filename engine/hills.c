@@ -116,12 +116,15 @@ static int vineyard_points(const carc_game *g, int root, const carc_feat_info *f
 
 /* ---- shepherds ------------------------------------------------------------------- */
 
+/* The next token from the bag: the next listed draw (cfg.bag) when the
+ * bag holds that token now, else one at random; 0 when the bag is empty. */
 static int draw_token(carc_game *g)
 {
 	int t = 0;
-	if (g->bag_next < g->cfg.nbag) {
+	if (g->bag_next < g->cfg.nbag && g->bag[g->cfg.bag[g->bag_next]]) {
 		t = g->cfg.bag[g->bag_next++];
 	} else {
+		g->bag_next += g->bag_next < g->cfg.nbag; /* a listed draw the bag cannot give: drawn at random */
 		int total = 0;
 		for (int k = 1; k <= CARC_WOLF; k++) total += g->bag[k];
 		if (!total) return 0;

@@ -86,8 +86,8 @@ static void read_config(input *in, carc_config *cfg)
 				                           (uint8_t)(take(in, 1) % 5) };
 	}
 	if (raw & 64) { /* a sheep bag of its own */
-		cfg->nbag = (uint8_t)(take(in, 1) % (CARC_BAG_TOKENS + 2));
-		for (int i = 0; i < cfg->nbag && i < CARC_BAG_TOKENS; i++) cfg->bag[i] = (uint8_t)(take(in, 1) % 7);
+		cfg->nbag = (uint8_t)(take(in, 1) % 40); /* also more of a token than the bag holds */
+		for (int i = 0; i < cfg->nbag; i++) cfg->bag[i] = (uint8_t)(take(in, 1) % 7);
 	}
 }
 

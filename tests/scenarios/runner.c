@@ -1080,7 +1080,7 @@ static void do_setup(run *r, char **t, int nt)
 		for (int i = 1; i < nt; i++) {
 			int tok = find_sheep(t[i]);
 			if (tok < 0) ERR(r, "bag wants tokens 1 2 3 4 or wolf, not '%s'", t[i]);
-			else if (r->cfg.nbag >= CARC_BAG_TOKENS) ERR(r, "more than %d bag tokens", CARC_BAG_TOKENS);
+			else if (r->cfg.nbag >= CARC_BAG_DRAWS) ERR(r, "more than %d bag draws", CARC_BAG_DRAWS);
 			else r->cfg.bag[r->cfg.nbag++] = (uint8_t)tok;
 		}
 		return;

@@ -396,15 +396,11 @@ static void c_start_twice(carc_config *c)
 	c->nstart = 2;
 	c->start[0] = c->start[1] = (carc_start_tile){ 0, 3, 4, 0 };
 }
-static void c_nbag_past(carc_config *c)
-{
-	c->nbag = CARC_BAG_TOKENS + 1;
-	memset(c->bag, 1, sizeof c->bag);
-}
-static void c_nbag_255(carc_config *c)
+static void c_nbag_255_last_zero(carc_config *c) /* 255 draws listed, the last no token */
 {
 	c->nbag = 255;
 	memset(c->bag, 1, sizeof c->bag);
+	c->bag[254] = 0;
 }
 static void c_bag_zero(carc_config *c)
 {
@@ -417,14 +413,9 @@ static void c_bag_past(carc_config *c)
 	c->nbag = 1;
 	c->bag[0] = CARC_WOLF + 1;
 }
-static void c_bag_too_many(carc_config *c) /* three 4-sheep: the bag holds two */
-{
-	c->nbag = 3;
-	memset(c->bag, 4, 3);
-}
 static void c_bag_255(carc_config *c)
 {
-	c->nbag = CARC_BAG_TOKENS;
+	c->nbag = CARC_BAG_DRAWS;
 	memset(c->bag, 255, sizeof c->bag);
 }
 
@@ -433,8 +424,7 @@ static const config_spoiler spoilers[] = {
 	c_exp_bit31,      c_exp_all_bits,    c_exp_unavailable, c_comp_unknown, c_comp_all,     c_ntiles_past,
 	c_ntiles_max,     c_tile_past,       c_tile_ffff,    c_tile_last_past, c_tile_unchosen, c_nstart_past,
 	c_nstart_255,     c_start_tile_past, c_start_tile_ffff, c_start_rot4, c_start_rot255,   c_start_far,
-	c_start_twice,    c_nbag_past,       c_nbag_255,     c_bag_zero,     c_bag_past,        c_bag_255,
-	c_bag_too_many,
+	c_start_twice,    c_nbag_255_last_zero, c_bag_zero,  c_bag_past,     c_bag_255,
 };
 #define NSPOILERS ((int)(sizeof spoilers / sizeof spoilers[0]))
 

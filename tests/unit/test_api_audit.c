@@ -1543,11 +1543,11 @@ START_TEST(test_search_on_another_future)
 	carc_move *played = malloc(sizeof *played * 4096);
 	carc_event *ev = malloc(sizeof *ev * CARC_MAX_EVENTS);
 	uint16_t seen[CARC_MAX_TILES], future[CARC_MAX_TILES];
-	uint8_t tokens[64];
+	uint8_t tokens[CARC_BAG_DRAWS];
 	carc_rng rng;
 	carc_rng_seed(&rng, 99);
-	int compared = 0, guessed = 0;
-	for (int game = 0; game < 60; game++) {
+	int compared = 0, guessed = 0, beyond = 0;
+	for (int game = 0; game < 120; game++) {
 		cfg.seed = 1000u + (uint64_t)game;
 		cfg.nseats = (uint8_t)(2 + game % 5);
 		int nseen = 0, ntok = 0, nplayed = 0, nfuture = 0;
@@ -1559,7 +1559,7 @@ START_TEST(test_search_on_another_future)
 			for (int i = 0; i < s.n; i++) {
 				if (ev[i].type == CARC_EV_TILE_HIDDEN) hidden[nhidden++] = nseen;
 				if (ev[i].type == CARC_EV_TILE_DRAWN || ev[i].type == CARC_EV_TILE_HIDDEN) seen[nseen++] = ev[i].tile;
-				if (ev[i].type == CARC_EV_SHEEP_DRAWN && ntok < 64) tokens[ntok++] = ev[i].kind;
+				if (ev[i].type == CARC_EV_SHEEP_DRAWN && ntok < CARC_BAG_DRAWS) tokens[ntok++] = ev[i].kind;
 			}
 			s.n = 0;
 			if (carc_game_over(g) || nplayed == stop) break;
@@ -1591,12 +1591,13 @@ START_TEST(test_search_on_another_future)
 			*b = t;
 		}
 		other.ntiles = (uint16_t)(nseen + nfuture);
-		/* tokens that went back to the bag and were drawn again may be
-		 * more than cfg.bag can give: such a game is not compared */
+		/* the draws so far, also those of tokens that went back to the
+		 * bag and came again (more of a token than the bag holds) */
 		int of[CARC_WOLF + 1] = { 0 }, fits = ntok <= CARC_BAG_TOKENS;
 		for (int i = 0; i < ntok; i++)
 			if (++of[tokens[i]] > carc_bag_holds(tokens[i])) fits = 0;
-		if (!fits) continue;
+		ck_assert_int_le(ntok, CARC_BAG_DRAWS);
+		beyond += !fits;
 		other.nbag = (uint8_t)ntok;
 		memcpy(other.bag, tokens, (size_t)ntok);
 		ck_assert_int_eq(carc_game_init(h, &other, NULL), CARC_OK);
@@ -1612,8 +1613,9 @@ START_TEST(test_search_on_another_future)
 		compared++;
 		guessed += swapped > 0;
 	}
-	ck_assert_int_ge(compared, 20);
+	ck_assert_int_ge(compared, 40);
 	ck_assert_int_gt(guessed, 0);
+	ck_assert_int_gt(beyond, 0); /* games whose draws the bag alone could not list */
 	free(ev);
 	free(played);
 	free(m2);
