@@ -121,12 +121,14 @@ double games_now(void);                 /* monotonic seconds */
 /* ---- the journal (journal.c): off until journal_open ----------------------- */
 #define JOURNAL_FDS 256 /* game files kept open, beside the connections' descriptors */
 /* Makes `dir` (0700) if need be and restores every game filed there into r
- * (scratch: a carc_game_size() buffer to try each replay on first), but
+ * (*scratch: a carc_game_size() buffer to try each replay on first; a
+ * restored game keeps the buffer it was replayed in and leaves its own in
+ * *scratch), but
  * for those whose file was last written `game_timeout` seconds ago or
  * more (when it is not 0): their files are deleted, as the sweep of
  * --game-timeout would have.  -1 when the directory cannot be made or
  * written, logged. */
-int journal_open(const char *dir, games *r, carc_game *scratch, int game_timeout);
+int journal_open(const char *dir, games *r, carc_game **scratch, int game_timeout);
 void journal_close(void);
 void journal_created(games *r, games_game *gm);    /* from games_create */
 void journal_moved(games_game *gm, const carc_move *m); /* from games_record */

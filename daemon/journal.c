@@ -400,7 +400,7 @@ enum { SET_ASIDE, RESTORED, LEFT, EXPIRED, GONE };
 /* Restores one game from its file: RESTORED; SET_ASIDE (broken); LEFT
  * where it is (the registry is full); EXPIRED, its file deleted (its
  * last move is `timeout` seconds old or more, timeout > 0). */
-static int restore(games *r, int64_t id, carc_game *scratch, int timeout)
+static int restore(games *r, int64_t id, carc_game **scratch, int timeout)
 {
 	size_t n = 0;
 	const char *why = NULL, *names[CARC_MAX_SEATS];
@@ -418,7 +418,7 @@ static int restore(games *r, int64_t id, carc_game *scratch, int timeout)
 		memcpy(&h, buf, sizeof h);
 		nrecs = whole = (n - sizeof h) / sizeof(journal_rec);
 		/* replayed on the scratch game first, so that a file that fails changes nothing */
-		if (!(why = head_fault(&h, id, names))) why = replay(scratch, &h, buf + sizeof h, &nrecs, &crc);
+		if (!(why = head_fault(&h, id, names))) why = replay(*scratch, &h, buf + sizeof h, &nrecs, &crc);
 	}
 	if (why) {
 		free(buf);
@@ -475,7 +475,14 @@ static int restore(games *r, int64_t id, carc_game *scratch, int timeout)
 	memcpy(gm->token, h.token, sizeof gm->token);
 	memcpy(gm->admin, h.admin, sizeof gm->admin);
 	games_set_salt(gm, h.salt);
-	carc_game_clone(gm->g, scratch); /* the replay's end, not replayed twice */
+	/* the replay's end, not replayed twice: the scratch game becomes the
+	 * game's, and the game's own buffer the scratch for the next.  Not a
+	 * copy: that would write every page of the state, where a game
+	 * touches only those it uses, and RSS after a restore would be all
+	 * of memory.games (PROTOCOL.md 6, Memory) */
+	carc_game *replayed = *scratch;
+	*scratch = gm->g;
+	gm->g = replayed;
 	for (size_t i = 0; i < nrecs; i++) {
 		journal_rec rec;
 		memcpy(&rec, buf + sizeof h + i * sizeof rec, sizeof rec);
@@ -589,7 +596,7 @@ static const char *dir_fault(const char *dir)
 	return NULL;
 }
 
-int journal_open(const char *dir, games *r, carc_game *scratch, int game_timeout)
+int journal_open(const char *dir, games *r, carc_game **scratch, int game_timeout)
 {
 	const char *why = dir_fault(dir);
 	DIR *d = NULL;

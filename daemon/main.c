@@ -520,7 +520,7 @@ int main(int argc, char **argv)
 	if (!base) die("%s", "cannot make an event base");
 	conn_setup(&srv, base);
 	/* games come back before anyone can ask for them */
-	if (journal && journal_open(journal, &srv.games, srv.scratch, srv.game_timeout))
+	if (journal && journal_open(journal, &srv.games, &srv.scratch, srv.game_timeout))
 		die("cannot keep a journal in %s", journal);
 	struct event *sweep = NULL;
 	if (srv.game_timeout) {

@@ -922,6 +922,49 @@ START_TEST(test_clone_self)
 }
 END_TEST
 
+/* carc_game_clone copies the parts of the state the game uses: a clone
+ * into a buffer of junk (or of another game) plays on as the original
+ * does, move for move, with the same events and hash, in random games of
+ * every set.  Under valgrind the fresh buffers are undefined, so a part
+ * the clone leaves out and the game reads would be reported. */
+START_TEST(test_clone_into_junk)
+{
+	static carc_event e1[CARC_MAX_EVENTS], e2[CARC_MAX_EVENTS];
+	static carc_move mv[CARC_MAX_MOVES];
+	carc_rng r;
+	carc_rng_seed(&r, 77);
+	for (int game = 0; game < 24; game++) {
+		carc_config cfg;
+		tu_random_game(&cfg, &r, game);
+		carc_game *g = tu_game_new(&cfg, NULL), *c = NULL;
+		int at = (int)carc_rng_below(&r, 150), moves = 0;
+		while (!carc_game_over(g)) {
+			if (moves++ == at) {
+				c = malloc(carc_game_size());
+				ck_assert_ptr_nonnull(c);
+				if (game % 2) memset(c, 0xa5 + game, carc_game_size());
+				carc_game_clone(c, g);
+				ck_assert_uint_eq(carc_game_hash(c), carc_game_hash(g));
+			}
+			int n = carc_legal_moves(g, mv, CARC_MAX_MOVES);
+			ck_assert_int_gt(n, 0);
+			carc_move m = mv[carc_rng_below(&r, (uint32_t)n)];
+			carc_sink s1 = { e1, 0, CARC_MAX_EVENTS }, s2 = { e2, 0, CARC_MAX_EVENTS };
+			ck_assert_int_eq(carc_apply(g, &m, &s1), CARC_OK);
+			if (!c) continue;
+			ck_assert_int_eq(carc_apply(c, &m, &s2), CARC_OK);
+			ck_assert_int_eq(s1.n, s2.n);
+			ck_assert(!memcmp(e1, e2, (size_t)s1.n * sizeof e1[0]));
+			ck_assert_uint_eq(carc_game_hash(c), carc_game_hash(g));
+			ck_assert_int_eq(carc_legal_moves(c, NULL, 0), carc_legal_moves(g, NULL, 0));
+		}
+		if (c) ck_assert(carc_game_over(c));
+		free(c);
+		free(g);
+	}
+}
+END_TEST
+
 /* A game keeps what its config says, not the bytes around it: a config
  * struct filled with junk first, whose lists held longer ones before,
  * gives the very game (byte for byte, hash alike) a clean one does, and
@@ -1065,6 +1108,7 @@ static Suite *api_suite(void)
 	tcase_add_test(tc, test_init_null);
 	tcase_add_test(tc, test_sink_junk);
 	tcase_add_test(tc, test_clone_self);
+	tcase_add_test(tc, test_clone_into_junk);
 	tcase_add_test(tc, test_config_leftovers);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("games");
