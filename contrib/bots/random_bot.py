@@ -24,7 +24,8 @@ The bot waits for its turns through `subscribe` notifications, asks
 `apply_move`, passing `seq` so that it never plays on a stale state.  When it
 does not know which seat its token holds it simply tries: `not_your_turn`
 tells it the seat due is not its own.  While it waits it pings the daemon
-now and then (--keepalive), so that a long wait does not get its connection
+now and then (every 60 s, or a third of the daemon's idle timeout when that
+is less; --keepalive sets it), so that a long wait does not get its connection
 closed as idle.  It prints the final scores as JSON and exits 0 when the game
 is over; 1 when the daemon refused a request (the error on stderr), 2 on bad
 usage, 3 when the daemon cannot be reached, the connection is lost or nothing
@@ -63,8 +64,9 @@ def parse_args(argv):
     p.add_argument("--rng", type=int, help="seed of the bot's own choices (default: random)")
     p.add_argument("--timeout", type=seconds, default=600.0,
                    help="give up when nothing happens for this many seconds (default 600)")
-    p.add_argument("--keepalive", type=seconds, default=60.0,
-                   help="ping the daemon after this many quiet seconds while waiting (default 60)")
+    p.add_argument("--keepalive", type=seconds,
+                   help="ping the daemon after this many quiet seconds while waiting (default 60, or a third of "
+                        "the daemon's idle timeout when that is less)")
     p.add_argument("--verbose", "-v", action="store_true", help="print each move on stderr")
     a = p.parse_args(argv)
     made = [o for o, v in (("--players", a.players), ("--expansions", a.expansions), ("--seed", a.seed),
@@ -181,7 +183,9 @@ def main(argv=None):
                         print("random_bot: no seat %d in game %d, which has %d" % (args.seat, game, nseats),
                               file=sys.stderr)
                         return 2
-            bot = RandomBot(c, game, seats, rng, args.verbose, args.keepalive)
+            # within the daemon's idle timeout, or a wait for a slow seat loses the connection
+            keepalive = c.idle_keepalive() if args.keepalive is None else args.keepalive
+            bot = RandomBot(c, game, seats, rng, args.verbose, keepalive)
             score = bot.play(args.timeout)
             emit({"game": game, "moves_played": bot.moves_played, "scores": score["scores"],
                   "final": score["final"]})

@@ -275,7 +275,8 @@ class Carcctl(unittest.TestCase):
                 g = c.new_game(["ann", "bob"], expansions=["base", "cathars"], tiles=["BA/L", "SI.CA/Cc"])
             game = str(g["game"])
             watcher = start(CARCCTL_CMD + ["--socket", d.unix_path, "watch", game, "--keepalive", "0.3"])
-            bot0 = start([harness.PYTHON, BOT, "--address", d.unix_address, "--game", game, "--keepalive", "0.3",
+            # the bot's keepalive by default: a third of the daemon's idle timeout
+            bot0 = start([harness.PYTHON, BOT, "--address", d.unix_address, "--game", game,
                           "--token", g["seats"][0]["token"], "--timeout", "20"])
             bot1 = None
             try:
