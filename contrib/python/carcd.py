@@ -171,16 +171,23 @@ class _JsonCodec:
     name = "json"
     what = "JSON lines"
 
+    MAX_LINE = 64 << 20   # as the MessagePack codec's buffer: no reply of carcd's comes near it
+
     def __init__(self):
-        self._buf = b""
+        self._buf = bytearray()
 
     @staticmethod
     def encode(msg):
         return json.dumps(msg, separators=(",", ":")).encode() + b"\n"
 
     def feed(self, data):
-        self._buf += data
-        *lines, self._buf = self._buf.split(b"\n")
+        self._buf += data   # in place: a long line read in many pieces is not copied again each time
+        lines = []
+        if b"\n" in data:
+            *lines, rest = self._buf.split(b"\n")
+            self._buf = bytearray(rest)
+        if len(self._buf) > self.MAX_LINE:
+            raise ValueError("a line longer than %d bytes" % self.MAX_LINE)
         return [json.loads(line) for line in lines if line.strip()]
 
 
@@ -199,6 +206,10 @@ class Client:
             encoding = "msgpack" if msgpack is not None else "json"
         if encoding not in ("msgpack", "json"):
             raise ValueError("encoding must be 'msgpack' or 'json'")
+        if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
+                                    or not timeout > 0 or timeout == float("inf")):
+            raise ValueError("timeout must be a number of seconds above 0, or None to wait for ever: %r"
+                             % (timeout,))
         self._codec = _MsgpackCodec() if encoding == "msgpack" else _JsonCodec()
         self.encoding = encoding
         self.timeout = timeout
@@ -286,6 +297,8 @@ class Client:
         if not isinstance(msg, list) or not msg:
             self._not_carcd(msg)
         if msg[0] == RESPONSE and len(msg) == 4:
+            if msg[1] is not None and (not isinstance(msg[1], int) or isinstance(msg[1], bool)):
+                self._not_carcd(msg)   # carcd's msgids are integers or nil
             if msg[1] is None and self._waiting:
                 # carcd answers a connection's requests in order, so the one
                 # it could not read is the oldest still unanswered
@@ -382,7 +395,10 @@ class Client:
         return self.call("hello", client=client or self.client_name)
 
     def new_game(self, players=("player 1", "player 2"), **options):
-        """options: expansions, components, rules, seed, tiles, start, bag, auth."""
+        """players: the seat names in turn order, a list (one name is ["ann"]).
+        options: expansions, components, rules, seed, tiles, start, bag, auth."""
+        if isinstance(players, (str, bytes)):
+            raise TypeError("players is a list of names, not one name: [%r]" % (players,))
         return self.call("new_game", {"players": list(players)}, **options)
 
     def state(self, game):

@@ -21,6 +21,7 @@ import tempfile
 import threading
 import time
 import unittest
+import warnings
 
 import harness
 import carcd  # noqa: E402  (harness puts contrib/python on the path)
@@ -109,6 +110,9 @@ NOT_CARCD = [
     ("a line that is no JSON", b"{{{not json\n", "json"),
     ("a JSON line that is no response", b"[1,2,3]\n", "json"),
     ("an HTTP reply", b"HTTP/1.1 400 Bad Request\r\n\r\n", "json"),
+    ("a response whose msgid is a list", b"[1,[1],null,{}]\n", "json"),
+    ("a response whose msgid is a boolean", b"[1,true,null,{}]\n", "json"),
+    ("a response whose msgid is a map", b"\x94\x01\x81\xa1a\x01\xc0\x80", "msgpack"),
 ]
 
 
@@ -271,6 +275,32 @@ class PythonClientAudit(unittest.TestCase):
                 self.assertTrue(c.closed)
                 with self.assertRaises(carcd.ConnectionClosed):
                     c.ping()
+
+
+    def test_bad_arguments_are_refused_before_anything_is_opened(self):
+        d = daemon["d"]
+        for timeout in (0, -1, float("nan"), float("inf"), "5", True):
+            with self.subTest(timeout=timeout), warnings.catch_warnings():
+                warnings.simplefilter("error", ResourceWarning)   # no socket left open
+                with self.assertRaises(ValueError) as e:
+                    carcd.Client(d.unix_address, timeout=timeout)
+                self.assertIn("timeout", str(e.exception))
+        with d.client() as c:
+            before = len(c.games()["games"])
+            with self.assertRaises(TypeError):
+                c.new_game("solo")   # one name, not four one-letter seats
+            self.assertEqual(len(c.games()["games"]), before)
+            self.assertEqual(len(c.new_game(["solo"])["seats"]), 1)
+
+    def test_a_json_line_without_end_is_capped(self):
+        codec = carcd._JsonCodec()
+        codec.MAX_LINE = 100
+        self.assertEqual(codec.feed(b"[1,1,null,{}]\n[1,2"), [[1, 1, None, {}]])
+        self.assertEqual(codec.feed(b",null,{}]\n"), [[1, 2, None, {}]])
+        for _ in range(9):
+            self.assertEqual(codec.feed(b"x" * 10), [])
+        with self.assertRaises(ValueError):
+            codec.feed(b"x" * 11)
 
 
 class RandomBotAudit(unittest.TestCase):
