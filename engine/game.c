@@ -1243,9 +1243,14 @@ static int same_move(const carc_game *g, const carc_move *a, const carc_move *b)
  * among its additions to the tile and action phases.  Returns that
  * expansion, with the move as it lists it in *listed (if not NULL), or
  * NULL with the reason in *rc. */
+/* Room for any expansion phase's listing: the most is the wagon's, one
+ * move a segment of the board it may go to, and its pass (the abbey's
+ * holes, the escapes and the flock's two are fewer). */
+enum { EXT_LIST = CARC_MAX_NODES + 1 };
+
 static const carc_ext *ext_move_owner(const carc_game *g, const carc_move *m, carc_rc *rc, carc_move *listed)
 {
-	carc_move list[256];
+	carc_move list[EXT_LIST];
 	int types = 0;
 	/* those that may list a move now: the phase's own, or those that add
 	 * moves to the tile or the action phase (as carc_legal_moves asks) */
@@ -1254,14 +1259,14 @@ static const carc_ext *ext_move_owner(const carc_game *g, const carc_move *m, ca
 	else if (g->phase == CARC_PH_ACTION) listers |= g->hook_exts[__builtin_ctz(CARC_HOOK_ACTION)];
 	CARC_EXT_IN(listers, e) {
 		int n = 0;
-		if (e->phases >> g->phase & 1) n = e->phase_moves(g, list, 256);
-		else if (g->phase == CARC_PH_TILE && e->tile_moves) n = e->tile_moves(g, list, 0, 256);
-		else if (g->phase == CARC_PH_ACTION && e->action_moves && e->apply_move) n = e->action_moves(g, list, 0, 256);
+		if (e->phases >> g->phase & 1) n = e->phase_moves(g, list, EXT_LIST);
+		else if (g->phase == CARC_PH_TILE && e->tile_moves) n = e->tile_moves(g, list, 0, EXT_LIST);
+		else if (g->phase == CARC_PH_ACTION && e->action_moves && e->apply_move) n = e->action_moves(g, list, 0, EXT_LIST);
 		/* a move_wagon target is listed once for each tile it may be named
 		 * at, and the wagon stands on the tile of the move played: the
 		 * listed move on the tile the client names, when there is one */
 		int found = -1;
-		for (int j = 0; j < n && j < 256; j++) {
+		for (int j = 0; j < n && j < EXT_LIST; j++) {
 			if (same_move(g, &list[j], m)) {
 				if (list[j].x == m->x && list[j].y == m->y) {
 					found = j;

@@ -922,11 +922,11 @@ START_TEST(test_clone_self)
 }
 END_TEST
 
-/* carc_game_clone copies the parts of the state the game uses: a clone
- * into a buffer of junk (or of another game) plays on as the original
- * does, move for move, with the same events and hash, in random games of
- * every set.  Under valgrind the fresh buffers are undefined, so a part
- * the clone leaves out and the game reads would be reported. */
+/* A clone into a buffer of junk (or of another game) plays on as the
+ * original does, move for move, with the same events and hash, in random
+ * games of every set: nothing of the game lies outside what
+ * carc_game_clone copies.  (The journal hands a game the buffer it was
+ * replayed in, which the same holds for.) */
 START_TEST(test_clone_into_junk)
 {
 	static carc_event e1[CARC_MAX_EVENTS], e2[CARC_MAX_EVENTS];

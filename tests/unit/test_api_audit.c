@@ -18,7 +18,7 @@
  * - carc_end_now in every phase, and every call on the game it ends;
  * - the engine's limits: a board that grows past the frontier the game
  *   has room for is refused at set-up (CARC_E_CAPACITY) or played
- *   without a write out of bounds; a wagon with 140 places to go;
+ *   without a write out of bounds; a wagon with 280 places to go;
  * - sinks that start past 0, a refused sink at set-up (the game stays as
  *   it was), and carc_game_config keeping the config;
  * - the per-thread set-up cache (engine/README.md): a game is the same
@@ -1477,11 +1477,12 @@ END_TEST
  * many there are.  A custom supply builds a city of two rows of BA/CccR
  * (city with a road at its gate), 2k tiles long, with the wagon on it;
  * closing it leaves 2k free, incomplete gate roads (each ends at an empty
- * place), past the 128 the wagon's listing once held.  Every one is
- * listed and accepted. */
-START_TEST(test_wagon_targets_past_128)
+ * place): 280, past the 128 the wagon's listing once held and the 256
+ * moves carc_check_move once looked through.  Every one is listed and
+ * accepted, and so is the pass after them. */
+START_TEST(test_wagon_with_280_targets)
 {
-	enum { K = 70 };
+	enum { K = 140 };
 	int gate = carc_tile_find("BA/CccR"), plain = carc_tile_find("BA/C");
 	struct { int t, x, y, r; } plan[2 * K + 4];
 	int n = 0;
@@ -1523,6 +1524,9 @@ START_TEST(test_wagon_targets_past_128)
 				        .port = (uint8_t)(y ? CARC_S : CARC_N), .tile = CARC_NONE, .figure = CARC_NONE };
 			ck_assert_msg(carc_check_move(g, &w, NULL) == CARC_OK, "the gate road at (%d,%d) refused", x, y);
 		}
+	ck_assert_int_eq(mv[nm - 1].type, CARC_MV_PASS);
+	ck_assert_int_eq(carc_check_move(g, &mv[nm - 1], NULL), CARC_OK);
+	ck_assert_int_eq(carc_apply(g, &mv[nm - 1], NULL), CARC_OK); /* the wagon stays home */
 	free(g);
 }
 END_TEST
@@ -1646,7 +1650,7 @@ static Suite *audit_suite(void)
 	tcase_add_test(tc, test_frontier_two_lines);
 	tcase_add_test(tc, test_frontier_three_lines);
 	tcase_add_test(tc, test_frontier_sixteen_lines);
-	tcase_add_test(tc, test_wagon_targets_past_128);
+	tcase_add_test(tc, test_wagon_with_280_targets);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("games");
 	tcase_set_timeout(tc, 300);
