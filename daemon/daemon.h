@@ -82,6 +82,7 @@ typedef struct games {
 	int64_t next_id;
 	uint64_t created_total, evicted_total, expired_total;
 	size_t bytes;                      /* memory held by games */
+	uint64_t freed_total;              /* games freed (closed, evicted, expired), for the heap trim */
 } games;
 
 /* The games a connection watches, so closing it need not scan them all. */

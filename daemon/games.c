@@ -53,6 +53,7 @@ static size_t game_bytes(const games_game *gm)
 static void game_free(games *r, games_game *gm)
 {
 	r->bytes -= game_bytes(gm);
+	r->freed_total++;
 	for (int i = 0; i < gm->nseats; i++) free(gm->names[i]);
 	free(gm->g);
 	free(gm->moves);

@@ -5,6 +5,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <netdb.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -384,6 +387,26 @@ static void sweep_cb(evutil_socket_t fd, short what, void *arg)
 	methods_expire(&srv, games_now());
 }
 
+/* ---- giving memory back ------------------------------------------------------------------ */
+
+/* Once a minute, when games were freed or connections closed since the
+ * last look, the heap's free memory goes back to the system: glibc keeps
+ * it otherwise wherever the top of the heap is held, and RSS stays at
+ * its high-water mark after a burst of games or of watchers' buffers. */
+#define TRIM_EVERY 60
+static void trim_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd, (void)what, (void)arg;
+#ifdef __GLIBC__
+	static uint64_t freed, closed;
+	uint64_t closed_now = srv.conns_total - (uint64_t)srv.conns;
+	if (srv.games.freed_total == freed && closed_now == closed) return;
+	freed = srv.games.freed_total;
+	closed = closed_now;
+	malloc_trim(0);
+#endif
+}
+
 /* ---- signals -------------------------------------------------------------------------- */
 
 static void all_closed(void) { event_base_loopexit(base, NULL); }
@@ -528,6 +551,8 @@ int main(int argc, char **argv)
 		sweep = event_new(base, -1, EV_PERSIST, sweep_cb, NULL);
 		if (!sweep || event_add(sweep, &every)) die("%s", "cannot set the --game-timeout timer");
 	}
+	struct event *trim = event_new(base, -1, EV_PERSIST, trim_cb, NULL);
+	if (!trim || event_add(trim, &(struct timeval){ TRIM_EVERY, 0 })) die("%s", "cannot set the heap trim timer");
 	int activated = listen_systemd();
 	/* judged before any --listen binds, so that no socket file is left */
 	if (activated + nspecs > MAX_LISTENERS)
@@ -548,6 +573,7 @@ int main(int argc, char **argv)
 	conn_free_all();
 	for (int i = 0; i < NHANDLED; i++) event_free(sigs[i]);
 	if (sweep) event_free(sweep);
+	event_free(trim);
 	event_base_free(base);
 	methods_free(&srv);
 	journal_close();
