@@ -412,7 +412,7 @@ static const char *explain_edge(proto_arena *a, const carc_game *g, const carc_m
 	int b = carc_board_find(g, nx, ny);
 	if (b < 0) return carc_strerror(CARC_E_EDGE);
 	carc_placed_info p;
-	carc_board_get(g, b, &p);
+	if (!carc_board_get(g, b, &p)) return carc_strerror(CARC_E_EDGE);
 	const char *turned = m->rot ? proto_arena_printf(a, " turned %d°", m->rot * 90) : "";
 	return proto_arena_printf(a, "the %s edge of %s%s (%s) does not match the %s of the tile to the %s (%s at %d,%d)",
 	                          side_names[side], carc_tile_id(m->tile), turned, carc_tile_edge(m->tile, m->rot, side),
