@@ -215,7 +215,7 @@ START_TEST(test_tile_drawable)
 		if (carc_game_init(g, &cfg, NULL) != CARC_OK) continue;
 		for (int c = 0; c < carc_board_count(g); c++) {
 			carc_placed_info p;
-			carc_board_get(g, c, &p);
+			TU_EQ(carc_board_get(g, c, &p), 1);
 			if (c > 0) ck_assert_int_eq(carc_tile_drawable(p.tile), 1);
 		}
 		while (!carc_game_over(g)) {
@@ -981,7 +981,7 @@ START_TEST(test_config_leftovers)
 	/* the standard start tile, given as a list of one */
 	carc_placed_info start;
 	carc_game *g = game_new(&clean);
-	carc_board_get(g, 0, &start);
+	TU_EQ(carc_board_get(g, 0, &start), 1);
 	free(g);
 	clean.nstart = 1;
 	clean.start[0] = (carc_start_tile){ start.tile, start.x, start.y, start.rot };

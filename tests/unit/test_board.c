@@ -301,7 +301,7 @@ START_TEST(test_board_readback)
 	};
 	for (int i = 0; i < 3; i++) {
 		carc_placed_info p;
-		carc_board_get(g, i, &p);
+		TU_EQ(carc_board_get(g, i, &p), 1);
 		ck_assert_int_eq(p.tile, tu_tile(want[i].id));
 		ck_assert_int_eq(p.x, want[i].x);
 		ck_assert_int_eq(p.y, want[i].y);
@@ -328,7 +328,7 @@ START_TEST(test_custom_starts)
 	ck_assert_int_eq(carc_board_count(g), 2);
 	ck_assert_int_eq(carc_board_find(g, 3, -2), 1);
 	carc_placed_info p;
-	carc_board_get(g, 1, &p);
+	TU_EQ(carc_board_get(g, 1, &p), 1);
 	ck_assert_int_eq(p.rot, 1);
 	/* U may go next to the start tile but not next to C */
 	carc_move m = tu_place(g, 3, -1, 0);

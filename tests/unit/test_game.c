@@ -35,7 +35,7 @@ START_TEST(test_config_defaults)
 	ck_assert_int_eq(carc_game_tiles_left(g), 70); /* 72 - start - the one drawn */
 	ck_assert_int_eq(carc_board_count(g), 1);
 	carc_placed_info p;
-	carc_board_get(g, 0, &p);
+	TU_EQ(carc_board_get(g, 0, &p), 1);
 	ck_assert_int_eq(p.tile, tu_tile("BA/RCr"));
 	ck_assert_int_eq(p.x, 0);
 	ck_assert_int_eq(p.y, 0);
@@ -157,7 +157,7 @@ START_TEST(test_tile_list_standard_start)
 	carc_game *g = tu_game_new(&cfg, NULL);
 	ck_assert_int_eq(carc_board_count(g), 1);
 	carc_placed_info p;
-	carc_board_get(g, 0, &p);
+	TU_EQ(carc_board_get(g, 0, &p), 1);
 	ck_assert_int_eq(p.tile, tu_tile("BA/RCr"));
 	ck_assert_int_eq(p.x, 0);
 	ck_assert_int_eq(p.y, 0);
@@ -497,7 +497,7 @@ START_TEST(test_refused_moves_change_nothing)
 			refused(g, m, CARC_E_ARG);
 		} else {
 			carc_placed_info p;
-			carc_board_get(g, 0, &p);
+			TU_EQ(carc_board_get(g, 0, &p), 1);
 			refused(g, tu_deploy(p.x, p.y, CARC_N), CARC_E_NOT_TILE_JUST_PLACED);
 			carc_move m = moves[0];
 			m.type = CARC_MV_PLACE_TILE;

@@ -54,7 +54,7 @@ static carc_move candidate(const carc_game *g, const carc_move *legal, int n, ca
 	if (carc_rng_below(rng, 3) == 0) {
 		int c = carc_board_count(g);
 		carc_placed_info p;
-		carc_board_get(g, (int)carc_rng_below(rng, (uint32_t)c), &p);
+		TU_EQ(carc_board_get(g, (int)carc_rng_below(rng, (uint32_t)c), &p), 1);
 		m = (carc_move){ .type = (uint8_t)carc_rng_below(rng, CARC_MV_COUNT + 2),
 			         .rot = (uint8_t)carc_rng_below(rng, 6),
 			         .kind = (uint8_t)carc_rng_below(rng, CARC_FIG_COUNT + 2),
@@ -233,7 +233,7 @@ static void every_deploy(const carc_game *g, int n, int game, carc_game *scratch
 	static uint64_t want[CARC_MAX_MOVES], got[CARC_FIG_COUNT * CARC_PORT_COUNT];
 	int nwant = 0, ngot = 0;
 	carc_placed_info last;
-	carc_board_get(g, carc_board_count(g) - 1, &last);
+	TU_EQ(carc_board_get(g, carc_board_count(g) - 1, &last), 1);
 	for (int i = 0; i < n; i++) {
 		if (list[i].type != CARC_MV_DEPLOY) continue;
 		want[nwant++] = deploy_choice(g, &list[i], scratch);
