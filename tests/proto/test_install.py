@@ -153,6 +153,7 @@ class Installed(unittest.TestCase):
                 "%s/python/carcd.py" % v["pkgdatadir"], "%s/bots/random_bot.py" % v["pkgdatadir"],
                 "%s/arena.py" % v["pkgdatadir"], "%s/render.py" % v["pkgdatadir"],
                 "%s/README.md" % v["docdir"], "%s/PROTOCOL.md" % v["docdir"],
+                "%s/engine/README.md" % v["docdir"], "%s/contrib/README.md" % v["docdir"],
                 "%s/carcd.service" % v["systemdunitdir"], "%s/carcd.socket" % v["systemdunitdir"]]
         manifests = v["TILE_MANIFESTS"].split()
         self.assertGreaterEqual(len(manifests), 15)
