@@ -118,6 +118,9 @@ class Carcctl(unittest.TestCase):
             self.assertNotIn("Traceback", err)
         err = self.ctl("ping", where=["--socket", "/nonexistent/carcd.sock"], expect=3)
         self.assertIn("cannot connect", err)
+        p = run(CARCCTL_CMD + ["--version"])   # needs no daemon
+        self.assertEqual((p.returncode, p.stderr), (0, ""))
+        self.assertRegex(p.stdout, r"^carcctl [0-9][0-9.]*\n$" if CARCCTL else r"^carcctl \S+\n$")
 
     def test_watch(self):
         d = daemon["d"]
