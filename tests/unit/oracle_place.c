@@ -259,7 +259,7 @@ static unsigned river_why(const opl_board *b, int type, int x, int y, int rot, c
 }
 
 /* Seed 000's rule once more, as the engine reads it where the guard
- * above is not enough (engine/README.md, the river): of the placements
+ * above is not enough (README.md, "The river"): of the placements
  * the rules above allow, only those that leave the river a free end,
  * whenever one does.  An end (an empty place a river edge faces) is free
  * when the river could go on from it through empty places only, however
@@ -273,7 +273,7 @@ static unsigned river_why(const opl_board *b, int type, int x, int y, int rot, c
  * the end (the first on the end's own place) lie less than `left` steps
  * on (along and across together), the room ahead of the last the two
  * places after it, with the places beside: nothing farther than left + 1
- * steps either way is in it. */
+ * steps either way is in it, and an other end farther off is off it. */
 typedef struct mend {
 	int x, y, d, plain;
 } mend;
@@ -303,8 +303,15 @@ static int model_end_free(const vboard *v, const mend *ends, int n, int i, int d
 		for (int j = 0; ok && j < n; j++) {
 			if (j == i) continue;
 			if (!ends[j].plain) ok = 0;
-			/* no tile of the river on the other end or beside it */
-			for (int k = -1; ok && k < 4; k++) {
+			/* no tile of the river on the other end or beside it, for an
+			 * end the way reaches: one farther off than `reach` steps
+			 * (either way) is in nobody's way, even where a place beside
+			 * it is in the way's room: the tiles still to come lie less
+			 * than `left` = reach - 1 steps on, so none can be next to it,
+			 * and a dead end put on it later is out of every room ahead */
+			int ea, eb;
+			way_steps(e, d2, ends[j].x, ends[j].y, &ea, &eb);
+			for (int k = -1; ok && ea <= reach && eb <= reach && k < 4; k++) {
 				int px = ends[j].x + (k < 0 ? 0 : dx[k]), py = ends[j].y + (k < 0 ? 0 : dy[k]), a, bb;
 				way_steps(e, d2, px, py, &a, &bb);
 				if (a >= 0 && (curves ? bb >= 0 : bb == 0) && a <= reach && bb <= reach) ok = 0;

@@ -835,6 +835,59 @@ START_TEST(test_fork_supply)
 }
 END_TEST
 
+/* Two springs and the river's free end: the curve drawn first may turn
+ * south, though the other spring's end lies ahead of it, exactly `reach`
+ * + 1 steps on (the river tiles still to come + 2): none of them can get
+ * that far, so that end is in nobody's way (README.md, the river), and
+ * the engine lists the turn.  The model once refused it, looking at the
+ * places beside that end; River I and II together meet this in about one
+ * dealt game in 3,600. */
+START_TEST(test_far_other_end)
+{
+	const char *const sets[] = { "base", "river", NULL };
+	static const char *const supply[] = { "RI.1/II", "RI.1/IFI", "RI.1/I.e", "BA/L", "BA/L", "BA/L" };
+	carc_config cfg;
+	carc_config_init(&cfg);
+	cfg.expansions = tu_expansions(sets, 2);
+	cfg.nseats = 2;
+	cfg.seed = 1;
+	cfg.nstart = 3;
+	cfg.start[0] = (carc_start_tile){ (uint16_t)tu_tile("RI/s"), 1, 0, 2 }; /* its river's end: (0,0) */
+	cfg.start[1] = (carc_start_tile){ (uint16_t)tu_tile("RI/s"), 1, 5, 2 }; /* (0,5) */
+	cfg.start[2] = (carc_start_tile){ (uint16_t)tu_tile("BA/L"), -2, 5, 0 };
+	int n = 0;
+	for (size_t k = 0; k < sizeof supply / sizeof supply[0]; k++) cfg.tiles[n++] = (uint16_t)tu_tile(supply[k]);
+	cfg.ntiles = (uint16_t)n;
+	memset(&st, 0, sizeof st);
+	run *r = &R;
+	memset(r, 0, sizeof *r);
+	r->cfg = cfg;
+	for (int k = 0; k < n; k++)
+		if (opl_is_river(cfg.tiles[k])) {
+			r->left[cfg.tiles[k]]++;
+			r->river_total++;
+		}
+	tu_events_reset(&ev);
+	carc_game *g = tu_game_new(&cfg, &ev.sink);
+	take_events(r, g);
+	int nm = carc_legal_moves(g, moves, CARC_MAX_MOVES);
+	carc_move south = tu_place(g, 0, 0, 3);
+	TU_ASSERT_MSG(tu_find_move(moves, nm, &south) >= 0, "the curve turned south at (0,0) is not listed");
+	int played = 0;
+	while (!carc_game_over(g)) {
+		TU_ASSERT_MSG(played < MAX_GAME_MOVES, "no end after %d moves", played);
+		nm = carc_legal_moves(g, moves, CARC_MAX_MOVES);
+		TU_GT(nm, 0);
+		if (carc_game_phase(g) == CARC_PH_TILE && carc_game_drawn(g) >= 0) compare_placements(r, g, nm);
+		tu_events_reset(&ev);
+		tu_apply_ok(g, played ? moves[0] : south, &ev.sink);
+		played++;
+		take_events(r, g);
+	}
+	free(g);
+}
+END_TEST
+
 static Suite *placement_suite(void)
 {
 	const struct {
@@ -848,6 +901,7 @@ static Suite *placement_suite(void)
 		{ "crowded", test_crowded, 2 },
 		{ "many_river_ends", test_many_river_ends, 1 },
 		{ "fork_supply", test_fork_supply, 1 },
+		{ "far_other_end", test_far_other_end, 1 },
 	};
 	Suite *s = suite_create("placement_ext");
 	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
