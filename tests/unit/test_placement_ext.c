@@ -764,6 +764,26 @@ static int open_river_ends(const opl_board *b)
 	return n;
 }
 
+/* Sets up game `game` of a supply of the caller's own (cfg->tiles), the
+ * model's count of its river tiles and the events of its set-up in R
+ * (*r); returns the game. */
+static carc_game *own_supply_game(const carc_config *cfg, int game, run **r)
+{
+	*r = &R;
+	memset(*r, 0, sizeof **r);
+	(*r)->game = game;
+	(*r)->cfg = *cfg;
+	for (int k = 0; k < cfg->ntiles; k++)
+		if (opl_is_river(cfg->tiles[k])) {
+			(*r)->left[cfg->tiles[k]]++;
+			(*r)->river_total++;
+		}
+	tu_events_reset(&ev);
+	carc_game *g = tu_game_new(cfg, &ev.sink);
+	take_events(*r, g);
+	return g;
+}
+
 #define FORK_GAMES 12
 
 /* A supply of the caller's own (PROTOCOL.md `tiles`) with River II's fork
@@ -798,18 +818,8 @@ START_TEST(test_fork_supply)
 		for (int k = 0; k < 24; k++) cfg.tiles[n++] = (uint16_t)tu_tile(land[k % 7]);
 		cfg.ntiles = (uint16_t)n;
 
-		run *r = &R;
-		memset(r, 0, sizeof *r);
-		r->game = game;
-		r->cfg = cfg;
-		for (int k = 0; k < n; k++)
-			if (opl_is_river(cfg.tiles[k])) {
-				r->left[cfg.tiles[k]]++;
-				r->river_total++;
-			}
-		tu_events_reset(&ev);
-		carc_game *g = tu_game_new(&cfg, &ev.sink);
-		take_events(r, g);
+		run *r;
+		carc_game *g = own_supply_game(&cfg, game, &r);
 		int played = 0, most = 0;
 		while (!carc_game_over(g)) {
 			TU_ASSERT_MSG(played < MAX_GAME_MOVES, "no end after %d moves", played);
@@ -859,17 +869,8 @@ START_TEST(test_far_other_end)
 	for (size_t k = 0; k < sizeof supply / sizeof supply[0]; k++) cfg.tiles[n++] = (uint16_t)tu_tile(supply[k]);
 	cfg.ntiles = (uint16_t)n;
 	memset(&st, 0, sizeof st);
-	run *r = &R;
-	memset(r, 0, sizeof *r);
-	r->cfg = cfg;
-	for (int k = 0; k < n; k++)
-		if (opl_is_river(cfg.tiles[k])) {
-			r->left[cfg.tiles[k]]++;
-			r->river_total++;
-		}
-	tu_events_reset(&ev);
-	carc_game *g = tu_game_new(&cfg, &ev.sink);
-	take_events(r, g);
+	run *r;
+	carc_game *g = own_supply_game(&cfg, 0, &r);
 	int nm = carc_legal_moves(g, moves, CARC_MAX_MOVES);
 	carc_move south = tu_place(g, 0, 0, 3);
 	TU_ASSERT_MSG(tu_find_move(moves, nm, &south) >= 0, "the curve turned south at (0,0) is not listed");
