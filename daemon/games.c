@@ -276,8 +276,7 @@ static int unhex(const char *hex, uint8_t out[GAMES_TOKEN])
 {
 	if (strlen(hex) != 2 * GAMES_TOKEN) return 0;
 	for (int i = 0; i < 2 * GAMES_TOKEN; i++) {
-		char c = hex[i];
-		int v = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+		int v = proto_hex_digit(hex[i]);
 		if (v < 0) return 0;
 		out[i / 2] = (uint8_t)(i % 2 ? out[i / 2] | v : v << 4);
 	}

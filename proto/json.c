@@ -93,8 +93,7 @@ static int hex4(const char *s, unsigned *v)
 {
 	*v = 0;
 	for (int i = 0; i < 4; i++) {
-		char c = s[i];
-		int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+		int d = proto_hex_digit(s[i]);
 		if (d < 0) return 0;
 		*v = *v << 4 | (unsigned)d;
 	}

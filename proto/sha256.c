@@ -69,6 +69,11 @@ void proto_sha256(const void *data, size_t n, uint8_t out[32])
 	}
 }
 
+int proto_hex_digit(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
 void proto_hex(const uint8_t *p, size_t n, char *out)
 {
 	static const char hex[] = "0123456789abcdef";
