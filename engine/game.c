@@ -341,7 +341,13 @@ static void end_game(carc_game *g, carc_sink *out)
 static unsigned placement_facts(int type);
 static uint32_t placement_judged(const carc_game *g, int type);
 static int judged_allowed(const carc_game *g, uint32_t judges, int type, int x, int y, int rot);
+/* The drawn tile's placements are listed in 16-byte words, four moves a
+ * frontier position (plain_placements), where the bytes of a move lie as
+ * those words put them: on little-endian machines.  Elsewhere one by one. */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define PLACEMENT_WORDS 1
 static int judged_filter(const carc_game *g, uint32_t judges, int type, carc_move *moves, int n);
+#endif
 
 /* The rotations whose bits a fit mask sets, ascending, then zeros (read
  * as one word, so 8-aligned), and how many they are. */
@@ -775,6 +781,7 @@ static int judged_allowed(const carc_game *g, uint32_t judges, int type, int x, 
 	return judge_refusing(g, judges, type, x, y, rot) < 0;
 }
 
+#ifdef PLACEMENT_WORDS
 /* The placements moves[0..n) (edges matching) that every judge allows,
  * in the same order: each judge filters what the previous ones left. */
 static int judged_filter(const carc_game *g, uint32_t judges, int type, carc_move *moves, int n)
@@ -792,6 +799,7 @@ static int judged_filter(const carc_game *g, uint32_t judges, int type, carc_mov
 	}
 	return n;
 }
+#endif
 
 int carc_placement_ok(const carc_game *g, int type, int x, int y, int rot)
 {
@@ -820,12 +828,11 @@ int carc_placement_refused_by(const carc_game *g, int type, int x, int y, int ro
  * each frontier position stores four moves, 48 bytes in three 16-byte
  * stores, whose rotations are those that fit, in order, and the count
  * goes up by how many fit.  Slots past the count get junk. */
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#ifdef PLACEMENT_WORDS
 _Static_assert(sizeof(carc_move) == 12 && offsetof(carc_move, rot) == 1 && offsetof(carc_move, x) == 4 &&
                offsetof(carc_move, y) == 6 && offsetof(carc_move, tile) == 8 && offsetof(carc_move, figure) == 10 &&
                offsetof(carc_front, x) == 0 && offsetof(carc_front, y) == 2,
                "carc_move and carc_front layout");
-#define PLACEMENT_WORDS 1
 /* Per fit mask, the first words of the four moves written (the move type
  * and the rotations that fit, in ascending order, then 0) where they fall
  * in the three stores (words 0, 3, 6 and 9 of the 12 the moves take), and
