@@ -650,6 +650,9 @@ static inline unsigned supply_kinds(const carc_game *g, int seat)
 {
 	uint64_t v; /* one byte a kind: fold each byte onto its low bit, then gather those */
 	memcpy(&v, g->in_supply[seat], sizeof v);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	v = __builtin_bswap64(v); /* kind k in byte k from the bottom, as below */
+#endif
 	v |= v >> 4;
 	v |= v >> 2;
 	v |= v >> 1;
