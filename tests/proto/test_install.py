@@ -2,8 +2,8 @@
 says, and what is installed works from there.
 
 README's "Running it as a service" promises the daemon, carcctl, the Python
-client, the bot, the arena, the renderer with its manifests and the systemd
-units; C and C++ programs that play games themselves get libcarc.a, carc.h and
+client, the bot, the arena, the renderer with its manifests, the systemd
+units and the manual pages; C and C++ programs that play games themselves get libcarc.a, carc.h and
 libcarc.pc.  The staged tree is used as it lies: the installed carcd serves a
 game, the arena plays it with the installed bot, the renderer draws it, and
 programs built against the staged library through pkg-config (the engine
@@ -29,7 +29,7 @@ import harness
 BUILDDIR = os.path.dirname(os.path.dirname(os.path.abspath(harness.CARCD)))
 MAKE = os.environ.get("MAKE") or "make"
 SEED = 42
-DIRS = ("bindir", "libdir", "includedir", "pkgconfigdir", "pkgdatadir", "docdir", "systemdunitdir")
+DIRS = ("bindir", "libdir", "includedir", "pkgconfigdir", "pkgdatadir", "docdir", "systemdunitdir", "man1dir", "man8dir")
 TIMEOUT = 600
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -154,7 +154,8 @@ class Installed(unittest.TestCase):
                 "%s/arena.py" % v["pkgdatadir"], "%s/render.py" % v["pkgdatadir"],
                 "%s/README.md" % v["docdir"], "%s/PROTOCOL.md" % v["docdir"],
                 "%s/engine/README.md" % v["docdir"], "%s/contrib/README.md" % v["docdir"],
-                "%s/carcd.service" % v["systemdunitdir"], "%s/carcd.socket" % v["systemdunitdir"]]
+                "%s/carcd.service" % v["systemdunitdir"], "%s/carcd.socket" % v["systemdunitdir"],
+                "%s/carcctl.1" % v["man1dir"], "%s/carcd.8" % v["man8dir"]]
         manifests = v["TILE_MANIFESTS"].split()
         self.assertGreaterEqual(len(manifests), 15)
         want += ["%s/tiles/%s" % (v["pkgdatadir"], os.path.basename(m)) for m in manifests]
