@@ -4,6 +4,7 @@
  * own, so it can emit straight from a value tree and never fails on bytes
  * a MessagePack client put in a string.
  */
+#include <ctype.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <string.h>
@@ -224,21 +225,33 @@ proto_decoded proto_json_decode(proto_arena *a, const char *line, size_t n, prot
 	return d;
 }
 
-/* A verb and a version (`GET / HTTP/1.1`, HTTP/2's preface `PRI *
- * HTTP/2.0`), or a verb and a path (HTTP/0.9's `GET /`): no carcd line is
- * either (a method is followed by JSON, which no `/` starts). */
+/* An HTTP method: a token of RFC 9110's characters. */
+static size_t http_token(const char *s, size_t n)
+{
+	size_t k = 0;
+	while (k < n && (isalnum((unsigned char)s[k]) || (s[k] && strchr("!#$%&'*+-.^_`|~", s[k])))) k++;
+	return k;
+}
+
+/* A request line of any method, `METHOD TARGET HTTP/1.1` (HTTP/2's
+ * preface `PRI * HTTP/2.0` too), or HTTP/0.9's `GET /path`.  No carcd
+ * line is either: a method is followed by JSON, which neither a `/` nor a
+ * word and ` HTTP/` after it are. */
 int proto_is_http(const char *line, size_t n)
 {
-	static const char *const verbs[] = { "GET ", "HEAD ", "POST ", "PUT ", "DELETE ", "OPTIONS ",
-		                             "CONNECT ", "TRACE ", "PATCH ", "PRI ", NULL };
-	for (int i = 0; verbs[i]; i++) {
-		size_t k = strlen(verbs[i]);
-		if (n < k || memcmp(line, verbs[i], k)) continue;
-		if (n > k && line[k] == '/') return 1;
-		for (size_t j = k; j + 6 <= n; j++)
-			if (!memcmp(line + j, " HTTP/", 6)) return 1;
+	size_t k = http_token(line, n);
+	if (!k || k >= n || line[k] != ' ') return 0;
+	if (k == 3 && !memcmp(line, "GET", 3) && k + 1 < n && line[k + 1] == '/') return 1;
+	size_t t = k + 1; /* the target: no space, no control byte */
+	while (t < n && (unsigned char)line[t] > ' ' && line[t] != 0x7f) t++;
+	if (t == k + 1 || n - t < 7 || memcmp(line + t, " HTTP/", 6)) return 0;
+	const char *v = line + t + 6, *end = line + n; /* HTTP/1.1, HTTP/2 */
+	if (!isdigit((unsigned char)*v++)) return 0;
+	if (v < end && *v == '.') {
+		v++;
+		if (v == end || !isdigit((unsigned char)*v++)) return 0;
 	}
-	return 0;
+	return v == end;
 }
 
 /* ---- writing -------------------------------------------------------------- */

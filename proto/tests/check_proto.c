@@ -377,6 +377,19 @@ START_TEST(json_bad)
 	ck_assert(proto_is_http("GET /index.html", 15));
 	ck_assert(!proto_is_http("GET {}", 6));
 	ck_assert(!proto_is_http("ping", 4));
+	/* any method: WebDAV's, or one made up */
+	ck_assert(proto_is_http("PROPFIND /dav HTTP/1.1", 22));
+	ck_assert(proto_is_http("BREW /pot HTTP/1.1", 18));
+	ck_assert(proto_is_http("M-SEARCH * HTTP/1.1", 19));
+	ck_assert(proto_is_http("X /y HTTP/2", 11));
+	/* a carcd line stays one, " HTTP/" in its JSON or not */
+	ck_assert(!proto_is_http("new_game {\"players\":[\"a HTTP/1.1\"]}", 35));
+	ck_assert(!proto_is_http("ping {} HTTP/1.1x", 17));
+	ck_assert(!proto_is_http("ping  HTTP/1.1", 14));
+	ck_assert(!proto_is_http("BREW /pot HTTP/", 15));
+	ck_assert(!proto_is_http("BREW /pot HTTP/1.", 17));
+	ck_assert(!proto_is_http("POST /rpc", 9)); /* only GET was HTTP/0.9 */
+	ck_assert(!proto_is_http(" / HTTP/1.1", 11));
 	proto_arena_free(&a);
 }
 END_TEST

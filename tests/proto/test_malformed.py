@@ -238,8 +238,12 @@ class Malformed(harness.ReplyAsserts, unittest.TestCase):
 
     def test_http_of_other_versions(self):
         """Section 7: an HTTP request line is closed without a reply, of
-        HTTP/0.9 (a path, no version) and HTTP/2's preface too."""
-        for data in (b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", b"GET /\r\n", b"GET /index.html\r\n"):
+        any method, of HTTP/0.9 (a path, no version) and HTTP/2's preface
+        too."""
+        for data in (b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", b"GET /\r\n", b"GET /index.html\r\n",
+                     # any method, known or not: the body is never run
+                     b"PROPFIND /dav HTTP/1.1\r\nHost: x\r\n\r\nping {}\n",
+                     b'BREW /pot HTTP/1.1\r\nHost: x\r\n\r\nnew_game {"players":["evil"]}\n'):
             with self.subTest(data=data), self.d.raw("tcp") as r:
                 r.send(data)
                 self.assertTrue(r.closed_by_peer(5), "%r did not close the connection" % data)
