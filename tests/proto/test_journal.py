@@ -300,6 +300,21 @@ class Journal(JournalDirs, unittest.TestCase):
             self.assertEqual(p.returncode, 1, p.stderr)
             self.assertIn("%s belongs to uid 65534: it must belong to carcd's user (uid 0)" % shared, p.stderr)
         self.assertEqual(os.listdir(shared), [])
+        # next-id, named when it is what stands in the way
+        os.chmod(shared, 0o700)
+        if os.geteuid() == 0:
+            os.chown(shared, 0, -1)
+        next_id = os.path.join(shared, "next-id")
+        for make, says, remove in ((lambda at: os.symlink("/nowhere", at),
+                                    "it is a symbolic link, which carcd does not follow", os.unlink),
+                                   (os.mkdir, "Is a directory", os.rmdir)):
+            make(next_id)
+            p = subprocess.run([harness.CARCD, "--listen", "unix:" + os.path.join(self.tmp, "s.sock"), "--journal",
+                                shared], capture_output=True, text=True, timeout=30)
+            self.assertEqual(p.returncode, 1, p.stderr)
+            self.assertIn("error: journal: cannot open %s: %s" % (next_id, says), p.stderr)
+            remove(next_id)
+        self.assertEqual(os.listdir(shared), [])
         p = subprocess.run([harness.CARCD, "--journal", ""], capture_output=True, text=True, timeout=30)
         self.assertEqual(p.returncode, 2)
         self.assertTrue(p.stderr.startswith("carcd: --journal wants a directory\n"), p.stderr)
