@@ -7,8 +7,11 @@
 Each bot is a program in any language that plays one seat of a carcd game
 through the protocol, as a person's client would: the arena makes the game,
 starts one process per seat and watches.  The daemon checks every move and
-every token, so a bot can only play legal moves for its own seat; the arena
-only keeps time and the score.
+every token, so a bot can only play legal moves for a seat whose token it
+holds; the arena only keeps time and the score.  Every bot runs as the
+arena's own user, and a process can read the environment of another of its
+user's (/proc/PID/environ, its token there) and signal it: bots that do not
+trust each other need a user each (see contrib/README.md).
 
 A bot is started as its COMMAND (split like a shell would, without running
 one) followed by `--address ADDRESS --game GAME --seat SEAT`; its seat's

@@ -101,7 +101,24 @@ class Carcctl(unittest.TestCase):
         self.assertEqual(self.ctl("call", "ping", "{}"), {})
         self.assertIn("unknown_method", self.ctl("call", "fly", expect=1))
         self.assertIn("forbidden", self.ctl("close", game, "--admin-token", t0, expect=1))
-        self.assertEqual(self.ctl("close", game, "--admin-token", g["admin_token"]), {})
+        # tokens from the environment, off the command line that `ps` shows
+        env = dict(os.environ, CARCD_TOKEN=t1, CARCD_ADMIN_TOKEN=g["admin_token"])
+        env.pop("CARCD_ADDRESS", None)
+        p = run(CARCCTL_CMD + ["--socket", daemon["d"].unix_path, "--compact", "play", game, "--random"], env=env)
+        self.assertEqual((p.returncode, p.stderr), (0, ""))
+        self.assertGreater(json.loads(p.stdout)["seq"], res["seq"])
+        p = run(CARCCTL_CMD + ["--socket", daemon["d"].unix_path, "close", game], env=env)
+        self.assertEqual((p.returncode, p.stdout.strip(), p.stderr), (0, "{}", ""))
+        self.assertIn("no_such_game", self.ctl("state", game, expect=1))
+
+    def test_close_without_admin_token(self):
+        env = dict(os.environ)
+        env.pop("CARCD_ADMIN_TOKEN", None)
+        p = run(CARCCTL_CMD + ["--socket", daemon["d"].unix_path, "close", "1"], env=env)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("carcctl: close needs the game's admin token", p.stderr)
+        g = self.ctl("new", "--players", "ann")
+        self.assertEqual(self.ctl("close", str(g["game"]), "--admin-token", g["admin_token"]), {})
 
     def test_usage_and_connection_errors(self):
         self.ctl("frobnicate", expect=2)
