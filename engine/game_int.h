@@ -243,6 +243,10 @@ struct carc_game {
  * once: bit r of the result is set when rotation r matches every placed
  * neighbour.  GCC and clang vector extensions; on x86 one movemask turns
  * the comparison into the bits. */
+/* GCC warns that a vector passed or returned without SSE (-m32 on i386)
+ * has another ABI than with it: these are static inline, never called
+ * across a library's boundary, so that ABI is nobody's concern. */
+#pragma GCC diagnostic ignored "-Wpsabi"
 typedef uint32_t carc_v4u __attribute__((vector_size(16)));
 typedef float carc_v4f __attribute__((vector_size(16)));
 static inline unsigned carc_fit_mask(carc_v4u code, const carc_front *f)
