@@ -522,9 +522,18 @@ static void id_add(id_list *l, int64_t id)
 /* The game ids that have files in the directory, and those marked
  * <id>.game.gone, each ascending; the half-made files of a new_game that
  * a crash cut short (never answered) are removed on the way. */
-static void game_files(DIR *d, id_list *ids, id_list *gone)
+/* The game files in the directory; 0, or the errno of a directory that
+ * could not be read to its end (a 32-bit readdir without large-file
+ * support fails on 64-bit inode numbers and offsets: not an empty one). */
+static int game_files(DIR *d, id_list *ids, id_list *gone)
 {
-	for (struct dirent *e; (e = readdir(d));) {
+	for (;;) {
+		errno = 0;
+		struct dirent *e = readdir(d);
+		if (!e) {
+			if (errno) return errno;
+			break;
+		}
 		char *end;
 		errno = 0;
 		long long id = strtoll(e->d_name, &end, 10);
@@ -535,6 +544,7 @@ static void game_files(DIR *d, id_list *ids, id_list *gone)
 	}
 	if (ids->n) qsort(ids->v, ids->n, sizeof *ids->v, by_id);
 	if (gone->n) qsort(gone->v, gone->n, sizeof *gone->v, by_id);
+	return 0;
 }
 
 /* The file of a game marked gone goes now, and then its mark: 1 when
@@ -618,8 +628,15 @@ int journal_open(const char *dir, games *r, carc_game **scratch, int game_timeou
 	jdir = proto_xstrdup(dir);
 	build = fingerprint();
 	id_list ids = { 0 }, gone = { 0 };
-	game_files(d, &ids, &gone);
+	int unread = game_files(d, &ids, &gone);
 	closedir(d);
+	if (unread) { /* starting with none of its games would lose them all */
+		log_error("journal: cannot read %s: %s", dir, strerror(unread));
+		free(ids.v);
+		free(gone.v);
+		journal_close();
+		return -1;
+	}
 	/* next-id: empty in a new journal; otherwise digits and a newline */
 	char text[32] = { 0 };
 	ssize_t got = pread(next_fd, text, sizeof text - 1, 0);

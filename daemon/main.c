@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,15 +103,19 @@ static void __attribute__((format(printf, 1, 2), noreturn)) bad_usage(const char
 
 /* A plain decimal integer from min to max: digits only (strtol alone
  * would also take blanks and a sign in front). */
-static long number(const char *opt, const char *s, long min, long max)
+static long long number(const char *opt, const char *s, long long min, long long max)
 {
 	char *end;
 	errno = 0;
-	long v = *s >= '0' && *s <= '9' ? strtol(s, &end, 10) : (end = (char *)s, 0);
+	long long v = *s >= '0' && *s <= '9' ? strtoll(s, &end, 10) : (end = (char *)s, 0);
 	if (errno || *end || end == s || v < min || v > max)
-		bad_usage("--%s wants an integer from %ld to %ld, not `%s`", opt, min, max, s);
+		bad_usage("--%s wants an integer from %lld to %lld, not `%s`", opt, min, max, s);
 	return v;
 }
+
+/* --max-output's top: 2^40, or what a size_t holds where that is less (a
+ * 32-bit machine). */
+#define MAX_OUTPUT_TOP ((long long)((uint64_t)SIZE_MAX < 1ull << 40 ? (uint64_t)SIZE_MAX : 1ull << 40))
 
 /* ---- listeners -------------------------------------------------------------------- */
 
@@ -514,7 +519,7 @@ int main(int argc, char **argv)
 		case O_GAME_TIMEOUT: srv.game_timeout = (int)number("game-timeout", optarg, 0, 1 << 30); break;
 		case O_MAX_REQUEST: srv.max_request = (size_t)number("max-request", optarg, 64, 1 << 30); break;
 		case O_MAX_LINE: srv.max_line = (size_t)number("max-line", optarg, 64, 1 << 30); break;
-		case O_MAX_OUTPUT: srv.max_output = (size_t)number("max-output", optarg, 4096, 1l << 40); break;
+		case O_MAX_OUTPUT: srv.max_output = (size_t)number("max-output", optarg, 4096, MAX_OUTPUT_TOP); break;
 		case O_LOG_LEVEL:
 			if ((log_level = log_level_parse(optarg)) < 0) bad_usage("--log-level is error, warn, info or debug");
 			break;

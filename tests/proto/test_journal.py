@@ -5,6 +5,7 @@ and played on the first are compared, method by method, with what the
 next one serves after a SIGKILL or a SIGTERM.
 """
 
+import errno
 import os
 import resource
 import shutil
@@ -318,6 +319,34 @@ class Journal(JournalDirs, unittest.TestCase):
         p = subprocess.run([harness.CARCD, "--journal", ""], capture_output=True, text=True, timeout=30)
         self.assertEqual(p.returncode, 2)
         self.assertTrue(p.stderr.startswith("carcd: --journal wants a directory\n"), p.stderr)
+
+    def test_a_directory_that_cannot_be_read_to_its_end(self):
+        """A readdir that fails (a 32-bit carcd without large-file support
+        on 64-bit inode numbers: EOVERFLOW) is no empty journal: carcd
+        says so and does not start, rather than serve none of its games."""
+        d = self.daemon()
+        with d.client() as c:
+            c.new_game(["a"])
+        self.assertEqual(d.stop(), 0)
+        shim = os.path.join(self.tmp, "readdir_fails.so")
+        src = shim[:-3] + ".c"
+        with open(src, "w") as f:
+            f.write("#include <dirent.h>\n#include <errno.h>\n"
+                    "struct dirent *readdir(DIR *d) { (void)d; errno = EOVERFLOW; return 0; }\n"
+                    "struct dirent64 *readdir64(DIR *d) { (void)d; errno = EOVERFLOW; return 0; }\n")
+        cc = subprocess.run([os.environ.get("CC", "cc"), "-D_GNU_SOURCE", "-shared", "-fPIC", "-o", shim, src],
+                            capture_output=True, text=True)
+        self.assertEqual(cc.returncode, 0, cc.stderr)
+        env = dict(os.environ, LD_PRELOAD=shim,
+                   ASAN_OPTIONS=os.environ.get("ASAN_OPTIONS", "") + ":verify_asan_link_order=0")
+        p = subprocess.run([harness.CARCD, "--listen", "unix:" + os.path.join(self.tmp, "s.sock"), "--journal",
+                            self.dir], capture_output=True, text=True, timeout=30, env=env)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertIn("error: journal: cannot read %s: %s" % (self.dir, os.strerror(errno.EOVERFLOW)), p.stderr)
+        self.assertNotIn("restored", p.stderr)
+        self.assertEqual(self.files(), ["1.game", "next-id"])
+        with self.daemon().client() as c:   # and without the fault, all is there
+            self.assertEqual(c.state(1)["seq"], 0)
 
     def test_one_daemon_per_journal(self):
         d = self.daemon()
