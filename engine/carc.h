@@ -330,8 +330,11 @@ carc_rc carc_game_init(carc_game *g, const carc_config *cfg, carc_sink *out);
 void carc_game_clone(carc_game *dst, const carc_game *src); /* dst may be src: then nothing happens */
 /* A fingerprint of the whole value: the secret supply order, the
  * generator and internal caches included.  Equal for the same config and
- * moves (a replay); not a key of the position on the board, which other
- * moves or another deal may reach with another hash. */
+ * moves (a replay) within one build on one machine: it hashes the value's
+ * bytes, whose order and layout differ between machines (byte order,
+ * alignment), so compare hashes of one build only; the games themselves
+ * replay alike everywhere.  Not a key of the position on the board,
+ * which other moves or another deal may reach with another hash. */
 uint64_t carc_game_hash(const carc_game *g);
 
 /* Who must decide now and in which phase; -1 seat when the game is over. */

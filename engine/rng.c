@@ -35,8 +35,8 @@ uint64_t carc_rng_next(carc_rng *r)
 	return result;
 }
 
-/* Uniform in [0, n): draws whose low 32 bits fall in the short last
- * interval are rejected, so no value is favoured.  n = 0 is no range:
+/* Uniform in [0, n), from a draw's high 32 bits: those below 2^32 mod n
+ * are rejected, so no value is favoured.  n = 0 is no range:
  * 0, and nothing is drawn. */
 uint32_t carc_rng_below(carc_rng *r, uint32_t n)
 {
