@@ -11,6 +11,11 @@
  * outputs with cmp.  A difference names the first game that plays
  * differently; the same lines mean every listing (content and order),
  * every event and every score were the same.
+ *
+ * Every field goes into the digest by value, as the little-endian bytes
+ * at the offsets it has on x86-64 (padding as 0), so a machine of another
+ * byte order or word size prints the same lines for the same games:
+ * tests/port/run compares i386 and s390x builds with this one that way.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,10 +28,49 @@
 
 static uint64_t digest;
 
-static void mix(const void *p, size_t n)
+static void mix(const unsigned char *c, size_t n)
 {
-	const unsigned char *c = p;
 	for (size_t i = 0; i < n; i++) digest = (digest ^ c[i]) * 0x100000001b3ull; /* FNV-1a */
+}
+
+/* v's n low bytes, the least significant first. */
+static void put_le(unsigned char *b, uint32_t v, int n)
+{
+	for (int i = 0; i < n; i++) b[i] = (unsigned char)(v >> 8 * i);
+}
+
+static void mix_int(int v)
+{
+	unsigned char b[4];
+	put_le(b, (uint32_t)v, 4);
+	mix(b, 4);
+}
+
+static void mix_moves(const carc_move *m, int n)
+{
+	for (int i = 0; i < n; i++) {
+		unsigned char b[12] = { m[i].type, m[i].rot, m[i].kind, m[i].port };
+		put_le(b + 4, (uint16_t)m[i].x, 2);
+		put_le(b + 6, (uint16_t)m[i].y, 2);
+		put_le(b + 8, m[i].tile, 2);
+		put_le(b + 10, m[i].figure, 2);
+		mix(b, sizeof b);
+	}
+}
+
+static void mix_events(const carc_event *e, int n)
+{
+	for (int i = 0; i < n; i++) {
+		unsigned char b[24] = { e[i].type,  (uint8_t)e[i].seat, e[i].rot,  e[i].port, e[i].fkind,
+		                        e[i].why,   e[i].final,         e[i].kind, (uint8_t)e[i].from };
+		put_le(b + 10, (uint16_t)e[i].x, 2);
+		put_le(b + 12, (uint16_t)e[i].y, 2);
+		put_le(b + 14, e[i].tile, 2);
+		put_le(b + 16, e[i].figure, 2);
+		put_le(b + 18, e[i].ntiles, 2);
+		put_le(b + 20, (uint32_t)e[i].points, 4);
+		mix(b, sizeof b);
+	}
 }
 
 /* A random configuration: each available expansion in with probability 2/3,
@@ -73,17 +117,16 @@ int main(int argc, char **argv)
 		int steps = 0;
 		while (!carc_game_over(g) && steps < MAX_STEPS) {
 			int n = carc_legal_moves(g, moves, CARC_MAX_MOVES);
-			mix(&n, sizeof n);
-			mix(moves, sizeof *moves * (size_t)(n < CARC_MAX_MOVES ? n : CARC_MAX_MOVES));
+			mix_int(n);
+			mix_moves(moves, n < CARC_MAX_MOVES ? n : CARC_MAX_MOVES);
 			sink.n = 0;
 			carc_apply(g, &moves[carc_rng_below(&r, (uint32_t)n)], &sink);
-			mix(&sink.n, sizeof sink.n);
-			mix(ev, sizeof ev[0] * (size_t)(sink.n < MAX_EVENTS ? sink.n : MAX_EVENTS));
+			mix_int(sink.n);
+			mix_events(ev, sink.n < MAX_EVENTS ? sink.n : MAX_EVENTS);
 			steps++;
 		}
 		for (int s = 0; s < cfg.nseats; s++) {
-			int score = carc_game_score(g, s);
-			mix(&score, sizeof score);
+			mix_int(carc_game_score(g, s));
 		}
 		printf("%d %016llx %d\n", i, (unsigned long long)digest, steps);
 	}
