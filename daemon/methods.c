@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "daemon.h"
 
@@ -173,7 +174,8 @@ static int64_t rss_bytes(void)
 	if (!f) return 0;
 	if (fscanf(f, "%ld %ld", &pages, &rss) != 2) rss = 0;
 	fclose(f);
-	return (int64_t)rss * 4096;
+	long page = sysconf(_SC_PAGESIZE); /* 4 KiB here, 64 KiB on some arm64 and ppc64 kernels */
+	return (int64_t)rss * (page > 0 ? page : 4096);
 }
 
 static proto_err m_stats(method_call *c, proto_val **result, const char **why)

@@ -54,7 +54,7 @@ import tempfile
 import time
 import unittest
 
-from harness import CARCD, PYTHON, SLOW, STOP_TIMEOUT, Daemon, wait_for
+from harness import CARCD, PYTHON, SLOW, STOP_TIMEOUT, Daemon, vmrss_kib, wait_for
 import carcd  # noqa: E402  (harness puts contrib/python on the path)
 from test_audit_daemon2 import finished_game  # noqa: E402
 from test_daemon import LAUNCHER, Proc, ping  # noqa: E402  (a carcd started by hand; systemd's launcher)
@@ -457,6 +457,13 @@ class Stats(unittest.TestCase):
                 self.assertEqual(st["games"], n)
                 self.assertGreater(st["memory"]["games"], 0)
                 self.assertEqual(st["memory"]["per_game"], st["memory"]["games"] // n)
+            # rss in bytes, as the kernel counts the process's pages (whatever
+            # their size): VmRSS, read just before and after
+            before = vmrss_kib(d.proc.pid)
+            rss = c.stats()["memory"]["rss"]
+            after = vmrss_kib(d.proc.pid)
+            self.assertLessEqual(min(before, after) * 1024 - 1024 * 1024, rss)
+            self.assertLessEqual(rss, max(before, after) * 1024 + 1024 * 1024)
 
 
 if __name__ == "__main__":
