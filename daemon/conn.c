@@ -351,10 +351,12 @@ static void at_eof(conn *c)
 			return;
 		}
 		if (!c->skipping) {
+			const char *line = (const char *)c->in.p + c->off;
+			if (line[left - 1] == '\r') left--; /* as before a newline */
 			if (left > srv->max_line)
 				methods_reply_error(srv, c, NULL, PROTO_E_LIMIT, "the last line is over the line limit");
 			else
-				json_line(c, (const char *)c->in.p + c->off, left);
+				json_line(c, line, left);
 			proto_arena_reset(&srv->arena);
 		}
 	}

@@ -282,6 +282,15 @@ class Raw:
         msgs = self.read(mode, 1, timeout)
         return msgs[0] if msgs else None
 
+    def read_to_close(self, mode, timeout=None):
+        """Every message the daemon sends until it closes the connection or
+        the timeout passes, and whether it closed it: (messages, closed)."""
+        deadline = time.monotonic() + (self.timeout if timeout is None else timeout)
+        got = []
+        while not self.eof and time.monotonic() < deadline:
+            got += self.read(mode, 1 << 20, deadline - time.monotonic())
+        return got + self.read(mode, 1 << 20, 0), self.eof
+
     def closed_by_peer(self, timeout=None):
         """True when the daemon closes the connection before the timeout
         (whatever else it still sends is read and dropped)."""
