@@ -587,14 +587,14 @@ static const char *dir_fault(const char *dir)
 		         (unsigned)(st.st_mode & 07777));
 		return why;
 	}
+	if (faccessat(dir_fd, ".", W_OK, AT_EACCESS)) {
+		snprintf(why, sizeof why, "cannot write in %s: %s", dir, strerror(errno));
+		return why;
+	}
 	next_fd = openat(dir_fd, "next-id", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (next_fd < 0) { /* the file the operator has to look at, named */
 		snprintf(why, sizeof why, "cannot open %s/next-id: %s", dir,
 		         errno == ELOOP ? "it is a symbolic link, which carcd does not follow" : strerror(errno));
-		return why;
-	}
-	if (faccessat(dir_fd, ".", W_OK, AT_EACCESS)) {
-		snprintf(why, sizeof why, "cannot write in %s: %s", dir, strerror(errno));
 		return why;
 	}
 	if (fstat(next_fd, &st) || !S_ISREG(st.st_mode)) {

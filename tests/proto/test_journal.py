@@ -8,6 +8,7 @@ next one serves after a SIGKILL or a SIGTERM.
 import errno
 import os
 import resource
+import shlex
 import shutil
 import signal
 import stat
@@ -334,8 +335,8 @@ class Journal(JournalDirs, unittest.TestCase):
             f.write("#include <dirent.h>\n#include <errno.h>\n"
                     "struct dirent *readdir(DIR *d) { (void)d; errno = EOVERFLOW; return 0; }\n"
                     "struct dirent64 *readdir64(DIR *d) { (void)d; errno = EOVERFLOW; return 0; }\n")
-        cc = subprocess.run([os.environ.get("CC", "cc"), "-D_GNU_SOURCE", "-shared", "-fPIC", "-o", shim, src],
-                            capture_output=True, text=True)
+        cc = shlex.split(os.environ.get("CC", "cc"))   # CC="ccache gcc" is two words
+        cc = subprocess.run(cc + ["-D_GNU_SOURCE", "-shared", "-fPIC", "-o", shim, src], capture_output=True, text=True)
         self.assertEqual(cc.returncode, 0, cc.stderr)
         env = dict(os.environ, LD_PRELOAD=shim,
                    ASAN_OPTIONS=os.environ.get("ASAN_OPTIONS", "") + ":verify_asan_link_order=0")
