@@ -244,8 +244,12 @@ struct carc_game {
  * neighbour.  GCC and clang vector extensions; on x86 one movemask turns
  * the comparison into the bits. */
 /* GCC warns that a vector passed or returned without SSE (-m32 on i386)
- * has another ABI than with it: these are static inline, never called
- * across a library's boundary, so that ABI is nobody's concern. */
+ * has another ABI than with it.  Every engine function that takes or
+ * returns one is static (these two, and game.c's put_position), never
+ * called across a library's boundary, and carc.h has no vector type: that
+ * ABI is nobody's concern, so the warning is off in every engine file
+ * that includes this header (an exported function with a vector argument
+ * would need it back on). */
 #pragma GCC diagnostic ignored "-Wpsabi"
 typedef uint32_t carc_v4u __attribute__((vector_size(16)));
 typedef float carc_v4f __attribute__((vector_size(16)));

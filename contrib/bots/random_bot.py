@@ -10,9 +10,11 @@ Three ways to play:
   random_bot.py --players 2 --seat 0
 
   # join a game someone else made, with the token of one seat
-  random_bot.py --game 7 --token 3f9c... [--seat 1]
+  CARCD_TOKEN=3f9c... random_bot.py --game 7 [--seat 1]
 
-  # (with neither --token nor --seat it plays every seat of an auth-false game)
+  # (with no token and no --seat it plays every seat of an auth-false game;
+  # --token T works too, but puts T where every user of the machine can
+  # read it, on the command line)
 
 A game it makes may take expansions, rule options and components:
 
