@@ -302,6 +302,18 @@ class Journal(JournalDirs, unittest.TestCase):
             self.assertEqual(p.returncode, 1, p.stderr)
             self.assertIn("%s belongs to uid 65534: it must belong to carcd's user (uid 0)" % shared, p.stderr)
         self.assertEqual(os.listdir(shared), [])
+        # a directory closed to writing, named as such (run as nobody when
+        # root, whom no mode stops)
+        os.chmod(shared, 0o500)
+        as_user = []
+        if os.geteuid() == 0:
+            os.chown(shared, 65534, -1)
+            os.chmod(self.tmp, 0o711)   # for nobody to reach it
+            as_user = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+        p = subprocess.run(as_user + [harness.CARCD, "--listen", "tcp:127.0.0.1:0", "--journal", shared],
+                           capture_output=True, text=True, timeout=30)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertIn("error: journal: cannot write in %s: %s" % (shared, os.strerror(errno.EACCES)), p.stderr)
         # next-id, named when it is what stands in the way
         os.chmod(shared, 0o700)
         if os.geteuid() == 0:
