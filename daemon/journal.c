@@ -20,9 +20,9 @@
  * the files are 0600, and no file is reached through a symbolic link.  A
  * file is set aside as <id>.game.broken, and the other games restored,
  * when it cannot be read, is not a regular file, fails its checksums,
- * comes from a carcd that deals or rules differently (the fingerprint of
- * the version, tile types and rule options, and the hash of the state the
- * setup deals), or holds a move the engine refuses; an earlier file set
+ * comes from a carcd that deals or rules differently or from another
+ * kind of machine (the fingerprint of the version, tile types, rule
+ * options and layout, and the hash of the state the setup deals), or holds a move the engine refuses; an earlier file set
  * aside under that name is kept (the new one is <id>.game.broken.1, ...).
  * A failed write (a full disk) costs that game its file and a logged
  * error; the game goes on in memory.  A file that should go and cannot
@@ -112,6 +112,11 @@ static uint32_t fnv(uint32_t h, const void *p, size_t n)
 	return h;
 }
 
+/* What a file's build must share with this one: the version, the tile
+ * types and rule options, and the machine's layout.  The files hold raw
+ * structs in the machine's byte order, so the sizes go in as their own
+ * bytes: another byte order or word size (s390x, i386) gives another
+ * fingerprint too. */
 static uint32_t fingerprint(void)
 {
 	uint32_t h = fnv(2166136261u, CARC_VERSION, sizeof CARC_VERSION);
@@ -349,7 +354,7 @@ static int salt_ok(const char *s)
 static const char *head_fault(const journal_head *h, int64_t id, const char **names)
 {
 	if (memcmp(h->magic, JOURNAL_MAGIC, sizeof h->magic)) return "not a carcd game file";
-	if (h->fingerprint != build) return "written by another carcd build (version, tiles or rules differ)";
+	if (h->fingerprint != build) return "written by another carcd build (version, tiles or rules differ) or another kind of machine (byte order, word size)";
 	if (h->crc != head_crc(*h)) return "its header fails its checksum";
 	if (h->id != id) return "its header names another game";
 	if (h->nseats < 1 || h->nseats > CARC_MAX_SEATS || h->nseats != h->cfg.nseats || h->auth > 1 || !salt_ok(h->salt))
