@@ -262,6 +262,13 @@ static void handle(conn *c, const proto_request *rq, proto_decoded d)
 	c->answering = 0;
 }
 
+/* A line's length without the \r that may end it (\r\n line ends, or a
+ * last line cut before its \n). */
+static size_t without_cr(const char *line, size_t n)
+{
+	return n && line[n - 1] == '\r' ? n - 1 : n;
+}
+
 /* Serves one line; 0 for a blank one, which is no request. */
 static int json_line(conn *c, const char *line, size_t n)
 {
@@ -330,7 +337,7 @@ static int step(conn *c)
 		c->skipping = 0;
 		return STEP_DROPPED;
 	}
-	if (n && p[n - 1] == '\r') n--;
+	n = without_cr((const char *)p, n);
 	if (n > srv->max_line) {
 		methods_reply_error(srv, c, NULL, PROTO_E_LIMIT,
 		                    proto_arena_printf(&srv->arena, "a line is at most %zu bytes", srv->max_line));
@@ -352,7 +359,7 @@ static void at_eof(conn *c)
 		}
 		if (!c->skipping) {
 			const char *line = (const char *)c->in.p + c->off;
-			if (line[left - 1] == '\r') left--; /* as before a newline */
+			left = without_cr(line, left);
 			if (left > srv->max_line)
 				methods_reply_error(srv, c, NULL, PROTO_E_LIMIT, "the last line is over the line limit");
 			else
