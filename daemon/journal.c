@@ -22,8 +22,9 @@
  * when it cannot be read, is not a regular file, fails its checksums,
  * comes from a carcd that deals or rules differently or from another
  * kind of machine (the fingerprint of the version, tile types, rule
- * options and layout, and the hash of the state the setup deals), or holds a move the engine refuses; an earlier file set
- * aside under that name is kept (the new one is <id>.game.broken.1, ...).
+ * options and layout, and the hash of the state the setup deals), or
+ * holds a move the engine refuses; an earlier file set aside under that
+ * name is kept (the new one is <id>.game.broken.1, ...).
  * A failed write (a full disk) costs that game its file and a logged
  * error; the game goes on in memory.  A file that should go and cannot
  * be removed (a game gone on without it, or closed) is marked with an
@@ -526,10 +527,10 @@ static void id_add(id_list *l, int64_t id)
 
 /* The game ids that have files in the directory, and those marked
  * <id>.game.gone, each ascending; the half-made files of a new_game that
- * a crash cut short (never answered) are removed on the way. */
-/* The game files in the directory; 0, or the errno of a directory that
- * could not be read to its end (a 32-bit readdir without large-file
- * support fails on 64-bit inode numbers and offsets: not an empty one). */
+ * a crash cut short (never answered) are removed on the way.  Returns 0,
+ * or the errno of a directory that could not be read to its end (a
+ * 32-bit readdir without large-file support fails on 64-bit inode
+ * numbers and offsets): that is not an empty one. */
 static int game_files(DIR *d, id_list *ids, id_list *gone)
 {
 	for (;;) {
