@@ -285,11 +285,8 @@ class Raw:
     def read_to_close(self, mode, timeout=None):
         """Every message the daemon sends until it closes the connection or
         the timeout passes, and whether it closed it: (messages, closed)."""
-        deadline = time.monotonic() + (self.timeout if timeout is None else timeout)
-        got = []
-        while not self.eof and time.monotonic() < deadline:
-            got += self.read(mode, 1 << 20, deadline - time.monotonic())
-        return got + self.read(mode, 1 << 20, 0), self.eof
+        got = self.read(mode, 1 << 30, timeout)   # returns at the close or the timeout
+        return got, self.eof
 
     def closed_by_peer(self, timeout=None):
         """True when the daemon closes the connection before the timeout

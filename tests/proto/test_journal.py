@@ -69,6 +69,15 @@ class JournalDirs:
     def files(self):
         return sorted(os.listdir(self.dir))
 
+    def refused(self, journal, listen=None, prefix=(), env=None):
+        """The stderr of a carcd started (after `prefix`, such as setpriv)
+        on `journal`, which must refuse it: exit 1 at once."""
+        listen = listen or "unix:" + os.path.join(self.tmp, "s.sock")
+        p = subprocess.run(list(prefix) + [harness.CARCD, "--listen", listen, "--journal", journal],
+                           capture_output=True, text=True, timeout=30, env=env)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        return p.stderr
+
 
 class Journal(JournalDirs, unittest.TestCase):
     def crash(self, d):
@@ -275,32 +284,22 @@ class Journal(JournalDirs, unittest.TestCase):
             f.write("x")
         for where, says in ((os.path.join(self.tmp, "file"), "cannot open"),
                             (os.path.join(self.tmp, "no", "such"), "cannot make")):
-            p = subprocess.run([harness.CARCD, "--listen", "unix:" + os.path.join(self.tmp, "s.sock"),
-                                "--journal", where], capture_output=True, text=True, timeout=30)
-            self.assertEqual(p.returncode, 1, p.stderr)
-            self.assertIn("error: journal: %s %s" % (says, where), p.stderr)
-            self.assertIn("error: cannot keep a journal in %s" % where, p.stderr)
+            err = self.refused(where)
+            self.assertIn("error: journal: %s %s" % (says, where), err)
+            self.assertIn("error: cannot keep a journal in %s" % where, err)
             self.assertFalse(os.path.exists(os.path.join(self.tmp, "s.sock")))
         shared = os.path.join(self.tmp, "shared")
         os.mkdir(shared, 0o755)
         os.chmod(shared, 0o755)
-        p = subprocess.run([harness.CARCD, "--listen", "unix:" + os.path.join(self.tmp, "s.sock"), "--journal",
-                            shared], capture_output=True, text=True, timeout=30)
-        self.assertEqual(p.returncode, 1, p.stderr)
         self.assertIn("error: journal: %s has mode 0755: it must be closed to group and others (mode 0700)" % shared,
-                      p.stderr)
+                      self.refused(shared))
         os.chmod(shared, 0o710)   # closed to others, open to the group: refused too, and the mode says why
-        p = subprocess.run([harness.CARCD, "--listen", "unix:" + os.path.join(self.tmp, "s.sock"), "--journal",
-                            shared], capture_output=True, text=True, timeout=30)
-        self.assertEqual(p.returncode, 1, p.stderr)
-        self.assertIn("%s has mode 0710: it must be closed" % shared, p.stderr)
+        self.assertIn("%s has mode 0710: it must be closed" % shared, self.refused(shared))
         if os.geteuid() == 0:   # (only root can give it away; CI runs as root)
             os.chmod(shared, 0o700)
             os.chown(shared, 65534, -1)
-            p = subprocess.run([harness.CARCD, "--listen", "unix:" + os.path.join(self.tmp, "s.sock"), "--journal",
-                                shared], capture_output=True, text=True, timeout=30)
-            self.assertEqual(p.returncode, 1, p.stderr)
-            self.assertIn("%s belongs to uid 65534: it must belong to carcd's user (uid 0)" % shared, p.stderr)
+            self.assertIn("%s belongs to uid 65534: it must belong to carcd's user (uid 0)" % shared,
+                          self.refused(shared))
         self.assertEqual(os.listdir(shared), [])
         # a directory closed to writing, named as such (run as nobody when
         # root, whom no mode stops)
@@ -310,10 +309,8 @@ class Journal(JournalDirs, unittest.TestCase):
             os.chown(shared, 65534, -1)
             os.chmod(self.tmp, 0o711)   # for nobody to reach it
             as_user = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
-        p = subprocess.run(as_user + [harness.CARCD, "--listen", "tcp:127.0.0.1:0", "--journal", shared],
-                           capture_output=True, text=True, timeout=30)
-        self.assertEqual(p.returncode, 1, p.stderr)
-        self.assertIn("error: journal: cannot write in %s: %s" % (shared, os.strerror(errno.EACCES)), p.stderr)
+        self.assertIn("error: journal: cannot write in %s: %s" % (shared, os.strerror(errno.EACCES)),
+                      self.refused(shared, listen="tcp:127.0.0.1:0", prefix=as_user))
         # next-id, named when it is what stands in the way
         os.chmod(shared, 0o700)
         if os.geteuid() == 0:
@@ -323,10 +320,7 @@ class Journal(JournalDirs, unittest.TestCase):
                                     "it is a symbolic link, which carcd does not follow", os.unlink),
                                    (os.mkdir, "Is a directory", os.rmdir)):
             make(next_id)
-            p = subprocess.run([harness.CARCD, "--listen", "unix:" + os.path.join(self.tmp, "s.sock"), "--journal",
-                                shared], capture_output=True, text=True, timeout=30)
-            self.assertEqual(p.returncode, 1, p.stderr)
-            self.assertIn("error: journal: cannot open %s: %s" % (next_id, says), p.stderr)
+            self.assertIn("error: journal: cannot open %s: %s" % (next_id, says), self.refused(shared))
             remove(next_id)
         self.assertEqual(os.listdir(shared), [])
         p = subprocess.run([harness.CARCD, "--journal", ""], capture_output=True, text=True, timeout=30)
@@ -352,21 +346,16 @@ class Journal(JournalDirs, unittest.TestCase):
         self.assertEqual(cc.returncode, 0, cc.stderr)
         env = dict(os.environ, LD_PRELOAD=shim,
                    ASAN_OPTIONS=os.environ.get("ASAN_OPTIONS", "") + ":verify_asan_link_order=0")
-        p = subprocess.run([harness.CARCD, "--listen", "unix:" + os.path.join(self.tmp, "s.sock"), "--journal",
-                            self.dir], capture_output=True, text=True, timeout=30, env=env)
-        self.assertEqual(p.returncode, 1, p.stderr)
-        self.assertIn("error: journal: cannot read %s: %s" % (self.dir, os.strerror(errno.EOVERFLOW)), p.stderr)
-        self.assertNotIn("restored", p.stderr)
+        err = self.refused(self.dir, env=env)
+        self.assertIn("error: journal: cannot read %s: %s" % (self.dir, os.strerror(errno.EOVERFLOW)), err)
+        self.assertNotIn("restored", err)
         self.assertEqual(self.files(), ["1.game", "next-id"])
         with self.daemon().client() as c:   # and without the fault, all is there
             self.assertEqual(c.state(1)["seq"], 0)
 
     def test_one_daemon_per_journal(self):
         d = self.daemon()
-        p = subprocess.run([harness.CARCD, "--listen", "unix:" + os.path.join(self.tmp, "s.sock"), "--journal",
-                            self.dir], capture_output=True, text=True, timeout=30)
-        self.assertEqual(p.returncode, 1, p.stderr)
-        self.assertIn("error: journal: %s is in use by another carcd" % self.dir, p.stderr)
+        self.assertIn("error: journal: %s is in use by another carcd" % self.dir, self.refused(self.dir))
         with d.client() as c:
             self.assertEqual(c.new_game(["a"])["game"], 1)
         self.assertEqual(d.stop(), 0)
