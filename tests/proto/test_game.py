@@ -123,6 +123,23 @@ class FullGame(unittest.TestCase):
                 if e["final"]:
                     self.assertGreater(i, last_tile, e)
 
+    def test_figures_stay_on_the_board_at_the_end(self):
+        """PROTOCOL.md, Events, "The end": final scoring returns no figure."""
+        evs = self.events()
+        first_final = min(i for i, e in enumerate(evs) if e["type"] == "scored" and e["final"])
+        self.assertEqual([e for e in evs[first_final:] if e["type"] == "returned"], [])
+        standing = {}
+        for e in evs:
+            if e["type"] == "deployed":
+                standing[e["figure"]] = e["seat"]
+            elif e["type"] == "returned":
+                del standing[e["figure"]]
+        on_board = {f["id"]: f for b in self.final_state["board"] for f in b["figures"]}
+        self.assertEqual(sorted(on_board), sorted(standing))
+        for s in self.final_state["seats"]:
+            mine = sum(1 for seat in standing.values() if seat == s["seat"])
+            self.assertEqual(s["supply"], {"follower": 7 - mine})
+
     def test_after_the_end(self):
         g = self.g
         with self.assertRaises(carcd.Error) as cm:
