@@ -609,33 +609,40 @@ static proto_err m_legal_moves(method_call *c, proto_val **result, const char **
 	return PROTO_OK;
 }
 
-static proto_err check_token(method_call *c, const games_game *gm, const char **why)
+/* The seat whose token the request gives (*seat; -1 in a game without
+ * auth): a token of no seat of this game is forbidden. */
+static proto_err token_seat(method_call *c, const games_game *gm, int *seat, const char **why)
 {
-	proto_arena *a = c->a;
+	*seat = -1;
 	if (!gm->auth) return PROTO_OK;
 	const proto_val *t = pv_opt(c->params, "token");
 	if (!t) {
 		*why = "this game needs `token`, the token of the seat that must decide";
 		return PROTO_E_FORBIDDEN;
 	}
-	int seat = games_token_seat(gm, t->u.s), due = carc_game_seat(gm->g);
-	if (seat < 0) {
-		*why = proto_arena_printf(a, "that token belongs to no seat of game %lld", (long long)gm->id);
+	if ((*seat = games_token_seat(gm, t->u.s)) < 0) {
+		*why = proto_arena_printf(c->a, "that token belongs to no seat of game %lld", (long long)gm->id);
 		return PROTO_E_FORBIDDEN;
 	}
-	if (seat != due) {
-		/* in a phase of its own (a wagon, an escape, a flock) the seat due
-		 * may not be the one whose turn it is */
-		int phase = carc_game_phase(gm->g);
-		if (phase == CARC_PH_TILE || phase == CARC_PH_ACTION)
-			*why = proto_arena_printf(a, "it is the turn of seat %d (%s), not of seat %d (%s)", due, gm->names[due],
-			                          seat, gm->names[seat]);
-		else
-			*why = proto_arena_printf(a, "seat %d (%s) must decide now (the %s phase), not seat %d (%s)", due,
-			                          gm->names[due], carc_phase_name(phase), seat, gm->names[seat]);
-		return PROTO_E_NOT_YOUR_TURN;
-	}
 	return PROTO_OK;
+}
+
+/* May `seat` (token_seat's) decide now? */
+static proto_err check_turn(method_call *c, const games_game *gm, int seat, const char **why)
+{
+	proto_arena *a = c->a;
+	int due = carc_game_seat(gm->g);
+	if (seat < 0 || seat == due) return PROTO_OK;
+	/* in a phase of its own (a wagon, an escape, a flock) the seat due may
+	 * not be the one whose turn it is */
+	int phase = carc_game_phase(gm->g);
+	if (phase == CARC_PH_TILE || phase == CARC_PH_ACTION)
+		*why = proto_arena_printf(a, "it is the turn of seat %d (%s), not of seat %d (%s)", due, gm->names[due], seat,
+		                          gm->names[seat]);
+	else
+		*why = proto_arena_printf(a, "seat %d (%s) must decide now (the %s phase), not seat %d (%s)", due,
+		                          gm->names[due], carc_phase_name(phase), seat, gm->names[seat]);
+	return PROTO_E_NOT_YOUR_TURN;
 }
 
 static proto_err m_apply_move(method_call *c, proto_val **result, const char **why)
@@ -649,13 +656,17 @@ static proto_err m_apply_move(method_call *c, proto_val **result, const char **w
 		*why = proto_arena_printf(a, "game %lld is over", (long long)gm->id);
 		return PROTO_E_GAME_OVER;
 	}
-	if ((rc = check_token(c, gm, why))) return rc;
+	int seat;
+	if ((rc = token_seat(c, gm, &seat, why))) return rc;
+	/* seq before the turn: a move sent again after it was played, be it
+	 * the last of its seat's turn or not, is a conflict */
 	int64_t seq;
 	if (pv_to_int(pv_opt(c->params, "seq"), &seq) && seq != gm->seq) {
 		*why = proto_arena_printf(a, "seq %lld is not current: game %lld is at seq %u", (long long)seq, (long long)gm->id,
 		                          gm->seq);
 		return PROTO_E_CONFLICT;
 	}
+	if ((rc = check_turn(c, gm, seat, why))) return rc;
 	carc_move m;
 	if ((rc = proto_move_parse(a, gm->g, pv_get(c->params, "move"), &m, why))) return rc;
 	int detail = -1;

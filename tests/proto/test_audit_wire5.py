@@ -509,7 +509,7 @@ class PhaseMoves:
                         self.assertEqual(code_of(self.c.apply_move, t.game, move, token=other, seq=seq),
                                          "not_your_turn")
                         self.assertEqual(code_of(self.c.apply_move, t.game, move, token=other, seq=seq - 1),
-                                         "not_your_turn")
+                                         "conflict")
                     for s in (seq - 1, seq + 1, 0 if seq else 1, 2 ** 32):
                         self.assertEqual(code_of(self.c.apply_move, t.game, move, token=t.tokens[seat], seq=s),
                                          "conflict", s)

@@ -825,17 +825,39 @@ class ApplyMove(Case):
         h = self.c.new_game(["ann"], auth=False)
         self.assertCode("conflict", self.c.apply_move, h["game"], self.c.legal_moves(h["game"])["moves"][0], seq=5)
 
+    def test_a_move_sent_again_is_conflict(self):
+        """A client that resends a move it is not sure arrived gets conflict
+        for the same move, whether the move kept the turn (place_tile) or
+        ended it (pass); then the other seat plays on unharmed."""
+        g = self.c.new_game(["ann", "bob"], tiles=["BA/Rr", "BA/Rr"])
+        game, t0, t1 = g["game"], g["seats"][0]["token"], g["seats"][1]["token"]
+        place = self.c.legal_moves(game)["moves"][0]
+        self.assertEqual(self.c.apply_move(game, place, token=t0, seq=0)["seat"], 0)
+        self.assertCode("conflict", self.c.apply_move, game, place, token=t0, seq=0)
+        pass_ = {"type": "pass"}
+        self.assertEqual(self.c.apply_move(game, pass_, token=t0, seq=1)["seat"], 1)
+        before = self.c.state(game)
+        e = self.assertCode("conflict", self.c.apply_move, game, pass_, token=t0, seq=1)
+        self.assertIn("at seq 2", e.message)
+        self.assertCode("not_your_turn", self.c.apply_move, game, pass_, token=t0, seq=2)
+        self.assertEqual(self.c.state(game), before)
+        lm = self.c.legal_moves(game)
+        self.assertEqual(self.c.apply_move(game, lm["moves"][0], token=t1, seq=2)["seq"], 3)
+
     def test_checks_in_order(self):
-        """no_such_game, game_over, the token (forbidden, not_your_turn),
-        seq (conflict), a malformed move (invalid_params), an illegal one."""
+        """no_such_game, game_over, a token of the game (forbidden), seq
+        (conflict), the seat due (not_your_turn), a malformed move
+        (invalid_params), an illegal one."""
         g = self.c.new_game(["ann", "bob"], tiles=["BA/C"])
         game, t0, t1 = g["game"], g["seats"][0]["token"], g["seats"][1]["token"]
         bogus = {"type": "teleport"}
         self.assertCode("no_such_game", self.c.apply_move, 987654321, bogus, token="x", seq=99)
         self.assertCode("forbidden", self.c.apply_move, game, bogus, token="0" * 32, seq=99)
         self.assertCode("forbidden", self.c.apply_move, game, bogus, seq=99)
-        self.assertCode("not_your_turn", self.c.apply_move, game, bogus, token=t1, seq=99)
+        self.assertCode("conflict", self.c.apply_move, game, bogus, token=t1, seq=99)
         self.assertCode("conflict", self.c.apply_move, game, bogus, token=t0, seq=99)
+        self.assertCode("not_your_turn", self.c.apply_move, game, bogus, token=t1, seq=0)
+        self.assertCode("not_your_turn", self.c.apply_move, game, bogus, token=t1)
         self.assertCode("invalid_params", self.c.apply_move, game, bogus, token=t0, seq=0)
         self.assertCode("illegal_move", self.c.apply_move, game, {"type": "pass"}, token=t0, seq=0)
         self.assertEqual(self.c.state(game)["seq"], 0)
