@@ -141,8 +141,10 @@ static char *lone_surrogates_replaced(proto_arena *a, const char *s, size_t n)
 
 /* Parses one JSON text: a whole envelope (depth 1; rq gets its msgid when
  * it is too deep), or the params of a shorthand (depth 2, where they sit
- * in an envelope; rq NULL). */
-static proto_val *parse(proto_arena *a, const char *s, size_t n, int depth, proto_decoded *d, proto_request *rq)
+ * in an envelope; rq NULL).  `col0`: the characters of the line before
+ * the text, which a bad JSON error's column counts in. */
+static proto_val *parse(proto_arena *a, const char *s, size_t n, int col0, int depth, proto_decoded *d,
+                        proto_request *rq)
 {
 	json_error_t err;
 	size_t flags = JSON_DECODE_ANY | JSON_ALLOW_NUL;
@@ -170,7 +172,7 @@ static proto_val *parse(proto_arena *a, const char *s, size_t n, int depth, prot
 	}
 	if (!j) {
 		d->code = PROTO_E_BAD_REQUEST;
-		d->why = proto_arena_printf(a, "bad JSON at column %d: %s", err.column, err.text);
+		d->why = proto_arena_printf(a, "bad JSON at column %d: %s", col0 + err.column, err.text);
 		return NULL;
 	}
 	proto_val *v = from_json(a, j, depth, d);
@@ -188,6 +190,7 @@ proto_decoded proto_json_decode(proto_arena *a, const char *line, size_t n, prot
 {
 	proto_decoded d = { PROTO_OK, NULL, 0, 0 };
 	memset(rq, 0, sizeof *rq);
+	const char *start = line; /* what the line has before the JSON is ASCII: a column a byte */
 	while (n && is_space(line[n - 1])) n--;
 	while (n && is_space(*line)) line++, n--;
 	if (!n) {
@@ -195,7 +198,7 @@ proto_decoded proto_json_decode(proto_arena *a, const char *line, size_t n, prot
 		return d;
 	}
 	if (*line == '[') {
-		proto_val *env = parse(a, line, n, 1, &d, rq);
+		proto_val *env = parse(a, line, n, (int)(line - start), 1, &d, rq);
 		return env ? proto_envelope(a, env, rq) : d;
 	}
 	size_t m = 0;
@@ -214,7 +217,7 @@ proto_decoded proto_json_decode(proto_arena *a, const char *line, size_t n, prot
 		rq->params = pv_map(a);
 		return d;
 	}
-	proto_val *params = parse(a, line + m, n - m, 2, &d, NULL);
+	proto_val *params = parse(a, line + m, n - m, (int)(line + m - start), 2, &d, NULL);
 	if (!params) return d;
 	/* as in an envelope: an object, an array holding one, [] or null */
 	rq->params = proto_params_of(a, params);

@@ -369,6 +369,22 @@ START_TEST(json_bad)
 	ck_assert_int_eq(json(&a, "x [[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]", &rq).code, PROTO_E_LIMIT);
 	ck_assert_int_eq(json(&a, "[0,1,\"x\",[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]", &rq).code, PROTO_E_LIMIT);
 	ck_assert(rq.has_id && rq.msgid == 1); /* still answered to its msgid */
+	/* the column of a bad JSON error counts from the start of the line
+	 * (characters, as the client wrote them), whatever comes before the
+	 * JSON: a method name, spaces */
+	static const struct {
+		const char *line, *col;
+	} cols[] = {
+		{ "ping {} x", "column 9:" },
+		{ "  [0,1,\"ping\",{} x]", "column 18:" },
+		{ "ping   {\"a\": \"\xc3\xa9\xc3\xa9\" x}", "column 19:" },
+		{ "state {\"game\": 1e400}", "column 20:" }, /* past a double: unreadable */
+	};
+	for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++) {
+		d = json(&a, cols[i].line, &rq);
+		ck_assert_int_eq(d.code, PROTO_E_BAD_REQUEST);
+		ck_assert_msg(strstr(d.why, cols[i].col), "%s: %s", cols[i].line, d.why);
+	}
 	ck_assert(proto_is_http("GET / HTTP/1.1", 14));
 	ck_assert(proto_is_http("POST /rpc HTTP/1.0", 18));
 	ck_assert(!proto_is_http("GET", 3));
