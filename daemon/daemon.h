@@ -20,6 +20,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "carc.h"
 #include "proto.h"
@@ -134,6 +135,10 @@ void journal_close(void);
 void journal_created(games *r, games_game *gm);    /* from games_create */
 void journal_moved(games_game *gm, const carc_move *m); /* from games_record */
 void journal_forget(const games_game *gm);         /* a game closed or evicted */
+/* Seconds since a game file was last written (`written`, its mtime), to
+ * the nanosecond: in whole seconds a restored game would be up to one
+ * second older than it is, and --game-timeout would close it early. */
+double journal_quiet_since(struct timespec written);
 
 /* ---- the server: what the methods see ------------------------------------------ */
 typedef struct server {

@@ -403,6 +403,21 @@ static const char *replay(carc_game *g, const journal_head *h, const uint8_t *re
 /* What became of a game's file at start (GONE: marked .gone, not read). */
 enum { SET_ASIDE, RESTORED, LEFT, EXPIRED, GONE };
 
+/* The kernel stamps files from its coarse clock, which lags the time by
+ * up to a tick: that much is taken off, so that a game is never taken for
+ * older than it is. */
+double journal_quiet_since(struct timespec written)
+{
+	struct timespec now, tick = { 0, 0 };
+	clock_gettime(CLOCK_REALTIME, &now);
+#ifdef CLOCK_REALTIME_COARSE
+	clock_getres(CLOCK_REALTIME_COARSE, &tick);
+#endif
+	double quiet = difftime(now.tv_sec, written.tv_sec) + (double)(now.tv_nsec - written.tv_nsec) / 1e9 -
+	               ((double)tick.tv_sec + (double)tick.tv_nsec / 1e9);
+	return quiet < 0 ? 0 : quiet;
+}
+
 /* Restores one game from its file: RESTORED; SET_ASIDE (broken); LEFT
  * where it is (the registry is full); EXPIRED, its file deleted (its
  * last move is `timeout` seconds old or more, timeout > 0). */
@@ -432,8 +447,7 @@ static int restore(games *r, int64_t id, carc_game **scratch, int timeout)
 		return SET_ASIDE;
 	}
 	/* --game-timeout counts from the last move, however long carcd was down */
-	double quiet = difftime(time(NULL), written.tv_sec);
-	if (quiet < 0) quiet = 0;
+	double quiet = journal_quiet_since(written);
 	if (timeout > 0 && quiet >= timeout) {
 		free(buf);
 		log_debug("journal: game %lld: closed, no move for %d s (--game-timeout)", (long long)id, timeout);

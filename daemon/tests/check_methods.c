@@ -301,6 +301,25 @@ START_TEST(games_time_out)
 }
 END_TEST
 
+/* A game file's age counts its mtime's nanoseconds: a file written 4.2 s
+ * ago is 4.2 s old (less the coarse clock's tick), not 4 or 5, so that a
+ * restored game with a 5 s --game-timeout is not closed early. */
+START_TEST(file_age_to_the_nanosecond)
+{
+	struct timespec now, tick;
+	clock_gettime(CLOCK_REALTIME, &now);
+	clock_getres(CLOCK_REALTIME_COARSE, &tick);
+	ck_assert(tick.tv_sec == 0 && tick.tv_nsec < 20000000); /* a tick of at most 20 ms */
+	struct timespec written = { now.tv_sec - 5, now.tv_nsec + 800000000 }; /* 4.2 s ago */
+	if (written.tv_nsec >= 1000000000) written.tv_sec++, written.tv_nsec -= 1000000000;
+	double age = journal_quiet_since(written);
+	ck_assert_msg(age > 4.17 && age < 4.25, "a file written 4.2 s ago is %.3f s old", age);
+	written = now;
+	written.tv_sec += 60; /* from the future (the clock was set back): no age */
+	ck_assert(journal_quiet_since(written) == 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("methods");
@@ -311,6 +330,7 @@ int main(void)
 	tcase_add_test(t, full_game);
 	tcase_add_test(t, registry_full);
 	tcase_add_test(t, games_time_out);
+	tcase_add_test(t, file_age_to_the_nanosecond);
 	suite_add_tcase(s, t);
 	SRunner *r = srunner_create(s);
 	srunner_run_all(r, CK_NORMAL);
