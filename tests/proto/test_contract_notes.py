@@ -1,8 +1,8 @@
 """What proto/PROTOCOL.md says, beyond the contract, about reading a game
 from its events alone (sections 5 and 6 of the contract): a wagon that
 scores and moves, tiles that fit nowhere and what `tiles_left` makes of
-them, where `sheep_drawn` puts the sheep, and one `token_taken` per goods
-token.  A client that rebuilds the game from events relies on each; these
+them, where `sheep_drawn` puts the sheep, one `token_taken` per goods
+token, and which tile names a completed feature.  A client that rebuilds the game from events relies on each; these
 tests keep the page and the daemon in step.  Each is played over
 MessagePack on the Unix socket and over JSON lines on TCP."""
 
@@ -165,6 +165,21 @@ class Notes(over_both(daemon)):
         self.assertEqual(of_type(evs, "feature_completed")[0]["tiles"], 4)
         self.assertEqual(of_type(evs, "token_taken"), [{"type": "token_taken", "seat": 0, "token": "cloth"}] * 2)
         self.assertEqual([s["tokens"] for s in t.state()["seats"]], [{"cloth": 2}, {}])
+
+    # ---- e: where an event names a whole feature ----------------------------------------
+
+    def test_a_feature_is_named_at_its_tile_placed_first(self):
+        # two junctions: ann's at (0,1), below the start tile, then bob's
+        # at (-1,1), which closes the road between them.  The road is named
+        # at ann's tile: placed first, though neither the tile just placed
+        # nor the one west or north of the other
+        t = self.table(["ann", "bob"], tiles=["BA/RRR", "BA/RRR"], seed=5)
+        t.play(place("BA/RRR", 0, 1, 0), deploy(0, 1, "W"))
+        evs = t.events(place("BA/RRR", -1, 1, 180), PASS)
+        (done,) = of_type(evs, "feature_completed")
+        (scored,) = of_type(evs, "scored")
+        self.assertEqual((done["feature"], done["x"], done["y"], done["at"], done["tiles"]), ("road", 0, 1, "W", 2))
+        self.assertEqual((scored["seat"], scored["points"], scored["x"], scored["y"], scored["at"]), (0, 2, 0, 1, "W"))
 
 
 for _transport, _encoding in (("unix", "msgpack"), ("tcp", "json")):
