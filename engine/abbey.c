@@ -149,6 +149,7 @@ static int abbey_end_round(carc_game *g, carc_sink *out)
 		g->turn_seat = g->seat = (uint8_t)s;
 		g->phase = CARC_PH_ABBEY_FINAL;
 		g->drawn = CARC_NONE;
+		g->turn++; /* a turn without a tile: carc_game_turn counts every `turn` event */
 		carc_event *e = carc_emit(out, CARC_EV_TURN);
 		if (e) e->seat = (int8_t)s;
 		return 1;

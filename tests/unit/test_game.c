@@ -185,7 +185,10 @@ START_TEST(test_board_capacity)
 		cfg.ntiles = (uint16_t)(room + 1);
 		ck_assert_int_eq(init_rc(&cfg), CARC_E_CAPACITY);
 		cfg.ntiles = (uint16_t)room;
-		carc_game *g = tu_game_new(&cfg, NULL);
+		static tu_events ev;
+		tu_events_reset(&ev);
+		carc_game *g = tu_game_new(&cfg, &ev.sink);
+		uint32_t turns = (uint32_t)tu_events_count(&ev, CARC_EV_TURN);
 		carc_rng rng;
 		carc_rng_seed(&rng, (uint64_t)seats);
 		static carc_move list[CARC_MAX_MOVES];
@@ -200,8 +203,13 @@ START_TEST(test_board_capacity)
 					if (final || list[pick].type == CARC_MV_PLACE_ABBEY) pick = i;
 					break;
 				}
-			tu_apply_ok(g, list[pick], NULL);
+			tu_events_reset(&ev);
+			tu_apply_ok(g, list[pick], &ev.sink);
+			turns += (uint32_t)tu_events_count(&ev, CARC_EV_TURN);
 		}
+		/* a seat's decision in the final round is a turn: carc_game_turn
+		 * counts every `turn` event */
+		ck_assert_uint_eq(carc_game_turn(g), turns);
 		int placed = 0;
 		for (int s = 0; s < seats; s++) placed += 1 - carc_abbeys(g, s);
 		abbeys += placed;
