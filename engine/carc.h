@@ -167,6 +167,12 @@ int carc_tile_in_expansions(int type, uint32_t expansions);
  * 2.9).  A dealt supply holds no spring either (a start tile), but a
  * `tiles` list may: it is drawn as a river tile with one river edge. */
 int carc_tile_drawable(int type);
+/* Where a dealt supply puts tiles of this type, from the top: 0 a river
+ * fork, 1 another river tile, 2 a lake (placed last of the river), 3 a
+ * tile of land; -1 for an unknown type.  A deal shuffles the tiles, then
+ * puts them in this order, keeping the shuffle within each rank; a
+ * `tiles` list is played as given. */
+int carc_tile_deal_rank(int type);
 /* What a tile turned `rot` quarter turns shows at board edge `dir` (0 N,
  * 1 E, 2 S, 3 W): "field", "road", "city", "river" or "inner" (a side inside
  * the City of Carcassonne); "?" when type, rot (0..3) or dir (0..3) is
@@ -351,6 +357,15 @@ int carc_game_drawn(const carc_game *g);      /* tile type to place, or -1 */
  * and at the end. */
 int carc_game_turn_tile(const carc_game *g, int *seat);
 int carc_game_tiles_left(const carc_game *g); /* undrawn tiles in the supply */
+/* How many tiles of `type` the game's supply was dealt, drawn since or
+ * not: the tile sets less what set-up takes out (one base start tile, with
+ * a river too, the springs, River I's lake beside River II's), or the
+ * `tiles` list;
+ * start tiles and abbeys are not in it.  0 for an unknown type.  Less the
+ * tiles drawn and hidden so far (without re-draws: CARC_WHY_RESHUFFLED),
+ * what is left is the tiles not seen yet, which a bot that must not know
+ * their order deals again (engine/README.md). */
+int carc_game_dealt(const carc_game *g, int type);
 int carc_game_score(const carc_game *g, int seat);             /* 0 for an unknown seat */
 int carc_game_score_by(const carc_game *g, int seat, int sc); /* 0 for an unknown seat or CARC_SC_* */
 uint32_t carc_game_turn(const carc_game *g);  /* turns begun so far */

@@ -1708,6 +1708,13 @@ int carc_game_turn_tile(const carc_game *g, int *seat)
 	return t;
 }
 int carc_game_tiles_left(const carc_game *g) { return g->nsupply - g->next; }
+int carc_game_dealt(const carc_game *g, int type)
+{
+	int n = 0;
+	if (type < 0 || type >= carc_ntiletypes) return 0;
+	for (int i = 0; i < g->nsupply; i++) n += carc_entry_tile(g->supply[i]) == type; /* put back or not */
+	return n;
+}
 uint32_t carc_game_turn(const carc_game *g) { return g->turn; }
 int carc_game_score(const carc_game *g, int seat) { return seat >= 0 && seat < g->nseats ? g->score[seat] : 0; }
 int carc_game_score_by(const carc_game *g, int seat, int sc)

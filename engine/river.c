@@ -56,6 +56,19 @@ static inline int dead_end(unsigned edges) { return edges && !(edges & (edges - 
 #define FORK_EDGES 0xe880u
 #define CURVE_EDGES 0x1248u
 
+/* Where the deal puts a river tile: 0 a fork, 1 the others, 2 a lake. */
+static inline int river_rank(int type)
+{
+	unsigned e = river_edges(type), two = e & (e - 1); /* e less its lowest edge */
+	return carc_tiletypes[type].symbols & CARC_SYM_LAKE ? 2 : two & (two - 1) ? 0 : 1;
+}
+
+int carc_tile_deal_rank(int type)
+{
+	if (type < 0 || type >= carc_ntiletypes) return -1;
+	return carc_tile_river[type] ? river_rank(type) : 3;
+}
+
 /* River tiles first (a fork before the rest, lakes last), land after;
  * within each group the shuffled order stays.  A pass over the supply
  * without a branch a tile (river tiles are few and shuffled among the
@@ -80,7 +93,7 @@ static void river_order(carc_game *g)
 	for (int i = 0; i < nall; i++) {
 		uint16_t t = all[i];
 		unsigned e = river_edges(t), two = e & (e - 1); /* e less its lowest edge */
-		int rank = carc_tiletypes[t].symbols & CARC_SYM_LAKE ? 2 : two & (two - 1) ? 0 : 1;
+		int rank = river_rank(t);
 		river[rank][nrank[rank]++] = t;
 		dead += !two;
 		curves += CURVE_EDGES >> e & 1;

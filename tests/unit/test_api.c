@@ -902,6 +902,254 @@ START_TEST(test_expansion_games)
 }
 END_TEST
 
+/* Plays cfg to its end at random: every tile type's carc_game_dealt stays
+ * what it was at set-up and equals the tiles of that type drawn or hidden
+ * but for re-draws.  Returns how many re-draws there were. */
+static int dealt_accounted(const carc_config *cfg, carc_rng *r, int game)
+{
+	static carc_event evs[CARC_MAX_EVENTS];
+	static carc_move list[CARC_MAX_MOVES];
+	static int seen[CARC_MAX_TILES], dealt[CARC_MAX_TILES];
+	int redraws = 0;
+	carc_sink sink = { evs, 0, CARC_MAX_EVENTS };
+	carc_game *g = tu_game_new(cfg, &sink);
+	for (int t = 0; t < carc_tile_count(); t++) {
+		dealt[t] = carc_game_dealt(g, t);
+		seen[t] = 0;
+	}
+	for (;;) {
+		for (int i = 0; i < sink.n; i++)
+			if (evs[i].type == CARC_EV_TILE_DRAWN || evs[i].type == CARC_EV_TILE_HIDDEN) {
+				if (evs[i].why == CARC_WHY_RESHUFFLED) redraws++;
+				else seen[evs[i].tile]++;
+			}
+		if (carc_game_over(g)) break;
+		int n = carc_legal_moves(g, list, CARC_MAX_MOVES);
+		sink.n = 0;
+		tu_apply_ok(g, list[carc_rng_below(r, (uint32_t)n)], &sink);
+	}
+	for (int t = 0; t < carc_tile_count(); t++) {
+		TU_ASSERT_MSG(carc_game_dealt(g, t) == dealt[t], "game %d: %s dealt %d, then %d", game, carc_tile_id(t),
+		              dealt[t], carc_game_dealt(g, t));
+		TU_ASSERT_MSG(seen[t] == dealt[t], "game %d: %s dealt %d, drawn or hidden %d", game, carc_tile_id(t), dealt[t],
+		              seen[t]);
+	}
+	free(g);
+	return redraws;
+}
+
+/* carc_game_dealt: the supply as dealt, by tile type, without what set-up
+ * takes out.  With the tiles drawn and hidden, re-draws left out, it
+ * accounts for every tile of a game played to its end. */
+START_TEST(test_dealt)
+{
+	carc_config cfg;
+	carc_config_init(&cfg);
+	carc_game *g = tu_game_new(&cfg, NULL);
+	int total = 0;
+	for (int t = 0; t < carc_tile_count(); t++) total += carc_game_dealt(g, t);
+	TU_EQ(total, 71);
+	TU_EQ(carc_game_dealt(g, tu_tile("BA/RCr")), 3); /* the fourth is the start tile */
+	TU_EQ(carc_game_dealt(g, -1), 0);
+	TU_EQ(carc_game_dealt(g, carc_tile_count()), 0);
+	free(g);
+	/* both rivers: one spring, the start tile, and one lake, River II's;
+	 * the base start tile is left out all the same (RULES.md 2.2) */
+	cfg.expansions |= 1u << carc_expansion_find("river") | 1u << carc_expansion_find("river2");
+	g = tu_game_new(&cfg, NULL);
+	TU_EQ(carc_game_dealt(g, tu_tile("RI/s")), 0);
+	TU_EQ(carc_game_dealt(g, tu_tile("RI.1/I.e")), 0);
+	TU_EQ(carc_game_dealt(g, tu_tile("BA/RCr")), 3);
+	free(g);
+	/* a tiles list is the supply */
+	carc_config_init(&cfg);
+	cfg.ntiles = 3;
+	cfg.tiles[0] = cfg.tiles[2] = (uint16_t)tu_tile("BA/L");
+	cfg.tiles[1] = (uint16_t)tu_tile("BA/C");
+	g = tu_game_new(&cfg, NULL);
+	TU_EQ(carc_game_dealt(g, tu_tile("BA/L")), 2);
+	TU_EQ(carc_game_dealt(g, tu_tile("BA/C")), 1);
+	TU_EQ(carc_game_dealt(g, tu_tile("BA/RCr")), 0);
+	free(g);
+
+	for (int game = 0; game < 8; game++) {
+		carc_rng r;
+		carc_rng_seed(&r, 0xdea1 + (uint64_t)game);
+		good_config(&cfg);
+		cfg.seed = 40 + (uint64_t)game;
+		cfg.nseats = (uint8_t)(1 + carc_rng_below(&r, CARC_MAX_SEATS));
+		tu_random_rules(&cfg, &r);
+		if (game % 2 == 0) cfg.rules[CARC_R_UNPLACEABLE_TILE] = CARC_UNPLACEABLE_RESHUFFLE;
+		dealt_accounted(&cfg, &r, game);
+	}
+	/* a cloister fits nowhere beside a start tile of city all round until
+	 * a city tile has been placed: it goes back and comes round again */
+	carc_config_init(&cfg);
+	cfg.nstart = 1;
+	cfg.start[0] = (carc_start_tile){ (uint16_t)tu_tile("BA/Cccc+"), 0, 0, 0 };
+	cfg.ntiles = 4;
+	cfg.tiles[0] = (uint16_t)tu_tile("BA/L");
+	cfg.tiles[1] = cfg.tiles[2] = cfg.tiles[3] = (uint16_t)tu_tile("BA/C");
+	cfg.rules[CARC_R_UNPLACEABLE_TILE] = CARC_UNPLACEABLE_RESHUFFLE;
+	carc_rng r;
+	carc_rng_seed(&r, 1);
+	int crafted = dealt_accounted(&cfg, &r, 8);
+	TU_EQ(crafted, 1); /* the re-draw was there to leave out */
+}
+END_TEST
+
+/* engine/README.md, "Bots that search", followed as written: a game set
+ * up from what the players have seen and the moves played reaches the
+ * position of the game itself (the same decision, moves listed, scores
+ * and tiles left), whatever the tiles not seen yet turn out to be. */
+typedef struct seen_log {
+	int nslot, nbag, nmoves;
+	int16_t slot[CARC_MAX_TILES]; /* tiles that left the supply in order; -1: hidden under a hill */
+	uint8_t bag[CARC_BAG_DRAWS];
+	carc_move moves[4 * CARC_MAX_TILES];
+} seen_log;
+
+static void seen_events(seen_log *s, const carc_event *ev, int n)
+{
+	for (int i = 0; i < n; i++) {
+		const carc_event *e = &ev[i];
+		if ((e->type == CARC_EV_TILE_DRAWN || e->type == CARC_EV_TILE_HIDDEN) && e->why != CARC_WHY_RESHUFFLED)
+			s->slot[s->nslot++] = e->type == CARC_EV_TILE_DRAWN ? (int16_t)e->tile : -1; /* the hidden one unseen */
+		if (e->type == CARC_EV_SHEEP_DRAWN && s->nbag < CARC_BAG_DRAWS) s->bag[s->nbag++] = e->kind;
+	}
+}
+
+static void recipe_replay(const carc_game *g, const seen_log *s, carc_rng *r)
+{
+	static carc_config cfg;
+	cfg = *carc_game_config(g);
+	cfg.seed ^= 0x5eed; /* another future for what no one has seen */
+	int unseen[CARC_MAX_TILES] = { 0 }, nunseen = 0;
+	for (int t = 0; t < carc_tile_count(); t++) nunseen += unseen[t] = carc_game_dealt(g, t);
+	for (int i = 0; i < s->nslot; i++)
+		if (s->slot[i] >= 0) unseen[s->slot[i]]--, nunseen--;
+	uint16_t pool[CARC_MAX_TILES];
+	int npool = 0;
+	for (int t = 0; t < carc_tile_count(); t++) {
+		TU_ASSERT_MSG(unseen[t] >= 0, "%s drawn more often than dealt", carc_tile_id(t));
+		for (int k = 0; k < unseen[t]; k++) pool[npool++] = (uint16_t)t;
+	}
+	for (int i = npool - 1; i > 0; i--) { /* shuffled */
+		int j = (int)carc_rng_below(r, (uint32_t)i + 1);
+		uint16_t x = pool[i];
+		pool[i] = pool[j];
+		pool[j] = x;
+	}
+	cfg.ntiles = 0;
+	for (int i = 0; i < s->nslot; i++) /* a hidden tile: any not seen yet, taken from the pool now */
+		cfg.tiles[cfg.ntiles++] = s->slot[i] >= 0 ? (uint16_t)s->slot[i] : pool[--npool];
+	for (int rank = 0; rank <= 3; rank++)
+		for (int i = 0; i < npool; i++)
+			if (carc_tile_deal_rank(pool[i]) == rank) cfg.tiles[cfg.ntiles++] = pool[i];
+	TU_EQ(cfg.ntiles, s->nslot + npool);
+	cfg.nbag = (uint8_t)s->nbag;
+	memcpy(cfg.bag, s->bag, (size_t)s->nbag);
+	carc_game *c = tu_game_new(&cfg, NULL);
+	for (int i = 0; i < s->nmoves; i++) TU_EQ(carc_apply(c, &s->moves[i], NULL), CARC_OK);
+	static carc_move a[CARC_MAX_MOVES], b[CARC_MAX_MOVES];
+	int na = carc_legal_moves(g, a, CARC_MAX_MOVES), nb = carc_legal_moves(c, b, CARC_MAX_MOVES);
+	TU_EQ(carc_game_phase(c), carc_game_phase(g));
+	TU_EQ(carc_game_seat(c), carc_game_seat(g));
+	TU_EQ(carc_game_tiles_left(c), carc_game_tiles_left(g));
+	TU_EQ(carc_game_drawn(c), carc_game_drawn(g));
+	TU_EQ(nb, na);
+	TU_ASSERT_MSG(!memcmp(a, b, (size_t)na * sizeof a[0]), "after %d moves the copy lists other moves", s->nmoves);
+	for (int seat = 0; seat < carc_game_nseats(g); seat++) TU_EQ(carc_game_score(c, seat), carc_game_score(g, seat));
+	/* and its future is one a deal could give: played on, it draws no
+	 * river tile after land and throws none away */
+	static carc_event evs[CARC_MAX_EVENTS];
+	int land = 0;
+	while (!carc_game_over(c)) {
+		int n = carc_legal_moves(c, a, CARC_MAX_MOVES);
+		carc_sink sink = { evs, 0, CARC_MAX_EVENTS };
+		tu_apply_ok(c, a[carc_rng_below(r, (uint32_t)n)], &sink);
+		for (int i = 0; i < sink.n; i++) {
+			const carc_event *e = &evs[i];
+			int river = e->tile != CARC_NONE && carc_tile_deal_rank(e->tile) < 3;
+			if (e->type == CARC_EV_TILE_DRAWN) {
+				TU_ASSERT_MSG(!(river && land), "the copy draws %s after land", carc_tile_id(e->tile));
+				land |= !river;
+			}
+			TU_ASSERT_MSG(!(e->type == CARC_EV_TILE_DISCARDED && river), "the copy throws %s away", carc_tile_id(e->tile));
+		}
+	}
+	free(c);
+}
+
+/* Plays cfg at random, replaying it as the recipe says every 23 moves and
+ * at the end; counts the tiles hidden and drawn again. */
+static void recipe_game(const carc_config *cfg, carc_rng *r, int *hidden, int *redrawn)
+{
+	static carc_event evs[CARC_MAX_EVENTS];
+	static seen_log s;
+	static carc_move list[CARC_MAX_MOVES];
+	memset(&s, 0, sizeof s);
+	carc_sink sink = { evs, 0, CARC_MAX_EVENTS };
+	carc_game *g = tu_game_new(cfg, &sink);
+	for (;;) {
+		seen_events(&s, evs, sink.n);
+		for (int i = 0; i < sink.n; i++) {
+			*hidden += evs[i].type == CARC_EV_TILE_HIDDEN;
+			*redrawn += evs[i].type == CARC_EV_TILE_DRAWN && evs[i].why == CARC_WHY_RESHUFFLED;
+		}
+		if (carc_game_over(g) || s.nmoves % 23 == 0) recipe_replay(g, &s, r);
+		if (carc_game_over(g)) break;
+		int n = carc_legal_moves(g, list, CARC_MAX_MOVES);
+		carc_move m = list[carc_rng_below(r, (uint32_t)n)];
+		sink.n = 0;
+		tu_apply_ok(g, m, &sink);
+		s.moves[s.nmoves++] = m;
+	}
+	free(g);
+}
+
+START_TEST(test_search_recipe)
+{
+	static const char *const sets[][4] = {
+		{ "base", "river", "river2", NULL }, { "base", "hills-sheep", NULL }, { "base", "river", "hills-sheep", NULL },
+		{ NULL }, /* every set */
+	};
+	int hidden = 0, redrawn = 0;
+	carc_rng r;
+	carc_config cfg;
+	for (int game = 0; game < 16; game++) {
+		carc_rng_seed(&r, 0x5ea7c4 + (uint64_t)game);
+		carc_config_init(&cfg);
+		cfg.seed = 900 + (uint64_t)game;
+		cfg.nseats = (uint8_t)(1 + carc_rng_below(&r, CARC_MAX_SEATS));
+		const char *const *set = sets[game % 4];
+		if (set[0]) {
+			cfg.expansions = 0;
+			for (int i = 0; set[i]; i++) cfg.expansions |= 1u << carc_expansion_find(set[i]);
+		} else {
+			cfg.expansions = tu_all_available();
+			tu_random_rules(&cfg, &r);
+		}
+		if (game % 2) cfg.rules[CARC_R_UNPLACEABLE_TILE] = CARC_UNPLACEABLE_RESHUFFLE;
+		recipe_game(&cfg, &r, &hidden, &redrawn);
+	}
+	TU_GT(hidden, 0);
+	/* a re-draw: a cloister fits nowhere beside a start tile of city all
+	 * round until a city tile is placed, and comes round again */
+	carc_config_init(&cfg);
+	cfg.nstart = 1;
+	cfg.start[0] = (carc_start_tile){ (uint16_t)tu_tile("BA/Cccc+"), 0, 0, 0 };
+	cfg.ntiles = 5;
+	cfg.tiles[0] = (uint16_t)tu_tile("BA/L");
+	cfg.tiles[1] = cfg.tiles[2] = cfg.tiles[3] = cfg.tiles[4] = (uint16_t)tu_tile("BA/C");
+	cfg.rules[CARC_R_UNPLACEABLE_TILE] = CARC_UNPLACEABLE_RESHUFFLE;
+	carc_rng_seed(&r, 2);
+	redrawn = 0;
+	recipe_game(&cfg, &r, &hidden, &redrawn);
+	TU_EQ(redrawn, 1);
+}
+END_TEST
+
 /* ---- the game as a value ----------------------------------------------------------------- */
 
 START_TEST(test_clone_self)
@@ -1115,6 +1363,8 @@ static Suite *api_suite(void)
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, test_base_game);
 	tcase_add_test(tc, test_expansion_games);
+	tcase_add_test(tc, test_dealt);
+	tcase_add_test(tc, test_search_recipe);
 	tcase_add_test(tc, test_event_fields);
 	suite_add_tcase(s, tc);
 	return s;
