@@ -70,7 +70,7 @@ typedef struct proto_arena {
 void proto_arena_init(proto_arena *a);
 void *proto_arena_alloc(proto_arena *a, size_t n);
 char *proto_arena_strndup(proto_arena *a, const char *s, size_t n);
-char *proto_arena_printf(proto_arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+char *proto_arena_printf(proto_arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3), nonnull(2)));
 void proto_arena_reset(proto_arena *a); /* keeps one chunk for the next request */
 void proto_arena_free(proto_arena *a);
 
