@@ -74,6 +74,12 @@ typedef enum carc_rc {
 const char *carc_strerror(carc_rc rc); /* "?" for a code not listed above */
 
 /* ---- ports: where on a tile a feature is touched ----------------------- */
+/* Ports are in board orientation: a move's, an event's and a figure's
+ * port is where the feature lies on the board, the tile's rotation
+ * applied.  Roads and cities touch edges, fields half-edges (L and R as
+ * seen from the tile's centre looking out: NL is the western half of the
+ * north edge), so a field is never named by an edge, nor a road by a
+ * half-edge. */
 enum {
 	CARC_N, CARC_E, CARC_S, CARC_W,                 /* edges 0..3 */
 	CARC_NL, CARC_NR, CARC_EL, CARC_ER,             /* field half-edges 4..11 */
@@ -191,10 +197,13 @@ typedef struct carc_start_tile {
  * the lists, nothing else (game.c keep_config copies them one by one). */
 typedef struct carc_config {
 	uint8_t nseats;                     /* 1..CARC_MAX_SEATS */
-	uint32_t expansions;                /* bit i = carc_expansion(i); at least one, each available */
+	uint32_t expansions;                /* bit i = carc_expansion(i); at least one, each available;
+	                                       base or a river brings the start tile: the others alone
+	                                       need `start` */
 	uint32_t components;                /* bit c = carc_component c, when components_given; only
 	                                       those an available expansion brings */
-	uint8_t components_given;           /* 0: the chosen expansions' components */
+	uint8_t components_given;           /* 0: the chosen expansions' components; any other
+	                                       value: `components` as given */
 	int32_t rules[CARC_R_COUNT];        /* enum: a value's index; boolean: 0 or 1; integer: >= 0 */
 	uint64_t seed;                      /* deals the supply; on a stream of its own, the sheep drawn */
 	uint16_t ntiles;                    /* >0: the supply is exactly tiles[] in order; <= CARC_MAX_TILES */
