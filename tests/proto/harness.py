@@ -32,6 +32,10 @@ import msgpack  # noqa: E402  (python3-msgpack; run the tests with /usr/bin/pyth
 CARCD = os.environ.get("CARCD") or os.path.join(
     os.environ.get("top_builddir", TOP_SRCDIR), "daemon", "carcd")
 PYTHON = os.environ.get("PYTHON3") or "/usr/bin/python3"
+# The byte order of the carcd under test, for tests that write its journal
+# files (which hold the machine's own): struct's "<" or ">", or "=" for this
+# machine's (tests/port/daemon sets it for a carcd of another machine).
+BYTE_ORDER = os.environ.get("CARCD_BYTE_ORDER", "=")
 # `make check-valgrind` sets CARCD_VALGRIND: the daemon then runs under it
 # (its error exit code fails the test that stops it), and slowly.
 WRAPPER = os.environ.get("CARCD_VALGRIND", "").split()

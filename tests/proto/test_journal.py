@@ -197,11 +197,11 @@ class Journal(JournalDirs, unittest.TestCase):
                 change(data)
                 data[head - 8:head - 4] = b"\0\0\0\0"
                 crc = zlib.crc32(bytes(data[:head]))
-                data[head - 8:head - 4] = struct.pack("=I", crc)
+                data[head - 8:head - 4] = struct.pack(harness.BYTE_ORDER + "I", crc)
                 for i in range(12):
                     at = head + i * REC
                     crc = zlib.crc32(bytes(data[at:at + MOVE]), crc)
-                    data[at + MOVE:at + REC] = struct.pack("=I", crc)
+                    data[at + MOVE:at + REC] = struct.pack(harness.BYTE_ORDER + "I", crc)
                 f.seek(0)
                 f.write(data)
 
@@ -209,7 +209,7 @@ class Journal(JournalDirs, unittest.TestCase):
             f.write(b"\x01\x00\x00")
         # a move that is not legal there (its checksums right)
         edit(2, lambda data: data.__setitem__(slice(head + 5 * REC, head + 5 * REC + MOVE),
-                                              struct.pack("=BBBBhhHH", 1, 0, 0, 0, 999, 999, 0, 0)))
+                                              struct.pack(harness.BYTE_ORDER + "BBBBhhHH", 1, 0, 0, 0, 999, 999, 0, 0)))
         with open(path(3), "r+b") as f:         # another build's file
             f.seek(8)
             f.write(b"\xff\xff\xff\xff")
@@ -232,7 +232,7 @@ class Journal(JournalDirs, unittest.TestCase):
             f.seek(head - 40)
             f.write(bytes([byte ^ 1]))
         shutil.copy(path(6), path(10))
-        edit(10, lambda data: data.__setitem__(slice(16, 24), struct.pack("=q", 10)))
+        edit(10, lambda data: data.__setitem__(slice(16, 24), struct.pack(harness.BYTE_ORDER + "q", 10)))
         edit(10, lambda data: data.__setitem__(slice(head - 16, head - 8), b"\1" * 8))  # dealt otherwise
         os.mkfifo(path(11))                     # a FIFO must not stall the start
         os.symlink(path(6), path(12))           # nor is a link followed
