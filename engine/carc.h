@@ -369,11 +369,10 @@ int carc_game_tiles_left(const carc_game *g); /* undrawn tiles in the supply */
 /* How many tiles of `type` the game's supply was dealt, drawn since or
  * not: the tile sets less what set-up takes out (one base start tile, with
  * a river too, the springs, River I's lake beside River II's), or the
- * `tiles` list;
- * start tiles and abbeys are not in it.  0 for an unknown type.  Less the
- * tiles drawn and hidden so far (without re-draws: CARC_WHY_RESHUFFLED),
- * what is left is the tiles not seen yet, which a bot that must not know
- * their order deals again (engine/README.md). */
+ * `tiles` list; start tiles and abbeys are not in it.  0 for an unknown
+ * type.  Less the tiles drawn and hidden so far (without re-draws:
+ * CARC_WHY_RESHUFFLED), what is left is the tiles not seen yet, which a
+ * bot that must not know their order deals again (engine/README.md). */
 int carc_game_dealt(const carc_game *g, int type);
 int carc_game_score(const carc_game *g, int seat);             /* 0 for an unknown seat */
 int carc_game_score_by(const carc_game *g, int seat, int sc); /* 0 for an unknown seat or CARC_SC_* */
