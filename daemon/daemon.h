@@ -67,12 +67,16 @@ typedef struct games_game {
 	games_move *moves;
 	uint32_t movecap;
 	void **subs;                       /* subscribed connections, in order */
+	uint8_t *subwants;                 /* what each asked for beyond the contract: GAMES_WANTS_* */
 	int nsubs, subcap;
 	int unjournaled;                   /* its journal file could not be written */
 	uint32_t jcrc;                     /* CRC of its journal file's last record */
 	double created;
 	double last;                       /* games_now() of its creation or last move (--game-timeout) */
 } games_game;
+
+/* subscribe's `decision`: notifications carry phase, seat and over */
+#define GAMES_WANTS_DECISION 1u
 
 /* The largest game id: ids stay exact in JSON (a double's 53 bits). */
 #define GAMES_MAX_ID ((1ll << 53) - 1)
@@ -109,7 +113,7 @@ size_t games_index_after(const games *r, int64_t after); /* first index with id 
 void games_record(games *r, games_game *gm, const carc_move *m);
 /* The move recorded as number `i` (0-based), for a replay of `g`. */
 void games_move_get(const games_game *gm, uint32_t i, carc_move *m);
-int games_subscribe(games *r, games_game *gm, void *conn, games_subs *cs); /* -1: too many */
+int games_subscribe(games *r, games_game *gm, void *conn, games_subs *cs, unsigned wants); /* -1: too many */
 void games_unsubscribe(games_game *gm, const void *conn, games_subs *cs);
 void games_unsubscribe_all(games *r, const void *conn, games_subs *cs);
 /* Which seat a hex token belongs to: -1 none.  Constant time in the token. */

@@ -47,7 +47,8 @@ void games_init(games *r, size_t max)
 
 static size_t game_bytes(const games_game *gm)
 {
-	return sizeof *gm + carc_game_size() + gm->movecap * sizeof(games_move) + (size_t)gm->subcap * sizeof(void *);
+	return sizeof *gm + carc_game_size() + gm->movecap * sizeof(games_move) +
+	       (size_t)gm->subcap * (sizeof(void *) + sizeof(uint8_t));
 }
 
 static void game_free(games *r, games_game *gm)
@@ -58,6 +59,7 @@ static void game_free(games *r, games_game *gm)
 	free(gm->g);
 	free(gm->moves);
 	free(gm->subs);
+	free(gm->subwants);
 	free(gm);
 }
 
@@ -222,18 +224,23 @@ static void forget_closed(games *r, games_subs *cs)
 	cs->n = k;
 }
 
-int games_subscribe(games *r, games_game *gm, void *conn, games_subs *cs)
+int games_subscribe(games *r, games_game *gm, void *conn, games_subs *cs, unsigned wants)
 {
 	for (int i = 0; i < gm->nsubs; i++)
-		if (gm->subs[i] == conn) return 0;
+		if (gm->subs[i] == conn) { /* again: what it asks for now */
+			gm->subwants[i] = (uint8_t)wants;
+			return 0;
+		}
 	if (cs->n >= CARCD_MAX_SUBSCRIPTIONS) forget_closed(r, cs);
 	if (cs->n >= CARCD_MAX_SUBSCRIPTIONS) return -1;
 	if (gm->nsubs == gm->subcap) { /* the game's bytes count its list of watchers */
 		r->bytes -= game_bytes(gm);
 		gm->subcap = gm->subcap ? 2 * gm->subcap : 4;
 		gm->subs = proto_xrealloc(gm->subs, (size_t)gm->subcap * sizeof gm->subs[0]);
+		gm->subwants = proto_xrealloc(gm->subwants, (size_t)gm->subcap * sizeof gm->subwants[0]);
 		r->bytes += game_bytes(gm);
 	}
+	gm->subwants[gm->nsubs] = (uint8_t)wants;
 	gm->subs[gm->nsubs++] = conn;
 	if (cs->n == cs->cap) {
 		cs->cap = cs->cap ? 2 * cs->cap : 4;
@@ -249,6 +256,7 @@ void games_unsubscribe(games_game *gm, const void *conn, games_subs *cs)
 		if (gm->subs[i] == conn) {
 			/* keep the order: notifications go out in subscription order */
 			memmove(&gm->subs[i], &gm->subs[i + 1], (size_t)(gm->nsubs - i - 1) * sizeof gm->subs[0]);
+			memmove(&gm->subwants[i], &gm->subwants[i + 1], (size_t)(gm->nsubs - i - 1) * sizeof gm->subwants[0]);
 			gm->nsubs--;
 			break;
 		}

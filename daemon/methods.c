@@ -79,17 +79,30 @@ static void send_to(server *s, void *conn, const proto_val *msg)
 	s->deliver(conn, s->wbuf.p, s->wbuf.len);
 }
 
-/* A notification is encoded once per encoding, whatever the number of
- * watchers. */
-static void publish(server *s, games_game *gm, const proto_val *msg)
+/* A notification is encoded once per encoding and form, whatever the
+ * number of watchers: as the contract has it, {game, seq, events}, and
+ * for those that subscribed with `decision`, with the phase, seat and
+ * over of the game after it as well (added to msg's params once the
+ * contract's form is encoded). */
+static void publish(server *s, proto_arena *a, games_game *gm, proto_val *msg)
 {
-	proto_buf enc[PROTO_ENC_COUNT] = { { 0 } };
-	for (int i = 0; i < gm->nsubs; i++) {
-		proto_enc e = s->conn_enc(gm->subs[i]);
-		if (!enc[e].len) proto_encode(msg, e, &enc[e]);
-		s->deliver(gm->subs[i], enc[e].p, enc[e].len);
+	proto_buf enc[2][PROTO_ENC_COUNT] = { { { 0 } } };
+	unsigned forms = 0; /* bit w: a watcher wants form w */
+	for (int i = 0; i < gm->nsubs; i++) forms |= 1u << (gm->subwants[i] & GAMES_WANTS_DECISION);
+	for (int w = 0; w < 2; w++) {
+		if (!(forms >> w & 1)) continue;
+		if (w) proto_set_decision(a, msg->u.c.last, gm->g);
+		for (int i = 0; i < gm->nsubs; i++) {
+			proto_enc e = s->conn_enc(gm->subs[i]);
+			if ((gm->subwants[i] & GAMES_WANTS_DECISION) == (unsigned)w && !enc[w][e].len) proto_encode(msg, e, &enc[w][e]);
+		}
 	}
-	for (int e = 0; e < PROTO_ENC_COUNT; e++) proto_buf_free(&enc[e]);
+	for (int i = 0; i < gm->nsubs; i++) {
+		const proto_buf *b = &enc[gm->subwants[i] & GAMES_WANTS_DECISION][s->conn_enc(gm->subs[i])];
+		s->deliver(gm->subs[i], b->p, b->len);
+	}
+	for (int w = 0; w < 2; w++)
+		for (int e = 0; e < PROTO_ENC_COUNT; e++) proto_buf_free(&enc[w][e]);
 }
 
 /* ---- hello, ping, stats, games ------------------------------------------------- */
@@ -687,13 +700,10 @@ static proto_err m_apply_move(method_call *c, proto_val **result, const char **w
 		sink.n = sink.cap;
 	}
 	games_record(&s->games, gm, &m);
-	int due = carc_game_seat(gm->g);
 	proto_val *r = pv_map(a);
 	pv_set_int(a, r, "seq", gm->seq);
 	pv_set(r, "events", proto_events(a, gm->g, sink.ev, sink.n));
-	pv_set_str(a, r, "phase", carc_phase_name(carc_game_phase(gm->g)));
-	pv_set(r, "seat", due < 0 ? pv_nil(a) : pv_int(a, due));
-	pv_set_bool(a, r, "over", carc_game_over(gm->g));
+	proto_set_decision(a, r, gm->g);
 	*result = r;
 	if (gm->nsubs) {
 		/* a value sits in one container only: the watchers get their own */
@@ -879,7 +889,8 @@ static proto_err m_subscribe(method_call *c, proto_val **result, const char **wh
 	games_game *gm;
 	proto_err rc = get_game(c, &gm, why);
 	if (rc) return rc;
-	if (games_subscribe(&c->s->games, gm, c->conn, c->subs) < 0) {
+	const proto_val *decision = pv_opt(c->params, "decision");
+	if (games_subscribe(&c->s->games, gm, c->conn, c->subs, decision && decision->u.b ? GAMES_WANTS_DECISION : 0) < 0) {
 		*why = proto_arena_printf(c->a, "a connection may watch at most %d games", CARCD_MAX_SUBSCRIPTIONS);
 		return PROTO_E_LIMIT;
 	}
@@ -927,6 +938,7 @@ static const proto_param p_games[] = {
 	{ .name = "limit", .type = PROTO_P_INT, .min = 1, .max = 10000 },
 	END
 };
+static const proto_param p_subscribe[] = { GAME_ID, { .name = "decision", .type = PROTO_P_BOOL }, END };
 static const proto_param p_close_game[] = { GAME_ID, { .name = "admin_token", .type = PROTO_P_STR, .required = 1 }, END };
 
 static const method methods[] = {
@@ -939,7 +951,7 @@ static const method methods[] = {
 	{ .name = "history", .params = p_game, .exec = m_history },
 	{ .name = "games", .params = p_games, .exec = m_games },
 	{ .name = "close_game", .params = p_close_game, .exec = m_close_game },
-	{ .name = "subscribe", .params = p_game, .exec = m_subscribe },
+	{ .name = "subscribe", .params = p_subscribe, .exec = m_subscribe },
 	{ .name = "unsubscribe", .params = p_game, .exec = m_unsubscribe },
 	{ .name = "stats", .params = p_none, .exec = m_stats },
 	{ .name = "ping", .params = p_none, .exec = m_ping },
@@ -1001,7 +1013,7 @@ void methods_handle(server *s, void *conn, games_subs *subs, const proto_request
 	}
 	/* the mover hears its response before the notification of its move */
 	send_to(s, conn, proto_response(c.a, rq, result));
-	if (c.notify) publish(s, c.notify_game, c.notify);
+	if (c.notify) publish(s, c.a, c.notify_game, c.notify);
 	if (c.closed) games_close(&s->games, c.closed);
 }
 
@@ -1016,7 +1028,7 @@ static int expired(void *ctx, games_game *gm)
 	const expiry *x = ctx;
 	if (x->now - gm->last < x->s->game_timeout) return 0;
 	if (gm->nsubs) {
-		publish(x->s, gm, closed_notice(&x->s->arena, gm));
+		publish(x->s, &x->s->arena, gm, closed_notice(&x->s->arena, gm));
 		proto_arena_reset(&x->s->arena);
 	}
 	log_debug("game %lld: closed after %d s without a move", (long long)gm->id, x->s->game_timeout);

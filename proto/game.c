@@ -637,3 +637,10 @@ proto_val *proto_events(proto_arena *a, const carc_game *g, const carc_event *ev
 		pv_push(v, proto_event(a, g, &ev[i]));
 	return v;
 }
+
+void proto_set_decision(proto_arena *a, proto_val *v, const carc_game *g)
+{
+	pv_set_str(a, v, "phase", carc_phase_name(carc_game_phase(g)));
+	pv_set(v, "seat", seat_val(a, carc_game_seat(g)));
+	pv_set_bool(a, v, "over", carc_game_over(g));
+}

@@ -256,6 +256,9 @@ proto_val *proto_moves(proto_arena *a, const carc_game *g, const carc_move *m, i
 proto_val *proto_event(proto_arena *a, const carc_game *g, const carc_event *e);
 /* The events of one call, in order. */
 proto_val *proto_events(proto_arena *a, const carc_game *g, const carc_event *ev, int n);
+/* phase, seat (nil when none decides) and over of the decision due in g:
+ * apply_move's result, and notifications to a `decision` subscriber. */
+void proto_set_decision(proto_arena *a, proto_val *v, const carc_game *g);
 proto_val *proto_scores(proto_arena *a, const carc_game *g);
 /* A move map to an engine move.  PROTO_E_INVALID_PARAMS for a malformed
  * move, PROTO_E_ILLEGAL_MOVE for a move type this game cannot have. */

@@ -422,7 +422,11 @@ class Client:
     def close_game(self, game, admin_token):
         return self.call("close_game", game=game, admin_token=admin_token)
 
-    def subscribe(self, game):
+    def subscribe(self, game, decision=False):
+        """Watch a game; with decision=True each notification also holds the
+        phase, seat and over the game has after the move (carcd's own)."""
+        if decision:
+            return self.call("subscribe", game=game, decision=True)
         return self.call("subscribe", game=game)
 
     def unsubscribe(self, game):
