@@ -617,7 +617,8 @@ static proto_err m_legal_moves(method_call *c, proto_val **result, const char **
 	pv_set_int(a, r, "seq", gm->seq);
 	pv_set_str(a, r, "phase", carc_phase_name(carc_game_phase(gm->g)));
 	pv_set(r, "seat", due < 0 ? pv_nil(a) : pv_int(a, due));
-	pv_set(r, "moves", proto_moves(a, gm->g, c->s->moves, n));
+	const proto_val *features = pv_opt(c->params, "features");
+	pv_set(r, "moves", proto_moves(a, gm->g, c->s->moves, n, features && features->u.b));
 	*result = r;
 	return PROTO_OK;
 }
@@ -924,7 +925,8 @@ static const proto_param p_new_game[] = {
 	END
 };
 static const proto_param p_legal_moves[] = {
-	GAME_ID, { .name = "seat", .type = PROTO_P_INT, .min = 0, .max = CARC_MAX_SEATS - 1 }, END
+	GAME_ID, { .name = "seat", .type = PROTO_P_INT, .min = 0, .max = CARC_MAX_SEATS - 1 },
+	{ .name = "features", .type = PROTO_P_BOOL }, END
 };
 static const proto_param p_apply_move[] = {
 	GAME_ID,

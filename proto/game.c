@@ -235,10 +235,28 @@ proto_val *proto_move(proto_arena *a, const carc_game *g, const carc_move *m)
 	return v;
 }
 
-proto_val *proto_moves(proto_arena *a, const carc_game *g, const carc_move *m, int n)
+static int kind_at(const carc_game *g, int x, int y, int port);
+
+/* legal_moves' `features`: a deploy or move_wagon also names the feature
+ * it goes to as section 3 names one, with `feature` (its kind) and `ports`
+ * (of its part on that tile, where the figure will stand): what its
+ * `deployed` event will say.  A barn's corner is a field's. */
+static void name_feature(proto_arena *a, proto_val *v, const carc_game *g, const carc_move *m)
+{
+	if (m->type != CARC_MV_DEPLOY && m->type != CARC_MV_MOVE_WAGON) return;
+	int kind = m->port < CARC_P_NW ? kind_at(g, m->x, m->y, m->port) : CARC_F_FIELD;
+	if (kind >= 0) pv_set_str(a, v, "feature", carc_fkind_name(kind));
+	else pv_set_nil(a, v, "feature");
+	set_ports(a, v, g, m->x, m->y, m->port);
+}
+
+proto_val *proto_moves(proto_arena *a, const carc_game *g, const carc_move *m, int n, int features)
 {
 	proto_val *v = pv_array(a);
-	for (int i = 0; i < n; i++) pv_push(v, proto_move(a, g, &m[i]));
+	for (int i = 0; i < n; i++) {
+		proto_val *mv = pv_push(v, proto_move(a, g, &m[i]));
+		if (features) name_feature(a, mv, g, &m[i]);
+	}
 	return v;
 }
 

@@ -251,8 +251,9 @@ typedef struct proto_game_meta {
 
 proto_val *proto_state(proto_arena *a, const carc_game *g, const proto_game_meta *m);
 proto_val *proto_move(proto_arena *a, const carc_game *g, const carc_move *m);
-/* The move list of the decision now due. */
-proto_val *proto_moves(proto_arena *a, const carc_game *g, const carc_move *m, int n);
+/* The move list of the decision now due; with `features`, each deploy and
+ * move_wagon also gives the kind and ports of the feature it goes to. */
+proto_val *proto_moves(proto_arena *a, const carc_game *g, const carc_move *m, int n, int features);
 proto_val *proto_event(proto_arena *a, const carc_game *g, const carc_event *e);
 /* The events of one call, in order. */
 proto_val *proto_events(proto_arena *a, const carc_game *g, const carc_event *ev, int n);
