@@ -404,7 +404,11 @@ class Client:
     def state(self, game):
         return self.call("state", game=game)
 
-    def legal_moves(self, game, seat=None):
+    def legal_moves(self, game, seat=None, features=False):
+        """The moves of the decision due; with features=True a deploy or
+        move_wagon also names its feature's kind and ports (carcd's own)."""
+        if features:
+            return self.call("legal_moves", game=game, seat=seat, features=True)
         return self.call("legal_moves", game=game, seat=seat)
 
     def apply_move(self, game, move, token=None, seq=None):

@@ -6,10 +6,12 @@ event then says.  A UI highlights the choice from them without tile
 geometry of its own.  The moves are otherwise those listed without it,
 and are played back as they are listed (extra keys are ignored)."""
 
+import json
 import unittest
 
 import harness
 from harness import code_of
+from test_contrib import CARCCTL_CMD, run
 
 daemon, setUpModule, tearDownModule = harness.module_daemon()
 
@@ -59,6 +61,18 @@ class Features(unittest.TestCase):
                 with self.subTest(features=bad):
                     self.assertEqual(code_of(c.call, "legal_moves", game=g, features=bad), "invalid_params")
             self.assertEqual(c.call("legal_moves", game=g, features=False), c.legal_moves(g))
+
+    def test_carcctl_moves_features(self):
+        with daemon["d"].client() as c:
+            g = c.new_game(["ann"], seed=3, auth=False)["game"]
+            c.apply_move(g, c.legal_moves(g)["moves"][0])
+            sock = daemon["d"].unix_path
+            named = run(CARCCTL_CMD + ["--socket", sock, "moves", str(g), "--features"])
+            plain = run(CARCCTL_CMD + ["--socket", sock, "moves", str(g)])
+            self.assertEqual((named.returncode, named.stderr, plain.returncode), (0, "", 0))
+            self.assertEqual(json.loads(named.stdout), c.legal_moves(g, features=True))
+            self.assertEqual(json.loads(plain.stdout), c.legal_moves(g))
+            self.assertTrue(any("ports" in m for m in json.loads(named.stdout)["moves"]))
 
 
 if __name__ == "__main__":
