@@ -210,7 +210,10 @@ typedef struct carc_config {
 	uint16_t tiles[CARC_MAX_TILES];     /* tile types of the chosen expansions */
 	uint8_t nstart;                     /* >0: these instead of the standard start; <= CARC_MAX_START */
 	carc_start_tile start[CARC_MAX_START]; /* known tile types, rot 0..3, x and y in -1000..1000,
-	                                       two never at one place */
+	                                       two never at one place; they come on top of the supply,
+	                                       which is dealt as without them (carc_game_dealt); in a
+	                                       river game with no open river end among them the river
+	                                       tiles, drawn first, fit nowhere (carcd refuses that) */
 	uint8_t nbag;                       /* >0: the Hills & Sheep draws, in order: draw i takes bag[i]
 	                                       when the bag holds one then, else draws at random as
 	                                       without a list; past nbag, at random.  A list of no token
