@@ -78,7 +78,34 @@ class Decision(unittest.TestCase):
         mover.apply_move(g, {"type": "pass"})
         self.assertEqual(set(w.next_event(timeout=WAIT)), {"game", "seq", "events"})
         self.assertEqual(w.call("subscribe", game=g, decision=False), {"seq": r["seq"] + 1})
-        self.assertEqual(daemon["d"].client().call("games", after=g - 1, limit=1)["games"][0]["watchers"], 1)
+        self.assertEqual(self.client().call("games", after=g - 1, limit=1)["games"][0]["watchers"], 1)
+
+    def test_each_watcher_keeps_its_form_as_others_come_and_go(self):
+        """Watchers of both forms, in an order that mixes them; one after
+        another leaves, by unsubscribe or by closing its connection, from
+        the front, the middle and the back of the game's list: after each,
+        every watcher left still hears its own form."""
+        mover = self.client()
+        g = mover.new_game(["ann", "bob"], seed=5, auth=False)["game"]
+        forms = [True, False, False, True, True, False]
+        watchers = []
+        for wants in forms:
+            w = self.client()
+            self.assertEqual(w.call("subscribe", game=g, decision=True) if wants else w.subscribe(g), {"seq": 0})
+            watchers.append([w, wants])
+        for leave in (0, 2, -1, 1):    # positions in the list as it stands
+            w, _ = watchers.pop(leave)
+            if leave % 2:
+                w.close()
+            else:
+                w.unsubscribe(g)
+            lm = mover.legal_moves(g)
+            r = mover.apply_move(g, lm["moves"][0])
+            plain = {"game": g, "seq": r["seq"], "events": r["events"]}
+            for w, wants in watchers:
+                want = dict(plain, phase=r["phase"], seat=r["seat"], over=r["over"]) if wants else plain
+                self.assertEqual(w.next_event(timeout=WAIT), want)
+        self.assertEqual(self.client().call("games", after=g - 1, limit=1)["games"][0]["watchers"], 2)
 
     def test_a_decision_that_is_no_boolean_is_refused(self):
         w = self.client()
@@ -86,7 +113,7 @@ class Decision(unittest.TestCase):
         for bad in ("yes", 1, [True], {"on": True}):
             with self.subTest(decision=bad):
                 self.assertEqual(code_of(w.call, "subscribe", game=g, decision=bad), "invalid_params")
-        self.assertEqual(daemon["d"].client().call("games", after=g - 1, limit=1)["games"][0]["watchers"], 0)
+        self.assertEqual(self.client().call("games", after=g - 1, limit=1)["games"][0]["watchers"], 0)
 
     def test_a_closed_game_tells_how_it_stood(self):
         mover, w = self.client(), self.client()
@@ -126,6 +153,21 @@ class Decision(unittest.TestCase):
         self.assertEqual(notes[0], [dict(r, game=g) for r in results])
         self.assertEqual(notes[1], [{"game": g, "seq": r["seq"], "events": r["events"]} for r in results])
         self.assertEqual(notes[0][-1]["phase"], "over")
+
+
+class Timeout(unittest.TestCase):
+    def test_a_game_closed_for_want_of_moves_tells_how_it_stood(self):
+        """--game-timeout closes a game as close_game does: its `decision`
+        watcher hears game_closed with the phase, seat and over, its plain
+        one without."""
+        with harness.Daemon("--game-timeout", "1", tcp=False) as d, d.client() as mover, \
+                d.client() as told, d.client() as plain:
+            g = mover.new_game(["ann", "bob"], seed=3, auth=False)["game"]
+            told.call("subscribe", game=g, decision=True)
+            plain.subscribe(g)
+            closed = {"game": g, "seq": 0, "events": [{"type": "game_closed"}]}
+            self.assertEqual(plain.next_event(timeout=WAIT + 5), closed)
+            self.assertEqual(told.next_event(timeout=WAIT + 5), dict(closed, phase="tile", seat=0, over=False))
 
 
 if __name__ == "__main__":
