@@ -168,6 +168,12 @@ static proto_err m_hello(method_call *c, proto_val **result, const char **why)
 	pv_set_int(a, lim, "idle_timeout", c->s->idle_timeout); /* seconds: a client pings within it */
 	pv_set_int(a, lim, "game_timeout", c->s->game_timeout); /* seconds without a move; 0: never */
 	pv_set(r, "limits", lim);
+	/* parameters beyond the contract, as METHOD.PARAM: an older carcd, or
+	 * another server, ignores what it does not know, so a client looks here */
+	proto_val *extras = pv_array(a);
+	pv_push(extras, pv_str(a, "legal_moves.features"));
+	pv_push(extras, pv_str(a, "subscribe.decision"));
+	pv_set(r, "extras", extras);
 	*result = r;
 	return PROTO_OK;
 }

@@ -69,7 +69,7 @@ class Hello:
     def test_hello_lists_what_the_doc_says(self):
         h = self.c.hello("wi")
         self.assertEqual(sorted(h), sorted(["server", "version", "protocol", "expansions", "components", "rules",
-                                            "methods", "limits"]))
+                                            "methods", "limits", "extras"]))
         self.assertEqual((h["server"], h["protocol"]), ("carcd", 1))
         self.assertIsInstance(h["version"], str)
         # expansions: {name, tileset, available}, the contract's names and sets
@@ -102,6 +102,8 @@ class Hello:
                         self.assertTrue(all(isinstance(v, str) for v in r["values"]), r)
         self.assertEqual(h["methods"], list(harness.METHODS))
         self.assertEqual(sorted(h["limits"]), ["game_timeout", "idle_timeout", "max_depth", "max_games", "max_line", "max_request"])
+        # the parameters beyond the contract (test_decision, test_features)
+        self.assertEqual(h["extras"], ["legal_moves.features", "subscribe.decision"])
         # each listed method answers (none is unknown_method)
         for m in h["methods"]:
             self.assertNotEqual(code_of(self.c.call, m, {}), "unknown_method", m)
