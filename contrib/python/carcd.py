@@ -365,7 +365,8 @@ class Client:
         return self.response(self.send(method, params))
 
     def next_event(self, timeout=-1, keepalive=None):
-        """The next notification's params {game, seq, events}, or None on timeout.
+        """The next notification's params {game, seq, events} (with phase, seat
+        and over when subscribed with decision=True), or None on timeout.
 
         timeout: seconds (None: for ever; 0: only what already arrived;
         default the client's timeout).  keepalive: while waiting, send a
@@ -428,7 +429,8 @@ class Client:
 
     def subscribe(self, game, decision=False):
         """Watch a game; with decision=True each notification also holds the
-        phase, seat and over the game has after the move (carcd's own)."""
+        phase, seat and over the game has after the move (carcd's own).
+        Subscribing again sets the form: without decision=True, it is off."""
         if decision:
             return self.call("subscribe", game=game, decision=True)
         return self.call("subscribe", game=game)
