@@ -278,5 +278,21 @@ class Installed(unittest.TestCase):
         self.assertEqual(files_under(dest), [])
 
 
+class Distributed(unittest.TestCase):
+    def test_every_test_file_goes_into_the_tarball(self):
+        """make dist takes what EXTRA_DIST names: a test module or port
+        script left out of it would be missing from a release, and make
+        distcheck would not notice (its suite would only be smaller)."""
+        dist = set(build_vars("EXTRA_DIST")["EXTRA_DIST"].split())
+        missing = []
+        for sub in ("proto", "port"):
+            here = os.path.join(harness.TOP_SRCDIR, "tests", sub)
+            for name in sorted(os.listdir(here)):
+                path = "tests/%s/%s" % (sub, name)
+                if os.path.isfile(os.path.join(here, name)) and not name.endswith(".pyc") and path not in dist:
+                    missing.append(path)
+        self.assertEqual(missing, [], "Makefile.am's EXTRA_DIST leaves them out")
+
+
 if __name__ == "__main__":
     unittest.main()
