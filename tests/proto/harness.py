@@ -459,6 +459,17 @@ def play_random_game(play, legal, rng, max_moves=2000):
     raise AssertionError("the game did not end within %d moves" % max_moves)
 
 
+def play_out(client, game):
+    """Plays a game to its end, the first listed move each time (with its
+    seq); returns the results of its moves."""
+    results = []
+    while True:
+        lm = client.legal_moves(game)
+        if lm["phase"] == "over":
+            return results
+        results.append(client.apply_move(game, lm["moves"][0], seq=lm["seq"]))
+
+
 def play_with_client(client, game, tokens, rng):
     """A random game through one client holding every seat's token."""
     return play_random_game(

@@ -418,12 +418,7 @@ class CarcctlWatchAndHelp(CtlMixin, unittest.TestCase):
                 try:
                     for w in (one, many, none):
                         self.assertEqual(json.loads(w.stdout.readline()), {"game": game, "seq": 0})
-                    results = []
-                    while True:
-                        lm = c.legal_moves(game)
-                        if lm["phase"] == "over":
-                            break
-                        results.append(c.apply_move(game, lm["moves"][0], seq=lm["seq"]))
+                    results = harness.play_out(c, game)
                     outs = [finish(w, 20) for w in (one, many, none)]
                 finally:
                     for w in (one, many, none):

@@ -27,6 +27,7 @@ import unittest
 
 import harness
 import carcd  # noqa: E402  (harness puts contrib/python on the path)
+from harness import play_out
 from test_audit_contrib2 import CtlMixin as Ctl2Mixin
 from test_contrib import ALL, BOT, CARCCTL_CMD, finish, run, start
 
@@ -35,16 +36,6 @@ daemon, setUpModule, tearDownModule = harness.module_daemon()
 
 def solo_game(c):
     return c.new_game(["solo"], auth=False, tiles=["BA/L", "BA/C", "BA/RFr"], expansions=["base"], seed=2)
-
-
-def play_out(c, game):
-    """Plays game to its end: the results of its moves."""
-    results = []
-    while True:
-        lm = c.legal_moves(game)
-        if lm["phase"] == "over":
-            return results
-        results.append(c.apply_move(game, lm["moves"][0], seq=lm["seq"]))
 
 
 class CtlMixin(Ctl2Mixin):

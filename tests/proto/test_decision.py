@@ -137,12 +137,7 @@ class Decision(unittest.TestCase):
         try:
             for w in (told, plain):
                 self.assertEqual(json.loads(w.stdout.readline()), {"game": g, "seq": 0})
-            results = []
-            while True:
-                lm = mover.legal_moves(g)
-                if lm["phase"] == "over":
-                    break
-                results.append(mover.apply_move(g, lm["moves"][0], seq=lm["seq"]))
+            results = harness.play_out(mover, g)
             outs = [finish(w, 20) for w in (told, plain)]
         finally:
             for w in (told, plain):
