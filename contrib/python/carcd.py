@@ -408,9 +408,7 @@ class Client:
     def legal_moves(self, game, seat=None, features=False):
         """The moves of the decision due; with features=True a deploy or
         move_wagon also names its feature's kind and ports (carcd's own)."""
-        if features:
-            return self.call("legal_moves", game=game, seat=seat, features=True)
-        return self.call("legal_moves", game=game, seat=seat)
+        return self.call("legal_moves", game=game, seat=seat, features=features or None)
 
     def apply_move(self, game, move, token=None, seq=None):
         return self.call("apply_move", game=game, move=move, token=token, seq=seq)
@@ -431,9 +429,7 @@ class Client:
         """Watch a game; with decision=True each notification also holds the
         phase, seat and over the game has after the move (carcd's own).
         Subscribing again sets the form: without decision=True, it is off."""
-        if decision:
-            return self.call("subscribe", game=game, decision=True)
-        return self.call("subscribe", game=game)
+        return self.call("subscribe", game=game, decision=decision or None)
 
     def unsubscribe(self, game):
         return self.call("unsubscribe", game=game)
