@@ -551,8 +551,11 @@ PENNANT = "#2b59c3"
 FIGURE_AT = {"N": (0.5, 0.2), "E": (0.8, 0.5), "S": (0.5, 0.8), "W": (0.2, 0.5),
              "NL": (0.25, 0.15), "NR": (0.75, 0.15), "EL": (0.85, 0.25), "ER": (0.85, 0.75),
              "SL": (0.75, 0.85), "SR": (0.25, 0.85), "WL": (0.15, 0.75), "WR": (0.15, 0.25),
-             "cloister": (0.5, 0.5), "tower": (0.5, 0.5), "I": (0.5, 0.5), "II": (0.5, 0.5),
+             "cloister": (0.5, 0.5), "tower": (0.5, 0.5),
              "nw": (0.0, 0.0), "ne": (1.0, 0.0), "se": (1.0, 1.0), "sw": (0.0, 1.0)}
+# the enclosed fields touch no edge, so their ports do not turn with the tile:
+# they are given on the unturned tile, I and II on opposite sides of the centre
+ENCLOSED_AT = {"I": (0.35, 0.35), "II": (0.65, 0.65)}
 EDGE_MIDPOINT = {"N": (0.5, 0.0), "E": (1.0, 0.5), "S": (0.5, 1.0), "W": (0.0, 0.5)}
 QUARTERS = {"N": 0, "E": 1, "S": 2, "W": 3}
 
@@ -703,6 +706,16 @@ def tile_svg(placed, s):
     return out
 
 
+def figure_spot(at, rot):
+    """Where on its tile (fractions, y down) a figure standing at `at` is drawn."""
+    if at not in ENCLOSED_AT:
+        return FIGURE_AT.get(at, (0.5, 0.5))
+    x, y = ENCLOSED_AT[at]
+    for _ in range(rot // 90):   # rot is checked: 0, 90, 180 or 270
+        x, y = 1 - y, x   # a quarter turn clockwise
+    return x, y
+
+
 def figure_svg(fig, x, y, s):
     seat = figure_seat(fig)
     colour = seat_colour(seat)
@@ -806,7 +819,7 @@ def render_svg(state, tiles, s):
     for t in board:
         px, py = ox + (t["x"] - x0) * s, oy + (t["y"] - y0) * s
         for fig in (t.get("figures") or []):
-            fx, fy = FIGURE_AT.get(figure_port(fig), (0.5, 0.5))
+            fx, fy = figure_spot(figure_port(fig), t["rot"])
             spots.setdefault((round(px + fx * s, 2), round(py + fy * s, 2)), []).append(fig)
     out.append('<g class="figures">')
     for (x, y), figs in spots.items():

@@ -193,6 +193,25 @@ class Crafted(RenderCase):
         swatches = [el.get("fill") for el in root.iter(SVG + "rect") if el.get("class") == "swatch"]
         self.assertEqual(swatches, list(PALETTE[:2]))
 
+    def test_the_two_enclosed_fields_are_drawn_apart(self):
+        """I and II touch no edge; a follower alone on either must still
+        show which, and the spots turn with the tile."""
+        size = 64
+        spots = {}
+        for rot in (0, 90):
+            for at in ("I", "II"):
+                state = start_state(0, [{"id": "0.follower.1", "kind": "follower", "at": at, "ports": [at],
+                                         "feature": "field"}])
+                state["board"][0].update(tile="AM/CCcc+", rot=rot)
+                root = self.svg(state)
+                tx, ty = translation(tile_groups(root)[0])
+                c = figure_groups(root)[0].find(SVG + "circle")
+                spots[rot, at] = (round((float(c.get("cx")) - tx) / size, 2), round((float(c.get("cy")) - ty) / size, 2))
+        self.assertEqual(spots[0, "I"], (0.35, 0.35))
+        self.assertEqual(spots[0, "II"], (0.65, 0.65))
+        self.assertEqual(spots[90, "I"], (0.65, 0.35))   # a quarter turn clockwise
+        self.assertEqual(spots[90, "II"], (0.35, 0.65))
+
     def test_names_are_escaped(self):
         names = ('a<b&c"d', "</text><x y='1'>&amp;")
         figures = [{"id": "1.follower.1", "kind": "follower", "at": "N", "ports": ["N"], "feature": "city"}]
