@@ -1249,6 +1249,35 @@ static int same_move(const carc_game *g, const carc_move *a, const carc_move *b)
 	return anywhere ? carc_feat_root(g, fa) == carc_feat_root(g, fb) : fa == fb;
 }
 
+/* Of the moves list[0..n) (listed by carc_legal_moves), the one that is
+ * the choice `m` makes: the same move, with a move_wagon listed on the
+ * tile m names first; for a deploy, also the feature's part on that tile
+ * that is listed (a feature the tile holds in two parts is listed once). */
+static int move_index(const carc_game *g, const carc_move *list, int n, const carc_move *m, int parts)
+{
+	int found = -1;
+	for (int j = 0; j < n; j++)
+		if (same_move(g, &list[j], m)) {
+			if (list[j].x == m->x && list[j].y == m->y) return j;
+			if (found < 0) found = j;
+		}
+	if (found >= 0 || !parts || m->type != CARC_MV_DEPLOY) return found;
+	int c = carc_board_lookup(g, m->x, m->y), f = c >= 0 && m->port < CARC_PORT_COUNT ? carc_board_feature_at(g, c, m->port) : -1;
+	if (f < 0) return -1;
+	for (int j = 0; j < n; j++) {
+		const carc_move *l = &list[j];
+		if (l->type != m->type || l->kind != m->kind || l->x != m->x || l->y != m->y || l->port >= CARC_PORT_COUNT) continue;
+		int lf = carc_board_feature_at(g, c, l->port);
+		if (lf >= 0 && carc_feat_root(g, lf) == carc_feat_root(g, f)) return j;
+	}
+	return -1;
+}
+
+int carc_move_index(const carc_game *g, const carc_move *list, int n, const carc_move *m)
+{
+	return list && m && n > 0 ? move_index(g, list, n, m, 1) : -1;
+}
+
 /* Finds `m` among the moves one expansion lists now: in its own phase, or
  * among its additions to the tile and action phases.  Returns that
  * expansion, with the move as it lists it in *listed (if not NULL), or
@@ -1275,17 +1304,9 @@ static const carc_ext *ext_move_owner(const carc_game *g, const carc_move *m, ca
 		/* a move_wagon target is listed once for each tile it may be named
 		 * at, and the wagon stands on the tile of the move played: the
 		 * listed move on the tile the client names, when there is one */
-		int found = -1;
-		for (int j = 0; j < n && j < EXT_LIST; j++) {
-			if (same_move(g, &list[j], m)) {
-				if (list[j].x == m->x && list[j].y == m->y) {
-					found = j;
-					break;
-				}
-				if (found < 0) found = j;
-			}
-			types |= list[j].type == m->type;
-		}
+		if (n > EXT_LIST) n = EXT_LIST;
+		int found = move_index(g, list, n, m, 0);
+		for (int j = 0; j < n && found < 0; j++) types |= list[j].type == m->type;
 		if (found >= 0) {
 			if (listed) *listed = list[found];
 			return e;

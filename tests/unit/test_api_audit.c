@@ -1630,6 +1630,74 @@ START_TEST(test_search_on_another_future)
 }
 END_TEST
 
+/* carc_move_index agrees with carc_check_move: each listed move is found
+ * at its own place; a move named otherwise (another port, another tile of
+ * a wagon's feature, another rotation or place, another kind) is found
+ * exactly when it is legal, and then as a listed move of its type, on the
+ * feature it names.  A list that is not the decision's finds nothing. */
+START_TEST(test_move_index)
+{
+	static carc_move mv[CARC_MAX_MOVES];
+	carc_rng r;
+	carc_rng_seed(&r, 5151);
+	long found = 0, refused = 0, parts = 0;
+	carc_game *a = malloc(carc_game_size()), *b = malloc(carc_game_size());
+	ck_assert(a && b);
+	for (int game = 0; game < 24; game++) {
+		carc_config cfg;
+		tu_random_game(&cfg, &r, game);
+		if (game % 2 == 0) cfg.expansions = tu_all_available();
+		carc_game *g = tu_game_new(&cfg, NULL);
+		while (!carc_game_over(g)) {
+			int n = carc_legal_moves(g, mv, CARC_MAX_MOVES);
+			ck_assert_int_gt(n, 0);
+			for (int i = 0; i < n; i++) ck_assert_int_eq(carc_move_index(g, mv, n, &mv[i]), i);
+			for (int i = 0; i < n; i++) {
+				/* named otherwise: every deploy and wagon move, a few placements */
+				if (mv[i].type == CARC_MV_PLACE_TILE && carc_rng_below(&r, (uint32_t)n) >= 3) continue;
+				for (int v = 0; v < CARC_PORT_COUNT + 8; v++) {
+					carc_move m = mv[i];
+					if (v < CARC_PORT_COUNT) m.port = (uint8_t)v;
+					else if (v < CARC_PORT_COUNT + 4) m.rot = (uint8_t)((m.rot + v) & 3), m.kind = (uint8_t)((m.kind + v) % CARC_FIG_COUNT);
+					else m.x = (int16_t)(m.x + (v & 1 ? 1 - (v & 2) : 0)), m.y = (int16_t)(m.y + (v & 1 ? 0 : 1 - (v & 2)));
+					int k = carc_move_index(g, mv, n, &m), legal = carc_check_move(g, &m, NULL) == CARC_OK;
+					ck_assert_msg((k >= 0) == legal, "game %d: a %s move found at %d, checked %d", game,
+					              carc_mtype_name(m.type), k, legal);
+					if (k < 0) {
+						refused++;
+						continue;
+					}
+					found++;
+					/* the same choice: played, each gives the same game, but
+					 * for a deploy into the other part of a feature the tile
+					 * holds in two (the figure stands on the part named) */
+					carc_game_clone(a, g);
+					carc_game_clone(b, g);
+					ck_assert_int_eq(carc_apply(a, &m, NULL), CARC_OK);
+					ck_assert_int_eq(carc_apply(b, &mv[k], NULL), CARC_OK);
+					if (!memcmp(a, b, carc_game_size())) continue;
+					ck_assert_int_eq(m.type, CARC_MV_DEPLOY);
+					ck_assert(m.x == mv[k].x && m.y == mv[k].y && m.kind == mv[k].kind);
+					ck_assert_int_ne(carc_feature_ports(g, m.x, m.y, m.port), carc_feature_ports(g, m.x, m.y, mv[k].port));
+					parts++;
+				}
+			}
+			if (n > 1 && mv[0].type == CARC_MV_PLACE_TILE) ck_assert_int_eq(carc_move_index(g, mv + 1, n - 1, &mv[0]), -1);
+			ck_assert_int_eq(carc_move_index(g, mv, 0, &mv[0]), -1);
+			ck_assert_int_eq(carc_move_index(g, NULL, n, &mv[0]), -1);
+			ck_assert_int_eq(carc_move_index(g, mv, n, NULL), -1);
+			ck_assert_int_eq(carc_apply(g, &mv[carc_rng_below(&r, (uint32_t)n)], NULL), CARC_OK);
+		}
+		free(g);
+	}
+	free(a);
+	free(b);
+	ck_assert_int_gt(found, 0);
+	ck_assert_int_gt(refused, 0);
+	ck_assert_int_lt(parts, found);
+}
+END_TEST
+
 static Suite *audit_suite(void)
 {
 	Suite *s = suite_create("api_audit");
@@ -1651,6 +1719,10 @@ static Suite *audit_suite(void)
 	tcase_add_test(tc, test_frontier_three_lines);
 	tcase_add_test(tc, test_frontier_sixteen_lines);
 	tcase_add_test(tc, test_wagon_with_280_targets);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("index");
+	tcase_set_timeout(tc, 300);
+	tcase_add_test(tc, test_move_index);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("games");
 	tcase_set_timeout(tc, 300);
