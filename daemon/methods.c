@@ -172,6 +172,7 @@ static proto_err m_hello(method_call *c, proto_val **result, const char **why)
 	 * another server, ignores what it does not know, so a client looks here */
 	proto_val *extras = pv_array(a);
 	pv_push(extras, pv_str(a, "legal_moves.features"));
+	pv_push(extras, pv_str(a, "legal_moves.move"));
 	pv_push(extras, pv_str(a, "subscribe.decision"));
 	pv_set(r, "extras", extras);
 	*result = r;
@@ -601,6 +602,43 @@ static proto_err m_state(method_call *c, proto_val **result, const char **why)
 	return PROTO_OK;
 }
 
+static proto_err check_turn(method_call *c, const games_game *gm, int seat, const char **why);
+
+/* legal_moves with `move` (an extra): of the n moves listed, only the one
+ * `ask` is, moved to the front; 0 and the reason in *whynot (what
+ * apply_move would answer) when it is not legal now, or `seat` (>= 0)
+ * does not decide. */
+static proto_err one_move(method_call *c, const games_game *gm, const proto_val *ask, int seat, int *n,
+                          const char **whynot, const char **why)
+{
+	carc_move m;
+	proto_err rc = proto_move_parse(c->a, gm->g, ask, &m, why);
+	if (rc) return rc;
+	if (carc_game_over(gm->g)) {
+		*whynot = proto_arena_printf(c->a, "game %lld is over", (long long)gm->id);
+		*n = 0;
+		return PROTO_OK;
+	}
+	if (check_turn(c, gm, seat, whynot)) {
+		*n = 0;
+		return PROTO_OK;
+	}
+	int detail = -1, i;
+	carc_rc crc = carc_check_move(gm->g, &m, &detail);
+	if (crc != CARC_OK) {
+		*whynot = proto_move_explain(c->a, gm->g, &m, crc, detail);
+		*n = 0;
+	} else if ((i = carc_move_index(gm->g, c->s->moves, *n, &m)) < 0) {
+		log_error("game %lld: a legal move is not among the %d listed", (long long)gm->id, *n);
+		*why = "the engine does not list a move it takes";
+		return PROTO_E_INTERNAL;
+	} else {
+		c->s->moves[0] = c->s->moves[i];
+		*n = 1;
+	}
+	return PROTO_OK;
+}
+
 static proto_err m_legal_moves(method_call *c, proto_val **result, const char **why)
 {
 	proto_arena *a = c->a;
@@ -618,6 +656,9 @@ static proto_err m_legal_moves(method_call *c, proto_val **result, const char **
 			n = CARC_MAX_MOVES;
 		}
 	}
+	const proto_val *ask = pv_opt(c->params, "move");
+	const char *whynot = NULL;
+	if (ask && (rc = one_move(c, gm, ask, (int)seat, &n, &whynot, why))) return rc;
 	proto_val *r = pv_map(a);
 	pv_set_int(a, r, "game", gm->id);
 	pv_set_int(a, r, "seq", gm->seq);
@@ -625,6 +666,7 @@ static proto_err m_legal_moves(method_call *c, proto_val **result, const char **
 	pv_set(r, "seat", due < 0 ? pv_nil(a) : pv_int(a, due));
 	const proto_val *features = pv_opt(c->params, "features");
 	pv_set(r, "moves", proto_moves(a, gm->g, c->s->moves, n, features && features->u.b));
+	if (whynot) pv_set_str(a, r, "why", whynot);
 	*result = r;
 	return PROTO_OK;
 }
@@ -932,7 +974,7 @@ static const proto_param p_new_game[] = {
 };
 static const proto_param p_legal_moves[] = {
 	GAME_ID, { .name = "seat", .type = PROTO_P_INT, .min = 0, .max = CARC_MAX_SEATS - 1 },
-	{ .name = "features", .type = PROTO_P_BOOL }, END
+	{ .name = "features", .type = PROTO_P_BOOL }, { .name = "move", .type = PROTO_P_MAP }, END
 };
 static const proto_param p_apply_move[] = {
 	GAME_ID,

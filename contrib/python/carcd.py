@@ -405,10 +405,12 @@ class Client:
     def state(self, game):
         return self.call("state", game=game)
 
-    def legal_moves(self, game, seat=None, features=False):
+    def legal_moves(self, game, seat=None, features=False, move=None):
         """The moves of the decision due; with features=True a deploy or
-        move_wagon also names its feature's kind and ports (carcd's own)."""
-        return self.call("legal_moves", game=game, seat=seat, features=features or None)
+        move_wagon also names its feature's kind and ports (carcd's own).
+        With move, only that move as listed if it is legal now, else no
+        move and `why`, what apply_move would answer (carcd's own too)."""
+        return self.call("legal_moves", game=game, seat=seat, features=features or None, move=move)
 
     def apply_move(self, game, move, token=None, seq=None):
         return self.call("apply_move", game=game, move=move, token=token, seq=seq)
