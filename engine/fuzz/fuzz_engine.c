@@ -161,6 +161,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			carc_move m = raw_move(&in, g);
 			carc_game_clone(before, g);
 			carc_rc checked = carc_check_move(g, &m, NULL);
+			int k = carc_move_index(g, list, n, &m); /* a listed move exactly when legal */
+			CHECK((k >= 0) == (checked == CARC_OK) && (k < 0 || list[k].type == m.type));
 			carc_rc rc = carc_apply(g, &m, &sink);
 			CHECK(rc == checked);
 			if (rc != CARC_OK) CHECK(!memcmp(g, before, carc_game_size()) && sink.n == 0);
