@@ -1655,7 +1655,8 @@ START_TEST(test_move_index)
 			for (int i = 0; i < n; i++) {
 				/* named otherwise: every deploy and wagon move, a few placements */
 				if (mv[i].type == CARC_MV_PLACE_TILE && carc_rng_below(&r, (uint32_t)n) >= 3) continue;
-				for (int v = 0; v < CARC_PORT_COUNT + 8; v++) {
+				for (int t = 0; t < 6; t++) {
+					int v = (int)carc_rng_below(&r, CARC_PORT_COUNT + 8);
 					carc_move m = mv[i];
 					if (v < CARC_PORT_COUNT) m.port = (uint8_t)v;
 					else if (v < CARC_PORT_COUNT + 4) m.rot = (uint8_t)((m.rot + v) & 3), m.kind = (uint8_t)((m.kind + v) % CARC_FIG_COUNT);
@@ -1675,7 +1676,7 @@ START_TEST(test_move_index)
 					carc_game_clone(b, g);
 					ck_assert_int_eq(carc_apply(a, &m, NULL), CARC_OK);
 					ck_assert_int_eq(carc_apply(b, &mv[k], NULL), CARC_OK);
-					if (!memcmp(a, b, carc_game_size())) continue;
+					if (carc_game_hash(a) == carc_game_hash(b)) continue;
 					ck_assert_int_eq(m.type, CARC_MV_DEPLOY);
 					ck_assert(m.x == mv[k].x && m.y == mv[k].y && m.kind == mv[k].kind);
 					ck_assert_int_ne(carc_feature_ports(g, m.x, m.y, m.port), carc_feature_ports(g, m.x, m.y, mv[k].port));
