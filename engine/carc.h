@@ -411,11 +411,13 @@ int carc_placement_refused_by(const carc_game *g, int type, int x, int y, int ro
 carc_rc carc_check_move(const carc_game *g, const carc_move *m, int *detail);
 /* Which of list[0..n), the moves carc_legal_moves listed for the decision
  * due now, is the choice `m` makes (as carc_check_move reads m): its
- * index, or -1 when none is (m is illegal, or the list is not the one of
- * this decision).  A move_wagon is found as listed on the tile m names,
- * if it is listed there; a deploy into a feature the tile holds in two
- * parts, which is listed once, also by the other part's ports.  For a
- * client that wants a move in the one form the listing gives it. */
+ * index, or -1 when m is illegal now or not in the list (a list of an
+ * earlier decision may hold a move of this one's: pass the current list).
+ * A move_wagon is found as listed on the tile m names, if it is listed
+ * there; a deploy into a feature the tile holds in two parts, which is
+ * listed once at its first part, also by the other part's ports, and
+ * carc_apply plays it as listed.  For a client that wants a move in the
+ * one form the listing gives it. */
 int carc_move_index(const carc_game *g, const carc_move *list, int n, const carc_move *m);
 /* Plays `m` for the seat that must decide; returns what carc_check_move
  * does, or CARC_E_ARG for a refused sink.  On an error nothing changes and

@@ -1275,7 +1275,8 @@ static int move_index(const carc_game *g, const carc_move *list, int n, const ca
 
 int carc_move_index(const carc_game *g, const carc_move *list, int n, const carc_move *m)
 {
-	return list && m && n > 0 ? move_index(g, list, n, m, 1) : -1;
+	if (!list || !m || n <= 0 || carc_check_move(g, m, NULL) != CARC_OK) return -1;
+	return move_index(g, list, n, m, 1);
 }
 
 /* Finds `m` among the moves one expansion lists now: in its own phase, or
