@@ -410,7 +410,7 @@ PENNANT_CELL = {"N": (2, 0), "E": (5, 1), "S": (4, 2), "W": (1, 1)}
 FIGURE_CELL = {"N": (3, 0), "S": (3, 2), "W": (1, 1), "E": (5, 1),
                "NL": (1, 0), "NR": (5, 0), "SL": (5, 2), "SR": (1, 2),
                "EL": (6, 0), "ER": (6, 2), "WL": (0, 2), "WR": (0, 0),
-               "cloister": (4, 1), "tower": (4, 1), "I": (4, 1), "II": (2, 1)}
+               "cloister": (4, 1), "tower": (4, 1), "I": (2, 1), "II": (4, 1)}
 SPARE_CELLS = [(4, 1), (2, 1), (5, 1), (1, 1), (2, 0), (4, 0), (2, 2), (4, 2)]
 EDGE_CHAR = {"city": "#", "river": "~", "field": ".", "inner": ":", None: "="}
 SYMBOL_CHAR = (("hill", "h"), ("vineyard", "v"), ("volcano", "V"))
@@ -554,7 +554,8 @@ FIGURE_AT = {"N": (0.5, 0.2), "E": (0.8, 0.5), "S": (0.5, 0.8), "W": (0.2, 0.5),
              "cloister": (0.5, 0.5), "tower": (0.5, 0.5),
              "nw": (0.0, 0.0), "ne": (1.0, 0.0), "se": (1.0, 1.0), "sw": (0.0, 1.0)}
 # the enclosed fields touch no edge, so their ports do not turn with the tile:
-# they are given on the unturned tile, I and II on opposite sides of the centre
+# on a tile with both, they are given on the unturned tile, on opposite sides
+# of the centre; a lone I stands in the centre
 ENCLOSED_AT = {"I": (0.35, 0.35), "II": (0.65, 0.65)}
 EDGE_MIDPOINT = {"N": (0.5, 0.0), "E": (1.0, 0.5), "S": (0.5, 1.0), "W": (0.0, 0.5)}
 QUARTERS = {"N": 0, "E": 1, "S": 2, "W": 3}
@@ -706,9 +707,9 @@ def tile_svg(placed, s):
     return out
 
 
-def figure_spot(at, rot):
+def figure_spot(at, ttype, rot):
     """Where on its tile (fractions, y down) a figure standing at `at` is drawn."""
-    if at not in ENCLOSED_AT:
+    if at not in ENCLOSED_AT or not any("II" in f.ports for f in ttype.features):
         return FIGURE_AT.get(at, (0.5, 0.5))
     x, y = ENCLOSED_AT[at]
     for _ in range(rot // 90):   # rot is checked: 0, 90, 180 or 270
@@ -819,7 +820,7 @@ def render_svg(state, tiles, s):
     for t in board:
         px, py = ox + (t["x"] - x0) * s, oy + (t["y"] - y0) * s
         for fig in (t.get("figures") or []):
-            fx, fy = figure_spot(figure_port(fig), t["rot"])
+            fx, fy = figure_spot(figure_port(fig), tiles[t["tile"]], t["rot"])
             spots.setdefault((round(px + fx * s, 2), round(py + fy * s, 2)), []).append(fig)
     out.append('<g class="figures">')
     for (x, y), figs in spots.items():

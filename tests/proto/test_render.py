@@ -211,6 +211,15 @@ class Crafted(RenderCase):
         self.assertEqual(spots[0, "II"], (0.65, 0.65))
         self.assertEqual(spots[90, "I"], (0.65, 0.35))   # a quarter turn clockwise
         self.assertEqual(spots[90, "II"], (0.35, 0.65))
+        # a tile with I alone (IC/CCCC: four cities round a field) has it in the centre
+        state = start_state(0, [{"id": "0.follower.1", "kind": "follower", "at": "I", "ports": ["I"],
+                                 "feature": "field"}])
+        state["board"][0].update(tile="IC/CCCC", rot=90)
+        root = self.svg(state)
+        tx, ty = translation(tile_groups(root)[0])
+        c = figure_groups(root)[0].find(SVG + "circle")
+        self.assertEqual((round((float(c.get("cx")) - tx) / size, 2), round((float(c.get("cy")) - ty) / size, 2)),
+                         (0.5, 0.5))
 
     def test_names_are_escaped(self):
         names = ('a<b&c"d', "</text><x y='1'>&amp;")
