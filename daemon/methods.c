@@ -605,27 +605,37 @@ static proto_err m_state(method_call *c, proto_val **result, const char **why)
 static proto_err check_turn(method_call *c, const games_game *gm, int seat, const char **why);
 
 /* legal_moves with `move` (an extra): of the n moves listed, only the one
- * `ask` is, moved to the front; 0 and the reason in *whynot (what
- * apply_move would answer) when it is not legal now, or `seat` (>= 0)
- * does not decide. */
+ * `ask` is, moved to the front; or none, and in *code and *whynot what
+ * apply_move would refuse it with (game_over, not_your_turn for a `seat`
+ * that does not decide, illegal_move), checked in apply_move's order.  A
+ * move that is not well formed is an error of the request. */
 static proto_err one_move(method_call *c, const games_game *gm, const proto_val *ask, int seat, int *n,
-                          const char **whynot, const char **why)
+                          proto_err *code, const char **whynot, const char **why)
 {
+	*code = PROTO_OK;
+	if (carc_game_over(gm->g)) {
+		*code = PROTO_E_GAME_OVER;
+		*whynot = proto_arena_printf(c->a, "game %lld is over", (long long)gm->id);
+	} else if (check_turn(c, gm, seat, whynot)) {
+		*code = PROTO_E_NOT_YOUR_TURN;
+	}
+	if (*code) {
+		*n = 0;
+		return PROTO_OK;
+	}
 	carc_move m;
 	proto_err rc = proto_move_parse(c->a, gm->g, ask, &m, why);
+	if (rc == PROTO_E_ILLEGAL_MOVE) { /* a move of an expansion not built yet */
+		*code = rc;
+		*whynot = *why;
+		*n = 0;
+		return PROTO_OK;
+	}
 	if (rc) return rc;
-	if (carc_game_over(gm->g)) {
-		*whynot = proto_arena_printf(c->a, "game %lld is over", (long long)gm->id);
-		*n = 0;
-		return PROTO_OK;
-	}
-	if (check_turn(c, gm, seat, whynot)) {
-		*n = 0;
-		return PROTO_OK;
-	}
 	int detail = -1, i;
 	carc_rc crc = carc_check_move(gm->g, &m, &detail);
 	if (crc != CARC_OK) {
+		*code = PROTO_E_ILLEGAL_MOVE;
 		*whynot = proto_move_explain(c->a, gm->g, &m, crc, detail);
 		*n = 0;
 	} else if ((i = carc_move_index(gm->g, c->s->moves, *n, &m)) < 0) {
@@ -658,7 +668,8 @@ static proto_err m_legal_moves(method_call *c, proto_val **result, const char **
 	}
 	const proto_val *ask = pv_opt(c->params, "move");
 	const char *whynot = NULL;
-	if (ask && (rc = one_move(c, gm, ask, (int)seat, &n, &whynot, why))) return rc;
+	proto_err code = PROTO_OK;
+	if (ask && (rc = one_move(c, gm, ask, (int)seat, &n, &code, &whynot, why))) return rc;
 	proto_val *r = pv_map(a);
 	pv_set_int(a, r, "game", gm->id);
 	pv_set_int(a, r, "seq", gm->seq);
@@ -666,7 +677,11 @@ static proto_err m_legal_moves(method_call *c, proto_val **result, const char **
 	pv_set(r, "seat", due < 0 ? pv_nil(a) : pv_int(a, due));
 	const proto_val *features = pv_opt(c->params, "features");
 	pv_set(r, "moves", proto_moves(a, gm->g, c->s->moves, n, features && features->u.b));
-	if (whynot) pv_set_str(a, r, "why", whynot);
+	if (code) {
+		proto_val *w = pv_set(r, "why", pv_map(a));
+		pv_set_str(a, w, "code", proto_strerror(code));
+		pv_set_str(a, w, "message", whynot);
+	}
 	*result = r;
 	return PROTO_OK;
 }

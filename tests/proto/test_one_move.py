@@ -7,6 +7,7 @@ wagon's target by any tile), which a client cannot match against the
 listing by comparing maps: this tells it which listed move one is."""
 
 import json
+import subprocess
 import unittest
 
 import harness
@@ -57,16 +58,18 @@ class OneMove(unittest.TestCase):
                     pick = rng.choice(full["moves"])
                     m = renamed(rng, pick)
                     one = c.legal_moves(g, move=m)
-                    self.assertEqual(without(one, "moves"), without(full, "moves") if one["moves"] else
-                                     dict(without(full, "moves"), why=one.get("why")))
+                    # game, seq, phase and seat as in the listing; `why` only when refused
+                    self.assertEqual({k: v for k, v in one.items() if k not in ("moves", "why")},
+                                     without(full, "moves"))
+                    self.assertEqual("why" in one, not one["moves"], one)
                     if not one["moves"]:
                         asked["refused"] += 1
-                        self.assertIsInstance(one["why"], str)
+                        self.assertEqual(one["why"]["code"], "illegal_move")
                         try:
                             c.apply_move(g, m, token=tokens[full["seat"]], seq=full["seq"])
                             self.fail("a move not listed was played: %s" % m)
                         except harness.carcd.Error as e:
-                            self.assertEqual((e.code, e.message), ("illegal_move", one["why"]))
+                            self.assertEqual({"code": e.code, "message": e.message}, one["why"])
                         self.assertEqual(c.legal_moves(g), full)
                         m = pick
                         one = c.legal_moves(g, move=m)
@@ -86,17 +89,29 @@ class OneMove(unittest.TestCase):
         self.assertGreater(asked["renamed"], 10, asked)  # deploys named by another port of their part
 
     def test_the_wrong_seat_and_the_end(self):
+        """Checked in apply_move's order: the end of the game, the seat,
+        then the move, so that a move not well formed is not_your_turn or
+        game_over there as here, and a move of an expansion not built yet
+        is illegal."""
+        turn = {"code": "not_your_turn", "message": "it is the turn of seat 0 (ann), not of seat 1 (bob)"}
         with daemon["d"].client() as c:
-            g = c.new_game(["ann", "bob"], seed=3, auth=False)["game"]
+            g = c.new_game(["ann", "bob"], seed=3)["game"]
             first = c.legal_moves(g)["moves"][0]
-            one = c.legal_moves(g, seat=1, move=first)
-            self.assertEqual((one["moves"], one["seat"]), ([], 0))
-            self.assertEqual(one["why"], "it is the turn of seat 0 (ann), not of seat 1 (bob)")
+            for m in (first, {"type": "fly"}, {}):   # a map, like apply_move's (else invalid_params first)
+                one = c.legal_moves(g, seat=1, move=m)
+                self.assertEqual((one["moves"], one["seat"], one["why"]), ([], 0, turn))
             self.assertEqual(c.legal_moves(g, seat=0, move=first)["moves"], [first])
             self.assertNotIn("why", c.legal_moves(g, seat=0, move=first))
-            harness.play_out(c, g)
-            over = c.legal_moves(g, move={"type": "pass"})
-            self.assertEqual((over["phase"], over["moves"], over["why"]), ("over", [], "game %d is over" % g))
+            later = c.legal_moves(g, move={"type": "tower_piece"})
+            self.assertEqual((later["moves"], later["why"]["code"]), ([], "illegal_move"))
+            self.assertIn("expansion this game does not have", later["why"]["message"])
+            g2 = c.new_game(["ann"], seed=3, auth=False)["game"]
+            harness.play_out(c, g2)
+            for m in ({"type": "pass"}, {"type": "fly"}, {"x": 1}):
+                over = c.legal_moves(g2, move=m)
+                self.assertEqual((over["phase"], over["moves"], over["why"]),
+                                 ("over", [], {"code": "game_over", "message": "game %d is over" % g2}))
+                self.assertEqual(code_of(c.apply_move, g2, m), "game_over")
 
     def test_no_token_needed_and_nothing_played(self):
         with daemon["d"].client() as c:
@@ -118,6 +133,7 @@ class OneMove(unittest.TestCase):
                         self.assertEqual(c.call("legal_moves", {"game": g, "move": None}), c.legal_moves(g))
                         continue
                     self.assertEqual(code_of(c.call, "legal_moves", game=g, move=bad), "invalid_params")
+                    self.assertEqual(code_of(c.apply_move, g, bad), "invalid_params")
             self.assertEqual(code_of(c.call, "legal_moves", game=g + 1000, move={"type": "pass"}), "no_such_game")
             self.assertEqual(c.state(g), before)
 
@@ -137,10 +153,16 @@ class OneMove(unittest.TestCase):
             no = run(CARCCTL_CMD + ["--socket", sock, "moves", str(g), "--move", '{"type":"pass"}'])
             self.assertEqual((no.returncode, no.stderr), (0, ""))
             self.assertEqual(json.loads(no.stdout)["moves"], [])
-            self.assertIn("why", json.loads(no.stdout))
-            junk = run(CARCCTL_CMD + ["--socket", sock, "moves", str(g), "--move", "{"])
-            self.assertEqual(junk.returncode, 2)
-            self.assertIn("the move is not valid JSON", junk.stderr)
+            self.assertEqual(json.loads(no.stdout)["why"]["code"], "illegal_move")
+            stdin = subprocess.run(CARCCTL_CMD + ["--socket", sock, "moves", str(g), "--move", "-"],
+                                   input=json.dumps(first), capture_output=True, text=True, timeout=120)
+            self.assertEqual((stdin.returncode, stdin.stderr), (0, ""))
+            self.assertEqual(json.loads(stdin.stdout)["moves"], [first])
+            for junk, says in (("{", "the move is not valid JSON"), ("null", "the move must be a JSON object"),
+                               ("[1]", "the move must be a JSON object")):
+                bad = run(CARCCTL_CMD + ["--socket", sock, "moves", str(g), "--move", junk])
+                self.assertEqual((bad.returncode, bad.stdout), (2, ""), junk)
+                self.assertIn(says, bad.stderr)
 
 
 if __name__ == "__main__":
