@@ -1249,11 +1249,12 @@ static int same_move(const carc_game *g, const carc_move *a, const carc_move *b)
 	return anywhere ? carc_feat_root(g, fa) == carc_feat_root(g, fb) : fa == fb;
 }
 
-/* Of the moves list[0..n) (listed by carc_legal_moves), the one that is
- * the choice `m` makes: the same move, with a move_wagon listed on the
- * tile m names first; for a deploy, also the feature's part on that tile
- * that is listed (a feature the tile holds in two parts is listed once). */
-static int move_index(const carc_game *g, const carc_move *list, int n, const carc_move *m, int parts)
+/* Of the moves list[0..n) (listed by carc_legal_moves, or by an
+ * expansion), the one that is the choice `m` makes: the same move, with a
+ * move_wagon listed on the tile m names first; for a deploy, also the
+ * feature's part on that tile that is listed (a feature the tile holds in
+ * two parts is listed once; expansions list no deploys). */
+static int move_index(const carc_game *g, const carc_move *list, int n, const carc_move *m)
 {
 	int found = -1;
 	for (int j = 0; j < n; j++)
@@ -1261,7 +1262,7 @@ static int move_index(const carc_game *g, const carc_move *list, int n, const ca
 			if (list[j].x == m->x && list[j].y == m->y) return j;
 			if (found < 0) found = j;
 		}
-	if (found >= 0 || !parts || m->type != CARC_MV_DEPLOY) return found;
+	if (found >= 0 || m->type != CARC_MV_DEPLOY) return found;
 	int c = carc_board_lookup(g, m->x, m->y), f = c >= 0 && m->port < CARC_PORT_COUNT ? carc_board_feature_at(g, c, m->port) : -1;
 	if (f < 0) return -1;
 	for (int j = 0; j < n; j++) {
@@ -1276,7 +1277,7 @@ static int move_index(const carc_game *g, const carc_move *list, int n, const ca
 int carc_move_index(const carc_game *g, const carc_move *list, int n, const carc_move *m)
 {
 	if (!list || !m || n <= 0 || carc_check_move(g, m, NULL) != CARC_OK) return -1;
-	return move_index(g, list, n, m, 1);
+	return move_index(g, list, n, m);
 }
 
 /* Finds `m` among the moves one expansion lists now: in its own phase, or
@@ -1306,7 +1307,7 @@ static const carc_ext *ext_move_owner(const carc_game *g, const carc_move *m, ca
 		 * at, and the wagon stands on the tile of the move played: the
 		 * listed move on the tile the client names, when there is one */
 		if (n > EXT_LIST) n = EXT_LIST;
-		int found = move_index(g, list, n, m, 0);
+		int found = move_index(g, list, n, m);
 		for (int j = 0; j < n && found < 0; j++) types |= list[j].type == m->type;
 		if (found >= 0) {
 			if (listed) *listed = list[found];
