@@ -604,6 +604,16 @@ static proto_err m_state(method_call *c, proto_val **result, const char **why)
 
 static proto_err check_turn(method_call *c, const games_game *gm, int seat, const char **why);
 
+/* Is the move legal now?  Else illegal_move, and why not. */
+static proto_err check_legal(method_call *c, const games_game *gm, const carc_move *m, const char **why)
+{
+	int detail = -1;
+	carc_rc crc = carc_check_move(gm->g, m, &detail);
+	if (crc == CARC_OK) return PROTO_OK;
+	*why = proto_move_explain(c->a, gm->g, m, crc, detail);
+	return PROTO_E_ILLEGAL_MOVE;
+}
+
 /* legal_moves with `move` (an extra): of the n moves listed, only the one
  * `ask` is, moved to the front; or none, and in *code and *whynot what
  * apply_move would refuse it with (game_over, not_your_turn for a `seat`
@@ -624,28 +634,23 @@ static proto_err one_move(method_call *c, const games_game *gm, const proto_val 
 		return PROTO_OK;
 	}
 	carc_move m;
-	proto_err rc = proto_move_parse(c->a, gm->g, ask, &m, why);
-	if (rc == PROTO_E_ILLEGAL_MOVE) { /* a move of an expansion not built yet */
+	proto_err rc = proto_move_parse(c->a, gm->g, ask, &m, why); /* illegal_move: of an expansion not built yet */
+	if (!rc) rc = check_legal(c, gm, &m, why);
+	if (rc == PROTO_E_ILLEGAL_MOVE) {
 		*code = rc;
 		*whynot = *why;
 		*n = 0;
 		return PROTO_OK;
 	}
 	if (rc) return rc;
-	int detail = -1, i;
-	carc_rc crc = carc_check_move(gm->g, &m, &detail);
-	if (crc != CARC_OK) {
-		*code = PROTO_E_ILLEGAL_MOVE;
-		*whynot = proto_move_explain(c->a, gm->g, &m, crc, detail);
-		*n = 0;
-	} else if ((i = carc_move_index(gm->g, c->s->moves, *n, &m)) < 0) {
+	int i = carc_move_index(gm->g, c->s->moves, *n, &m);
+	if (i < 0) {
 		log_error("game %lld: a legal move is not among the %d listed", (long long)gm->id, *n);
 		*why = "the engine does not list a move it takes";
 		return PROTO_E_INTERNAL;
-	} else {
-		c->s->moves[0] = c->s->moves[i];
-		*n = 1;
 	}
+	c->s->moves[0] = c->s->moves[i];
+	*n = 1;
 	return PROTO_OK;
 }
 
@@ -746,14 +751,9 @@ static proto_err m_apply_move(method_call *c, proto_val **result, const char **w
 	if ((rc = check_turn(c, gm, seat, why))) return rc;
 	carc_move m;
 	if ((rc = proto_move_parse(a, gm->g, pv_get(c->params, "move"), &m, why))) return rc;
-	int detail = -1;
-	carc_rc crc = carc_check_move(gm->g, &m, &detail);
-	if (crc != CARC_OK) {
-		*why = proto_move_explain(a, gm->g, &m, crc, detail);
-		return PROTO_E_ILLEGAL_MOVE;
-	}
+	if ((rc = check_legal(c, gm, &m, why))) return rc;
 	carc_sink sink = { s->events, 0, CARC_MAX_EVENTS };
-	crc = carc_apply(gm->g, &m, &sink);
+	carc_rc crc = carc_apply(gm->g, &m, &sink);
 	if (crc != CARC_OK) { /* carc_check_move said yes a moment ago */
 		log_error("game %lld: a checked move failed: %s", (long long)gm->id, carc_strerror(crc));
 		*why = "the engine refused a move it had accepted";
