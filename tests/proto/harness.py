@@ -46,6 +46,13 @@ STOP_TIMEOUT = 10.0 * SLOW
 METHODS = ("hello", "new_game", "state", "legal_moves", "apply_move", "score", "history",
            "games", "close_game", "subscribe", "unsubscribe", "stats", "ping")
 ERROR_CODES = carcd.ERROR_CODES
+# every expansion built, as new_game names them
+EVERY_SET = ["base", "river", "river2", "mini", "inns-cathedrals", "traders-builders",
+             "abbey-mayor", "king-robber", "cathars", "cult", "hills-sheep"]
+# every port a move or a figure may name: edges, half-edges, centre buildings,
+# enclosed fields and barn corners
+PORTS = ["N", "E", "S", "W", "NL", "NR", "EL", "ER", "SL", "SR", "WL", "WR", "cloister", "tower", "I", "II",
+         "nw", "ne", "se", "sw"]
 
 
 def free_tcp_port():

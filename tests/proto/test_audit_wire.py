@@ -398,8 +398,7 @@ class RawMessagePack(unittest.TestCase):
 
 STRING_FIELDS = {"tile", "at", "kind", "choice", "figure"}
 INT_FIELDS = {"x", "y", "rot"}
-PORTS = ["N", "E", "S", "W", "NL", "NR", "EL", "ER", "SL", "SR", "WL", "WR", "cloister", "tower", "I", "II",
-         "nw", "ne", "se", "sw"]
+PORTS = harness.PORTS
 KINDS = ["follower", "large", "wagon", "mayor", "builder", "pig", "barn", "shepherd"]
 NOT_OPEN = [DRAW, PASS, abbey(0, 0), wagon(0, 0, "N"), flock("expand"), flock("gather"), escape("0.follower.1"),
             deploy(0, 0, "N"), place("BA/C", 0, 0, 0)]

@@ -9,11 +9,11 @@ import re
 import subprocess
 import unittest
 
+import harness
 from harness import CARCD, SLOW, Daemon
 
 LOAD = os.environ.get("LOAD") or os.path.join(os.path.dirname(os.path.dirname(CARCD)), "tests", "bench", "load")
-EVERY_SET = ("base,river,river2,mini,inns-cathedrals,traders-builders,abbey-mayor,king-robber,"
-             "cathars,cult,hills-sheep")
+EVERY_SET = ",".join(harness.EVERY_SET)
 
 
 def run_load(*args):

@@ -15,8 +15,7 @@ from test_contrib import CARCCTL_CMD, finish, start
 
 daemon, setUpModule, tearDownModule = harness.module_daemon()
 
-EVERY_SET = ["base", "river", "river2", "mini", "inns-cathedrals", "traders-builders",
-             "abbey-mayor", "king-robber", "cathars", "cult", "hills-sheep"]
+EVERY_SET = harness.EVERY_SET
 WAIT = 10.0 * SLOW
 
 

@@ -15,8 +15,7 @@ from test_contrib import CARCCTL_CMD, run
 
 daemon, setUpModule, tearDownModule = harness.module_daemon()
 
-EVERY_SET = ["base", "river", "river2", "mini", "inns-cathedrals", "traders-builders",
-             "abbey-mayor", "king-robber", "cathars", "cult", "hills-sheep"]
+EVERY_SET = harness.EVERY_SET
 EXTRA = ("feature", "ports")
 
 

@@ -16,10 +16,7 @@ from test_contrib import CARCCTL_CMD, run
 
 daemon, setUpModule, tearDownModule = harness.module_daemon()
 
-EVERY_SET = ["base", "river", "river2", "mini", "inns-cathedrals", "traders-builders",
-             "abbey-mayor", "king-robber", "cathars", "cult", "hills-sheep"]
-PORTS = ("N", "E", "S", "W", "NL", "NR", "EL", "ER", "SL", "SR", "WL", "WR", "cloister", "tower", "I", "II",
-         "nw", "ne", "se", "sw")
+EVERY_SET = harness.EVERY_SET
 
 
 def without(reply, key):
@@ -31,7 +28,7 @@ def renamed(rng, move):
     m = dict(move)
     roll = rng.random()
     if "at" in m and roll < 0.6:
-        m["at"] = rng.choice(PORTS)
+        m["at"] = rng.choice(harness.PORTS)
     elif "x" in m and roll < 0.8:
         m[rng.choice(("x", "y"))] += rng.choice((-1, 1))
     elif "rot" in m and roll < 0.9:
