@@ -280,18 +280,23 @@ class Installed(unittest.TestCase):
 
 class Distributed(unittest.TestCase):
     def test_every_test_file_goes_into_the_tarball(self):
-        """make dist takes what EXTRA_DIST names: a test module or port
-        script left out of it would be missing from a release, and make
-        distcheck would not notice (its suite would only be smaller)."""
+        """make dist takes what EXTRA_DIST names: a test module, port
+        script, scenario or tile manifest left out of it would be missing
+        from a release, and make distcheck would not notice (its suite
+        would only be smaller; the scenario runner reads whatever .scn
+        files the directory holds)."""
         dist = set(build_vars("EXTRA_DIST")["EXTRA_DIST"].split())
+        # the modules and scripts, not what an in-tree `make check` leaves there (run.sh.log)
+        script = lambda name: name.endswith((".py", ".sh")) or "." not in name
+        kinds = (("tests/proto", script), ("tests/port", script),
+                 ("tests/scenarios", lambda name: name.endswith(".scn")),
+                 ("engine/tiles", lambda name: name.endswith(".tiles")))
         missing = []
-        for sub in ("proto", "port"):
-            here = os.path.join(harness.TOP_SRCDIR, "tests", sub)
+        for sub, kept in kinds:
+            here = os.path.join(harness.TOP_SRCDIR, sub)
             for name in sorted(os.listdir(here)):
-                path = "tests/%s/%s" % (sub, name)
-                # the modules and scripts, not what an in-tree `make check` leaves there (run.sh.log)
-                kept = name.endswith((".py", ".sh")) or "." not in name
-                if kept and os.path.isfile(os.path.join(here, name)) and path not in dist:
+                path = "%s/%s" % (sub, name)
+                if kept(name) and os.path.isfile(os.path.join(here, name)) and path not in dist:
                     missing.append(path)
         self.assertEqual(missing, [], "Makefile.am's EXTRA_DIST leaves them out")
 
