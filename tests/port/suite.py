@@ -10,7 +10,6 @@ check`.  Prints unittest's report, then "N passed, N failed"."""
 
 import os
 import sys
-import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROTO = os.path.join(os.path.dirname(HERE), "proto")
@@ -34,37 +33,21 @@ NOT_ON = {
 }
 
 
-def tests_of(suite):
-    for t in suite:
-        if isinstance(t, unittest.TestSuite):
-            yield from tests_of(t)
-        else:
-            yield t
-
-
 def main():
     machine = sys.argv[1] if len(sys.argv) > 1 else ""
     skip = dict(NOT_HERE, **NOT_ON.get(machine, {}))
     sys.path.insert(0, PROTO)
-    os.chdir(PROTO)
-    found = unittest.defaultTestLoader.discover(PROTO, pattern="test_*.py")
-    kept = unittest.TestSuite()
-    left_out = 0
-    for t in tests_of(found):
-        if any(t.id().startswith(k) for k in skip):
-            left_out += 1
-        else:
-            kept.addTest(t)
+    import runall
     for k, why in sorted(skip.items()):
         print("not run on %s: %s (%s)" % (machine or "this machine", k, why))
-    result = unittest.TextTestRunner(verbosity=2, stream=sys.stdout).run(kept)
+    sys.stdout.flush()
+    total, results = runall.run_all(skip)
     # a test fails once however many of its subtests do; a class whose set-up
     # failed, or a module that cannot be imported, is one failure; a skip
     # is a failure here, as in tests/summarize
-    bad = result.failures + result.errors + result.skipped + [(t, "") for t in result.unexpectedSuccesses]
-    failed = len({getattr(t, "test_case", t).id() for t, _ in bad})
-    print("%d left out" % left_out)
-    print("%d passed, %d failed" % (max(result.testsRun - failed, 0), failed))
+    failed = len({t for r in results for k in ("failures", "errors", "skipped", "unexpected") for t in r[k]})
+    print("%d left out" % total["left_out"])
+    print("%d passed, %d failed" % (max(total["run"] - failed, 0), failed))
     return 0 if failed == 0 else 1
 
 

@@ -3,8 +3,12 @@
 # built daemon.  `make check` runs it with CARCD (the daemon), CARCCTL and
 # PYTHON3 set in AM_TESTS_ENVIRONMENT; by hand, from the build directory:
 #
-#   tests/proto/run.sh                      # every test
+#   tests/proto/run.sh                      # every test, modules side by side
 #   tests/proto/run.sh test_malformed       # one module (or module.Class.test)
+#
+# With no names, runall.py runs each module in a process of its own,
+# CARC_TEST_JOBS at once (default: one a processor), and prints the totals
+# as one unittest run would.
 #
 # It exits non-zero when any test fails or errs, and 77 (automake's "skip")
 # when no python3 with the msgpack module can be found.
@@ -25,6 +29,6 @@ fi
 
 cd "$here" || exit 99
 if [ $# -eq 0 ]; then
-	exec "$PYTHON3" -m unittest discover -v -s . -p 'test_*.py'
+	exec "$PYTHON3" runall.py
 fi
 exec "$PYTHON3" -m unittest -v "$@"
