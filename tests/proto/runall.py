@@ -16,7 +16,8 @@ as unittest prints them for one run ("Ran N tests in T s", then "OK" or
 
 A module process ends its report with one line "#runall {json}": how many
 tests ran, and the ids of the failed, erring, skipped and unexpectedly
-passing ones.  A process that ends without it (a crash) is one error.
+passing ones.  A process that ends without it, or with a status other than 0 (a crash),
+is one error.
 """
 
 import concurrent.futures
@@ -107,7 +108,8 @@ def one(name, skip_args):
         except ValueError:
             result = None
     if result is None:
-        body = text + "\nERROR: %s (its process ended with status %d and no result)\n" % (name, p.returncode)
+        body = text + "\nERROR: %s (its process ended with status %d%s)\n" % (
+            name, p.returncode, "" if sep else " and no result")
         result = {"run": 1, "left_out": 0, "failures": [], "errors": [name], "skipped": [], "unexpected": [],
                   "expected": 0}
     return name, body, result, time.monotonic() - started
