@@ -16,10 +16,11 @@ as unittest prints them for one run ("Ran N tests in T s", then "OK" or
 
 A module process ends its report with one line "#runall {json}": how many
 tests ran, and the ids of the failed, erring, skipped and unexpectedly
-passing ones.  A process that ends without it, or with a status other than 0 (a crash),
-is one error.
+passing ones.  A process that ends without it, or with a status other
+than 0 (a crash), is one error.
 """
 
+import argparse
 import concurrent.futures
 import json
 import os
@@ -58,7 +59,6 @@ def run_module(name, skip):
             kept.addTest(t)
     runner = unittest.TextTestRunner(stream=sys.stdout, verbosity=2)
     result = runner._makeResult()
-    unittest.registerResult(result)
     result.startTestRun()
     try:
         kept(result)
@@ -136,31 +136,33 @@ def run_all(skip):
     counts = [(w, total[k]) for k, w in (("failures", "failures"), ("errors", "errors"), ("skipped", "skipped"),
                                         ("expected", "expected failures"), ("unexpected", "unexpected successes"))
               if total[k]]
-    ok = not (total["failures"] or total["errors"] or total["unexpected"])
-    print(("OK" if ok else "FAILED") + (" (%s)" % ", ".join("%s=%d" % c for c in counts) if counts else ""))
+    print(("OK" if passed(total) else "FAILED") + (" (%s)" % ", ".join("%s=%d" % c for c in counts) if counts else ""))
     return total, results
 
 
-def parse_skip(args):
-    skip = {}
-    for a in args:
-        k, eq, why = a.partition("=")
-        if not eq or not k:
-            sys.exit("runall.py: --skip ID_PREFIX=WHY, not %r" % a)
-        skip[k] = why
-    return skip
+def passed(total):
+    """unittest's verdict on totals: no failure, error or unexpected success."""
+    return not (total["failures"] or total["errors"] or total["unexpected"])
+
+
+def skip_arg(a):
+    k, eq, why = a.partition("=")
+    if not eq or not k:
+        raise argparse.ArgumentTypeError("ID_PREFIX=WHY, not %r" % a)
+    return k, why
 
 
 def main(argv):
-    skip_vals = [argv[i + 1] for i, a in enumerate(argv[:-1]) if a == "--skip"]
-    rest = [a for i, a in enumerate(argv) if a != "--skip" and (i == 0 or argv[i - 1] != "--skip")]
-    skip = parse_skip(skip_vals)
-    if rest[:1] == ["--module"] and len(rest) == 2:
-        return run_module(rest[1], skip)
-    if rest:
-        sys.exit("usage: runall.py [--skip ID_PREFIX=WHY ...] | --module NAME [--skip ...]")
+    ap = argparse.ArgumentParser(prog="runall.py")
+    ap.add_argument("--module", metavar="NAME", help="run one module, in this process")
+    ap.add_argument("--skip", metavar="ID_PREFIX=WHY", type=skip_arg, action="append", default=[],
+                    help="leave out the tests whose ids start so")
+    args = ap.parse_args(argv)
+    skip = dict(args.skip)
+    if args.module:
+        return run_module(args.module, skip)
     total, _ = run_all(skip)
-    return 0 if total["failures"] + total["errors"] + total["unexpected"] == 0 else 1
+    return 0 if passed(total) else 1
 
 
 if __name__ == "__main__":
