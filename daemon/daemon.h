@@ -172,8 +172,6 @@ void methods_free(server *s);
 void methods_handle(server *s, void *conn, games_subs *subs, const proto_request *rq);
 /* Answers a request that could not be decoded (rq may have no msgid). */
 void methods_reply_error(server *s, void *conn, const proto_request *rq, proto_err code, const char *why);
-/* A player name new_game takes: 1 to PROTO_MAX_NAME bytes of UTF-8, no control characters. */
-int methods_name_ok(const char *s, size_t n);
 /* Closes the games that have had no move for --game-timeout seconds at
  * `now` (games_now()), telling their watchers as close_game does;
  * returns how many.  Nothing when the option is 0. */

@@ -362,7 +362,7 @@ static const char *head_fault(const journal_head *h, int64_t id, const char **na
 		return "its header is damaged";
 	for (int i = 0; i < h->nseats; i++) {
 		names[i] = h->names[i];
-		if (memchr(names[i], '\0', PROTO_MAX_NAME + 1) == NULL || !methods_name_ok(names[i], strlen(names[i])))
+		if (memchr(names[i], '\0', PROTO_MAX_NAME + 1) == NULL || !proto_name_ok(names[i], strlen(names[i])))
 			return "its header is damaged";
 	}
 	return NULL;

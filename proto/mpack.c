@@ -104,6 +104,27 @@ proto_decoded proto_mp_decode(proto_arena *a, const uint8_t *p, size_t n, proto_
 	return d;
 }
 
+proto_val *proto_mp_value(proto_arena *a, const uint8_t *p, size_t n, const char **why)
+{
+	size_t len;
+	if (proto_guard_check(p, n, n, &len) != PROTO_GUARD_DONE || len != n) {
+		*why = "not one whole MessagePack message within the limits";
+		return NULL;
+	}
+	msgpack_zone zone;
+	msgpack_object obj;
+	size_t off = 0;
+	if (!msgpack_zone_init(&zone, 2048)) {
+		fprintf(stderr, "carcd: out of memory (msgpack zone)\n");
+		abort();
+	}
+	proto_val *v = NULL;
+	if (msgpack_unpack((const char *)p, n, &off, &zone, &obj) == MSGPACK_UNPACK_SUCCESS) v = from_object(a, &obj, why);
+	else *why = "the MessagePack message cannot be decoded";
+	msgpack_zone_destroy(&zone);
+	return v;
+}
+
 /* ---- writing -------------------------------------------------------------- */
 
 /* Our own writer rather than msgpack_packer: the packer's write callback

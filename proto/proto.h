@@ -32,6 +32,7 @@
 #define PROTO_MAX_LINE (64u << 10)   /* bytes of one JSON line, without its newline */
 #define PROTO_MAX_DEPTH 16           /* nesting of arrays and maps, the envelope is 1 */
 #define PROTO_MAX_NAME 64            /* bytes of a player name */
+#define PROTO_MAX_RULE_INT 1000      /* integer rule options are points: keep them sane */
 
 /* ---- error codes (PROTOCOL.md section 2) ------------------------------- */
 typedef enum proto_err {
@@ -198,6 +199,10 @@ typedef struct proto_decoded {
 
 /* A complete guarded MessagePack message. */
 proto_decoded proto_mp_decode(proto_arena *a, const uint8_t *p, size_t n, proto_request *rq);
+/* Any one whole MessagePack message (a response or a notification, for a
+ * client), guarded as a request is (proto_guard_check, with n as the
+ * limit), to a value; NULL and *why when it is not one. */
+proto_val *proto_mp_value(proto_arena *a, const uint8_t *p, size_t n, const char **why);
 /* One JSON line without its line end: `[0, id, "method", {...}]`,
  * `method {...}` or a bare `method`. */
 proto_decoded proto_json_decode(proto_arena *a, const char *line, size_t n, proto_request *rq);
@@ -267,6 +272,13 @@ proto_val *proto_scores(proto_arena *a, const carc_game *g);
 proto_err proto_move_parse(proto_arena *a, const carc_game *g, const proto_val *v, carc_move *m, const char **why);
 /* Why the engine refused `m`, in words a player understands. */
 const char *proto_move_explain(proto_arena *a, const carc_game *g, const carc_move *m, carc_rc rc, int detail);
+/* new_game's set-up (players, expansions, components, rules, tiles,
+ * start, bag; not seed or auth) to *cfg, which it initialises first;
+ * names[] gets the players' names (strings of the arena).  Checks every
+ * value as new_game does: PROTO_E_INVALID_PARAMS and *why otherwise. */
+proto_err proto_setup_parse(proto_arena *a, const proto_val *p, carc_config *cfg, const char **names, const char **why);
+/* A player name new_game takes: 1 to PROTO_MAX_NAME bytes of UTF-8, no control characters. */
+int proto_name_ok(const char *s, size_t n);
 /* The components a game of this configuration has: those given, or its
  * expansions' own. */
 uint32_t proto_config_components(const carc_config *cfg);
