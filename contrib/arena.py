@@ -19,7 +19,7 @@ token is in the environment as CARCD_TOKEN (not on the command line, where
 other users of the machine could read it), beside CARCD_ADDRESS,
 CARCD_GAME and CARCD_SEAT.  A COMMAND that names {address}, {game}, {seat}
 or {token} gets those filled in instead, and nothing appended.
-contrib/bots/random_bot.py takes the default form as it is.
+contrib/bots/random_bot.py and contrib/bots/mc_bot take the default form as it is.
 
 A deal is one tile order (one seed).  With k bots, each deal is played k
 times, the seat order turned by one each time, so that every bot plays

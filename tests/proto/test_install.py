@@ -29,7 +29,8 @@ import harness
 BUILDDIR = os.path.dirname(os.path.dirname(os.path.abspath(harness.CARCD)))
 MAKE = os.environ.get("MAKE") or "make"
 SEED = 42
-DIRS = ("bindir", "libdir", "includedir", "pkgconfigdir", "pkgdatadir", "docdir", "systemdunitdir", "man1dir", "man8dir")
+DIRS = ("bindir", "libdir", "includedir", "pkgconfigdir", "pkgdatadir", "pkglibexecdir", "docdir", "systemdunitdir",
+        "man1dir", "man8dir")
 TIMEOUT = 600
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -151,7 +152,7 @@ class Installed(unittest.TestCase):
         want = ["%s/carcd" % v["bindir"], "%s/carcctl" % v["bindir"], "%s/libcarc.a" % v["libdir"],
                 "%s/carc.h" % v["includedir"], "%s/libcarc.pc" % v["pkgconfigdir"],
                 "%s/python/carcd.py" % v["pkgdatadir"], "%s/bots/random_bot.py" % v["pkgdatadir"],
-                "%s/arena.py" % v["pkgdatadir"], "%s/render.py" % v["pkgdatadir"],
+                "%s/arena.py" % v["pkgdatadir"], "%s/render.py" % v["pkgdatadir"], "%s/mc_bot" % v["pkglibexecdir"],
                 "%s/README.md" % v["docdir"], "%s/PROTOCOL.md" % v["docdir"],
                 "%s/engine/README.md" % v["docdir"], "%s/contrib/README.md" % v["docdir"],
                 "%s/carcd.service" % v["systemdunitdir"], "%s/carcd.socket" % v["systemdunitdir"],
@@ -162,6 +163,7 @@ class Installed(unittest.TestCase):
         self.assertEqual(files_under(self.dest), sorted(w.lstrip("/") for w in want))
         for prog in ("carcd", "carcctl"):
             self.assertTrue(os.access(self.staged("bindir", prog), os.X_OK), prog)
+        self.assertTrue(os.access(self.staged("pkglibexecdir", "mc_bot"), os.X_OK))
 
     def test_units_and_carcctl_name_the_install_paths(self):
         with open(self.staged("systemdunitdir", "carcd.service")) as f:
@@ -242,11 +244,13 @@ class Installed(unittest.TestCase):
 
     def test_arena_bot_and_renderer_run_from_the_install(self):
         bot = "%s %s" % (harness.PYTHON, self.staged("pkgdatadir", "bots", "random_bot.py"))
+        mc = "%s --playouts 20" % self.staged("pkglibexecdir", "mc_bot")
         out = self.run_ok([harness.PYTHON, self.staged("pkgdatadir", "arena.py"), "--carcd",
                            self.staged("bindir", "carcd"), "--json", "--bot", "ann=" + bot, "--bot",
-                           "bob=" + bot, "--deals", "1", "--seed", "5", "--expansions", "base,river"])
+                           "bob=" + mc, "--deals", "1", "--seed", "5", "--expansions", "base,river"])
         report = json.loads(out)
         self.assertEqual(len(report["games"]), 2)
+        self.assertEqual([r["forfeits"] for r in report["standings"]], [0, 0])
         # the renderer finds its manifests beside it and draws a state the
         # installed daemon made (the river's tiles included)
         with self.daemon.client() as c:
