@@ -388,7 +388,7 @@ typedef struct bot {
 	unsigned not_mine;      /* bit s: the token was refused for seat s (seat -1) */
 	const char *token;
 	long playouts;
-	carc_rng rng;
+	uint64_t rng_seed;      /* its choices at a decision draw from this and the game's seq alone */
 	long moves_played;
 	carc_game *futures[FUTURES], *work, *fresh;
 	carc_move *list, *local;
@@ -413,6 +413,10 @@ static proto_val *choose(bot *b, proto_arena *a, const proto_val *due, int seat)
 	const proto_val *wire = pv_get(due, "moves");
 	int nwire = wire && wire->type == PV_ARRAY ? (int)wire->n : 0;
 	if (!nwire) die(3, "carcd lists no move for the seat due");
+	/* the same choice at the same position, however often it was looked
+	 * at before (a move that came first, a seat that was not its own) */
+	carc_rng rng;
+	carc_rng_seed(&rng, b->rng_seed ^ (uint64_t)int_of(due, "seq") * 0x9e3779b97f4a7c15ull);
 	proto_val *params = pv_map(a);
 	pv_set_int(a, params, "game", b->game);
 	const proto_val *h = call(&b->c, a, "history", params, NULL, NULL);
@@ -427,7 +431,7 @@ static proto_val *choose(bot *b, proto_arena *a, const proto_val *due, int seat)
 	}
 	int nf = 0;
 	for (; ok && nf < FUTURES; nf++)
-		if (rebuild(b->futures[nf], &cfg, b->fresh, &s, pv_get(h, "moves"), &b->rng, a)) ok = 0;
+		if (rebuild(b->futures[nf], &cfg, b->fresh, &s, pv_get(h, "moves"), &rng, a)) ok = 0;
 	if (ok) { /* the same decision, and the very moves carcd lists, in its order */
 		const carc_game *g = b->futures[0];
 		n = carc_legal_moves(g, b->local, CARC_MAX_MOVES);
@@ -437,12 +441,12 @@ static proto_val *choose(bot *b, proto_arena *a, const proto_val *due, int seat)
 	if (!ok) {
 		if (verbose) fprintf(stderr, "mc_bot: game %lld: my copy of the game does not reach carcd's position; a random move\n",
 		                     (long long)b->game);
-		int i = (int)carc_rng_below(&b->rng, (uint32_t)nwire);
+		int i = (int)carc_rng_below(&rng, (uint32_t)nwire);
 		const proto_val *m = wire->u.c.first;
 		while (i--) m = m->next;
-		return (proto_val *)m;
+		return (proto_val *)m; /* it moves to apply_move's params; nothing reads the list again */
 	}
-	int i = best_move(b->futures, nf, b->local, n, seat, b->playouts, &b->rng, b->work, b->list);
+	int i = best_move(b->futures, nf, b->local, n, seat, b->playouts, &rng, b->work, b->list);
 	return proto_move(a, b->futures[0], &b->local[i]);
 }
 
@@ -524,12 +528,12 @@ int main(int argc, char **argv)
 	};
 	static bot b;
 	const char *address = getenv("CARCD_ADDRESS");
-	uint64_t rng_seed = (uint64_t)time(NULL) * 6364136223846793005ull ^ (uint64_t)getpid();
 	b.game = -1;
 	b.seat = -1;
 	b.token = getenv("CARCD_TOKEN");
 	b.playouts = 1000;
 	b.c.timeout = 600;
+	b.rng_seed = (uint64_t)time(NULL) * 6364136223846793005ull ^ (uint64_t)getpid();
 	int o;
 	while ((o = getopt_long(argc, argv, "a:vh", opts, NULL)) != -1) {
 		switch (o) {
@@ -538,7 +542,7 @@ int main(int argc, char **argv)
 		case 's': b.seat = (int)number("--seat", optarg, 0, CARC_MAX_SEATS - 1); break;
 		case 't': b.token = optarg; break;
 		case 'p': b.playouts = number("--playouts", optarg, 1, 100000000); break;
-		case 'r': rng_seed = (uint64_t)number("--rng", optarg, 0, LONG_MAX); break;
+		case 'r': b.rng_seed = (uint64_t)number("--rng", optarg, 0, LONG_MAX); break;
 		case 'T': b.c.timeout = (double)number("--timeout", optarg, 1, 86400 * 365); break;
 		case 'v': verbose = 1; break;
 		case 'h': usage(); return 0;
@@ -552,7 +556,6 @@ int main(int argc, char **argv)
 	if (b.token && !*b.token) b.token = NULL;
 	if (carc_tile_count() > CARC_MAX_TILES) die(3, "libcarc has more tile types than this bot counts"); /* per type arrays */
 	signal(SIGPIPE, SIG_IGN);
-	carc_rng_seed(&b.rng, rng_seed);
 	for (int i = 0; i < FUTURES; i++) b.futures[i] = proto_xmalloc(carc_game_size());
 	b.work = proto_xmalloc(carc_game_size());
 	b.fresh = proto_xmalloc(carc_game_size());

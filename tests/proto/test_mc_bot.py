@@ -95,7 +95,8 @@ class Plays(unittest.TestCase):
     def test_every_set_three_seats(self):
         game, tokens = self.game(3, seed=11, expansions=harness.EVERY_SET,
                                  rules={"unplaceable_tile": "reshuffle", "abbey_final_round": True})
-        self.check_won(game, self.play(game, tokens, {1}, playouts=20), 1)
+        # ~60 placements a decision: 150 playouts give each a few
+        self.check_won(game, self.play(game, tokens, {1}, playouts=150), 1)
 
     def test_two_mc_bots_play_a_game_to_its_end(self):
         game, tokens = self.game(2, seed=5, expansions=["base", "river", "hills-sheep", "abbey-mayor"])
@@ -107,7 +108,7 @@ class Plays(unittest.TestCase):
     def test_without_seat_it_plays_the_one_its_token_holds(self):
         game, tokens = self.game(2, seed=8)
         procs = [start(random_bot(game, 0), token=tokens[0]),
-                 start(mc("--game", game, "--playouts", 20, "--rng", 3), token=tokens[1])]
+                 start(mc("--game", game, "--playouts", 60, "--rng", 3), token=tokens[1])]
         results = finish(procs)
         for rc, o, e in results:
             self.assertEqual(rc, 0, o + e)
