@@ -64,18 +64,25 @@ static proto_val *from_object(proto_arena *a, const msgpack_object *o, const cha
 	}
 }
 
+/* msgpack-c's reading of a guarded message into *obj, in *zone (which
+ * the caller destroys). */
+static msgpack_unpack_return unpack(msgpack_zone *zone, const uint8_t *p, size_t n, msgpack_object *obj)
+{
+	size_t off = 0;
+	if (!msgpack_zone_init(zone, 2048)) {
+		fprintf(stderr, "carcd: out of memory (msgpack zone)\n");
+		abort();
+	}
+	return msgpack_unpack((const char *)p, n, &off, zone, obj);
+}
+
 proto_decoded proto_mp_decode(proto_arena *a, const uint8_t *p, size_t n, proto_request *rq)
 {
 	proto_decoded d = { PROTO_OK, NULL, 0, 0 };
 	memset(rq, 0, sizeof *rq);
 	msgpack_zone zone;
 	msgpack_object obj;
-	size_t off = 0;
-	if (!msgpack_zone_init(&zone, 2048)) {
-		fprintf(stderr, "carcd: out of memory (msgpack zone)\n");
-		abort();
-	}
-	msgpack_unpack_return r = msgpack_unpack((const char *)p, n, &off, &zone, &obj);
+	msgpack_unpack_return r = unpack(&zone, p, n, &obj);
 	if (r != MSGPACK_UNPACK_SUCCESS && r != MSGPACK_UNPACK_EXTRA_BYTES) {
 		/* the guard passed it, so this is msgpack-c seeing something it
 		 * will not decode; the stream is lost */
@@ -113,13 +120,8 @@ proto_val *proto_mp_value(proto_arena *a, const uint8_t *p, size_t n, const char
 	}
 	msgpack_zone zone;
 	msgpack_object obj;
-	size_t off = 0;
-	if (!msgpack_zone_init(&zone, 2048)) {
-		fprintf(stderr, "carcd: out of memory (msgpack zone)\n");
-		abort();
-	}
 	proto_val *v = NULL;
-	if (msgpack_unpack((const char *)p, n, &off, &zone, &obj) == MSGPACK_UNPACK_SUCCESS) v = from_object(a, &obj, why);
+	if (unpack(&zone, p, n, &obj) == MSGPACK_UNPACK_SUCCESS) v = from_object(a, &obj, why);
 	else *why = "the MessagePack message cannot be decoded";
 	msgpack_zone_destroy(&zone);
 	return v;
