@@ -461,6 +461,64 @@ static char *to_json(proto_arena *a, const proto_val *v)
 	return s;
 }
 
+/* proto_setup_parse on set-ups nobody checked (a client reading history's
+ * setup): a shape new_game's table would refuse is invalid_params, not a
+ * crash; a good one gives the game new_game would make. */
+START_TEST(setup_shapes)
+{
+	proto_arena a;
+	proto_arena_init(&a);
+	proto_request rq;
+	carc_config cfg;
+	const char *names[CARC_MAX_SEATS], *why = NULL;
+	static const char *const bad[] = {
+		"x {}",                                   "x {\"players\": \"ann\"}",
+		"x {\"players\": null}",                  "x {\"players\": [\"a\"], \"expansions\": \"base\"}",
+		"x {\"players\": [\"a\"], \"rules\": [1]}", "x {\"players\": [\"a\"], \"components\": 5}",
+		"x {\"players\": [\"a\"], \"tiles\": {}}",  "x {\"players\": [\"a\"], \"start\": 1}",
+		"x {\"players\": [\"a\"], \"bag\": \"wolf\"}",
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		ck_assert_int_eq(json(&a, bad[i], &rq).code, PROTO_OK);
+		ck_assert_msg(proto_setup_parse(&a, rq.params, &cfg, names, &why) == PROTO_E_INVALID_PARAMS, "%s", bad[i]);
+	}
+	ck_assert_int_eq(proto_setup_parse(&a, NULL, &cfg, names, &why), PROTO_E_INVALID_PARAMS);
+	ck_assert_int_eq(json(&a, "x {\"players\": [\"ann\", \"bob\"], \"expansions\": [\"base\", \"river\"], "
+	                          "\"rules\": {\"farmers\": false}}",
+	                      &rq).code,
+	                 PROTO_OK);
+	ck_assert_int_eq(proto_setup_parse(&a, rq.params, &cfg, names, &why), PROTO_OK);
+	ck_assert_int_eq(cfg.nseats, 2);
+	ck_assert_str_eq(names[1], "bob");
+	ck_assert_uint_eq(cfg.expansions, 1u << carc_expansion_find("base") | 1u << carc_expansion_find("river"));
+	ck_assert_int_eq(cfg.rules[CARC_R_FARMERS], 0);
+	proto_arena_free(&a);
+}
+END_TEST
+
+/* proto_mp_value reads one whole message of any kind, and nothing else. */
+START_TEST(mp_value)
+{
+	proto_arena a;
+	proto_arena_init(&a);
+	const char *why = NULL;
+	static const uint8_t resp[] = { 0x94, 0x01, 0x09, 0xc0, 0x81, 0xa1, 'n', 0x05 }; /* [1, 9, nil, {n: 5}] */
+	const proto_val *v = proto_mp_value(&a, resp, sizeof resp, &why);
+	ck_assert_ptr_nonnull(v);
+	ck_assert_int_eq(v->type, PV_ARRAY);
+	int64_t n;
+	ck_assert(pv_to_int(pv_get(v->u.c.last, "n"), &n) && n == 5);
+	ck_assert_ptr_null(proto_mp_value(&a, resp, sizeof resp - 1, &why)); /* cut short */
+	ck_assert_ptr_null(proto_mp_value(&a, resp, 4, &why));
+	static const uint8_t two[] = { 0x01, 0x02 };                       /* two messages */
+	ck_assert_ptr_null(proto_mp_value(&a, two, sizeof two, &why));
+	static const uint8_t ext[] = { 0xd4, 0x01, 0x00 };                 /* an extension type */
+	ck_assert_ptr_null(proto_mp_value(&a, ext, sizeof ext, &why));
+	ck_assert_ptr_nonnull(why);
+	proto_arena_free(&a);
+}
+END_TEST
+
 START_TEST(writers)
 {
 	proto_arena a;
@@ -1002,6 +1060,8 @@ static Suite *suite(void)
 	tcase_add_test(t, mp_writer_shortest);
 	tcase_add_test(t, writers_utf8_every_position);
 	tcase_add_test(t, params);
+	tcase_add_test(t, setup_shapes);
+	tcase_add_test(t, mp_value);
 	suite_add_tcase(s, t);
 	t = tcase_create("game");
 	tcase_set_timeout(t, 30);
