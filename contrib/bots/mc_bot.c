@@ -52,6 +52,7 @@
 #define MAX_MESSAGE (256u << 20) /* bytes of one reply: the history of any game fits */
 #define KEEPALIVE 60.0           /* seconds quiet before a ping while waiting */
 #define FUTURES 8                /* futures a decision's playouts are spread over */
+#define PLAYED_MAX (16 * CARC_MAX_TILES) /* moves of a game it replays (far more than any game makes) */
 
 static int verbose;
 /* what a decision's requests and replies are made of; a static, so that
@@ -297,9 +298,12 @@ static int read_events(const proto_val *events, const carc_game *fresh, seen *s)
 }
 
 /* The game set up again with a future of its own (engine/README.md, "Bots
- * that search"), the moves replayed; 0, or -1 when it does not replay. */
+ * that search"), the moves replayed; 0, or -1 when it does not replay.
+ * The wire's moves are read once a decision: with *nplayed < 0 they are
+ * read from `moves` into played[] as they are applied, after that
+ * played[] is applied as it is. */
 static int rebuild(carc_game *g, const carc_config *setup, const carc_game *fresh, const seen *s, const proto_val *moves,
-                   carc_rng *r, proto_arena *a)
+                   carc_move *played, int *nplayed, carc_rng *r, proto_arena *a)
 {
 	static carc_config cfg;
 	cfg = *setup;
@@ -329,13 +333,20 @@ static int rebuild(carc_game *g, const carc_config *setup, const carc_game *fres
 	cfg.nbag = (uint8_t)s->nbag;
 	memcpy(cfg.bag, s->bag, (size_t)s->nbag);
 	if (carc_game_init(g, &cfg, NULL) != CARC_OK) return -1;
-	for (const proto_val *m = moves ? moves->u.c.first : NULL; m; m = m->next) {
-		carc_move mv;
+	if (*nplayed >= 0) {
+		for (int i = 0; i < *nplayed; i++)
+			if (carc_apply(g, &played[i], NULL) != CARC_OK) return -1;
+		return 0;
+	}
+	int n = 0;
+	for (const proto_val *m = moves ? moves->u.c.first : NULL; m; m = m->next, n++) {
 		const char *why;
 		const proto_val *move = pv_get(m, "move");
-		if (!move || proto_move_parse(a, g, move, &mv, &why) != PROTO_OK || carc_apply(g, &mv, NULL) != CARC_OK)
+		if (n == PLAYED_MAX || !move || proto_move_parse(a, g, move, &played[n], &why) != PROTO_OK ||
+		    carc_apply(g, &played[n], NULL) != CARC_OK)
 			return -1;
 	}
+	*nplayed = n;
 	return 0;
 }
 
@@ -391,7 +402,7 @@ typedef struct bot {
 	uint64_t rng_seed;      /* its choices at a decision draw from this and the game's seq alone */
 	long moves_played;
 	carc_game *futures[FUTURES], *work, *fresh;
-	carc_move *list, *local;
+	carc_move *list, *local, *played;
 } bot;
 
 /* Two values are the same: the same MessagePack bytes. */
@@ -429,9 +440,9 @@ static proto_val *choose(bot *b, proto_arena *a, const proto_val *due, int seat)
 		cfg.seed = 1;
 		ok = carc_game_init(b->fresh, &cfg, NULL) == CARC_OK && read_events(pv_get(h, "events"), b->fresh, &s) == 0;
 	}
-	int nf = 0;
+	int nf = 0, nplayed = -1;
 	for (; ok && nf < FUTURES; nf++)
-		if (rebuild(b->futures[nf], &cfg, b->fresh, &s, pv_get(h, "moves"), &rng, a)) ok = 0;
+		if (rebuild(b->futures[nf], &cfg, b->fresh, &s, pv_get(h, "moves"), b->played, &nplayed, &rng, a)) ok = 0;
 	if (ok) { /* the same decision, and the very moves carcd lists, in its order */
 		const carc_game *g = b->futures[0];
 		n = carc_legal_moves(g, b->local, CARC_MAX_MOVES);
@@ -561,6 +572,7 @@ int main(int argc, char **argv)
 	b.fresh = proto_xmalloc(carc_game_size());
 	b.list = proto_xmalloc(sizeof *b.list * CARC_MAX_MOVES);
 	b.local = proto_xmalloc(sizeof *b.local * CARC_MAX_MOVES);
+	b.played = proto_xmalloc(sizeof *b.played * PLAYED_MAX);
 	b.c.fd = connect_to(address && *address ? address : DEFAULT_ADDRESS);
 	proto_arena *a = &arena;
 	proto_arena_init(a);
@@ -591,5 +603,6 @@ int main(int argc, char **argv)
 	free(b.fresh);
 	free(b.list);
 	free(b.local);
+	free(b.played);
 	return 0;
 }
