@@ -15,7 +15,10 @@
  * move in random playouts to the end of the game, each on a future of its
  * own, and sends the move whose playouts ended best for it on average: its
  * final score less the best of the others'.  --playouts sets how many
- * playouts a decision gets in all (shared among its moves; 1000 by default).
+ * playouts a decision gets in all (1000 by default).  They are shared out
+ * by sequential halving: in rounds, each dropping the worse half of the
+ * moves, so that the likely best moves get most of them; --flat gives
+ * every move the same number instead.
  * When its own copy of the game does not reach carcd's position (a game
  * made with a `tiles` list, which history keeps secret until the end, or a
  * tile put back under the supply that the events cannot tell apart from
@@ -361,33 +364,67 @@ static int outcome(const carc_game *g, int seat)
 	return carc_game_score(g, seat) - best;
 }
 
+/* What a decision's search did, for --verbose. */
+typedef struct search {
+	int moves;     /* moves it chose among */
+	int rounds;    /* rounds of sharing out playouts */
+	long playouts; /* playouts played */
+} search;
+
 /* Of the moves listed in futures[0] (every future lists the same), the one
- * whose random playouts end best for `seat` on average. */
+ * whose random playouts end best for `seat` on average.  Sequential
+ * halving (Karnin, Koren and Somekh, ICML 2013) shares the budget out in
+ * ceil(log2 n) rounds: each round shares an equal part of what is left of
+ * it among the moves still in, then keeps the better half by their mean
+ * so far.
+ * Most moves of a placement are plainly bad, so the playouts go to the few
+ * that are not, where flat sharing (`flat`: one round, every move the
+ * same) spends them evenly.  A move gets at least one playout a round, so
+ * a budget below 2 n + ceil(log2 n) may be overspent, up to that.  Ties go
+ * to the move listed first.  *done: what it did. */
 static int best_move(carc_game **futures, int nfutures, const carc_move *moves, int n, int seat, long playouts,
-                     carc_rng *r, carc_game *work, carc_move *list)
+                     int flat, carc_rng *r, carc_game *work, carc_move *list, search *done)
 {
+	static long sum[CARC_MAX_MOVES], count[CARC_MAX_MOVES];
+	static int in[CARC_MAX_MOVES];
+	*done = (search){ n, 0, 0 };
 	if (n == 1) return 0;
-	long each = playouts / n > 0 ? playouts / n : 1;
-	double best = 0;
-	int pick = 0;
+	int rounds = 1;
+	if (!flat)
+		while (1 << rounds < n) rounds++;
 	for (int i = 0; i < n; i++) {
-		long sum = 0;
-		for (long k = 0; k < each; k++) {
-			carc_game_clone(work, futures[(i + k) % nfutures]);
-			if (carc_apply(work, &moves[i], NULL) != CARC_OK) die(3, "libcarc refused a move it listed");
-			while (!carc_game_over(work)) {
-				int m = carc_legal_moves(work, list, CARC_MAX_MOVES);
-				carc_apply(work, &list[carc_rng_below(r, (uint32_t)m)], NULL);
-			}
-			sum += outcome(work, seat);
-		}
-		double mean = (double)sum / (double)each;
-		if (i == 0 || mean > best) {
-			best = mean;
-			pick = i;
-		}
+		sum[i] = count[i] = 0;
+		in[i] = i;
 	}
-	return pick;
+	for (int left = n, round = 0; round < rounds && left > 1; round++) {
+		long share = (playouts - done->playouts) / (rounds - round), each = share / left > 0 ? share / left : 1;
+		for (int j = 0; j < left; j++) {
+			int i = in[j];
+			for (long k = 0; k < each; k++, count[i]++) {
+				carc_game_clone(work, futures[(i + count[i]) % nfutures]);
+				if (carc_apply(work, &moves[i], NULL) != CARC_OK) die(3, "libcarc refused a move it listed");
+				while (!carc_game_over(work)) {
+					int m = carc_legal_moves(work, list, CARC_MAX_MOVES);
+					carc_apply(work, &list[carc_rng_below(r, (uint32_t)m)], NULL);
+				}
+				sum[i] += outcome(work, seat);
+			}
+		}
+		done->rounds++;
+		done->playouts += each * left;
+		for (int j = 1; j < left; j++) { /* best mean first, ties in list order */
+			int i = in[j], k = j;
+			double mean = (double)sum[i] / (double)count[i];
+			for (; k > 0; k--) {
+				double other = (double)sum[in[k - 1]] / (double)count[in[k - 1]];
+				if (mean < other || (mean == other && i > in[k - 1])) break;
+				in[k] = in[k - 1];
+			}
+			in[k] = i;
+		}
+		left = flat ? 1 : (left + 1) / 2;
+	}
+	return in[0];
 }
 
 /* ---- playing ------------------------------------------------------------ */
@@ -399,8 +436,10 @@ typedef struct bot {
 	unsigned not_mine;      /* bit s: the token was refused for seat s (seat -1) */
 	const char *token;
 	long playouts;
+	int flat;               /* --flat: every move the same playouts */
 	uint64_t rng_seed;      /* its choices at a decision draw from this and the game's seq alone */
 	long moves_played;
+	search last;            /* what the last decision's search did */
 	carc_game *futures[FUTURES], *work, *fresh;
 	carc_move *list, *local, *played;
 } bot;
@@ -452,12 +491,13 @@ static proto_val *choose(bot *b, proto_arena *a, const proto_val *due, int seat)
 	if (!ok) {
 		if (verbose) fprintf(stderr, "mc_bot: game %lld: my copy of the game does not reach carcd's position; a random move\n",
 		                     (long long)b->game);
+		b->last = (search){ nwire, 0, 0 };
 		int i = (int)carc_rng_below(&rng, (uint32_t)nwire);
 		const proto_val *m = wire->u.c.first;
 		while (i--) m = m->next;
 		return (proto_val *)m; /* it moves to apply_move's params; nothing reads the list again */
 	}
-	int i = best_move(b->futures, nf, b->local, n, seat, b->playouts, &rng, b->work, b->list);
+	int i = best_move(b->futures, nf, b->local, n, seat, b->playouts, b->flat, &rng, b->work, b->list, &b->last);
 	return proto_move(a, b->futures[0], &b->local[i]);
 }
 
@@ -499,20 +539,23 @@ static void play(bot *b, proto_arena *a)
 		}
 		if (b->seat < 0) b->seat = (int)seat; /* now it is known */
 		b->moves_played++;
-		if (verbose) fprintf(stderr, "mc_bot: game %lld seq %lld: seat %lld moved\n", (long long)b->game,
-		                     (long long)int_of(due, "seq"), (long long)seat);
+		if (verbose)
+			fprintf(stderr, "mc_bot: game %lld seq %lld: seat %lld moved (%d moves, %ld playouts in %d rounds)\n",
+			        (long long)b->game, (long long)int_of(due, "seq"), (long long)seat, b->last.moves,
+			        b->last.playouts, b->last.rounds);
 	}
 }
 
 static void usage(void)
 {
-	fputs("usage: mc_bot --game G [--seat S] [--address A] [--token T] [--playouts N] [--rng N] [--timeout S]\n"
-	      "              [--verbose]\n"
+	fputs("usage: mc_bot --game G [--seat S] [--address A] [--token T] [--playouts N] [--flat] [--rng N]\n"
+	      "              [--timeout S] [--verbose]\n"
 	      "Plays one seat of a carcd game with Monte-Carlo playouts on libcarc.  The token comes from\n"
 	      "$CARCD_TOKEN by default (--token puts it where every user of the machine can read it); the\n"
 	      "address from $CARCD_ADDRESS, else " DEFAULT_ADDRESS ".  --playouts: random playouts a\n"
-	      "decision gets, shared among its moves (default 1000); --timeout: seconds with nothing\n"
-	      "happening before it gives up (default 600).\n",
+	      "decision gets, shared among its moves (default 1000), most to the best by sequential\n"
+	      "halving, or the same to each with --flat; --timeout: seconds with nothing happening\n"
+	      "before it gives up (default 600).\n",
 	      stderr);
 }
 
@@ -535,7 +578,8 @@ int main(int argc, char **argv)
 		{ "seat", required_argument, NULL, 's' },    { "token", required_argument, NULL, 't' },
 		{ "playouts", required_argument, NULL, 'p' }, { "rng", required_argument, NULL, 'r' },
 		{ "timeout", required_argument, NULL, 'T' }, { "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },          { NULL, 0, NULL, 0 }
+		{ "flat", no_argument, NULL, 'f' },          { "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
 	};
 	static bot b;
 	const char *address = getenv("CARCD_ADDRESS");
@@ -556,6 +600,7 @@ int main(int argc, char **argv)
 		case 'r': b.rng_seed = (uint64_t)number("--rng", optarg, 0, LONG_MAX); break;
 		case 'T': b.c.timeout = (double)number("--timeout", optarg, 1, 86400 * 365); break;
 		case 'v': verbose = 1; break;
+		case 'f': b.flat = 1; break;
 		case 'h': usage(); return 0;
 		default: usage(); return 2;
 		}

@@ -4,6 +4,7 @@ random moves when its copy of a game cannot follow, and fails cleanly."""
 
 import json
 import os
+import re
 import subprocess
 import unittest
 
@@ -62,9 +63,9 @@ class Plays(unittest.TestCase):
             g = c.new_game(["p%d" % i for i in range(seats)], **opts)
         return g["game"], [s["token"] for s in g["seats"]]
 
-    def play(self, game, tokens, mc_seats, playouts=40):
+    def play(self, game, tokens, mc_seats, playouts=40, extra=()):
         """mc_bot at mc_seats, random_bot elsewhere; the bots' outputs by seat."""
-        procs = [start(mc("--game", game, "--seat", s, "--playouts", playouts, "--rng", 7 + s, "--verbose")
+        procs = [start(mc("--game", game, "--seat", s, "--playouts", playouts, "--rng", 7 + s, "--verbose", *extra)
                        if s in mc_seats else random_bot(game, s), token=t) for s, t in enumerate(tokens)]
         results = finish(procs)
         for seat, (rc, o, e) in enumerate(results):
@@ -91,6 +92,34 @@ class Plays(unittest.TestCase):
     def test_beats_random_play_in_a_base_game(self):
         game, tokens = self.game(2, seed=3)
         self.check_won(game, self.play(game, tokens, {0}), 0)
+
+    def check_shared(self, err, budget, flat):
+        """Each decision's --verbose line: the playouts and rounds that
+        sequential halving (or --flat) gives its moves."""
+        decisions = re.findall(r"moved \((\d+) moves, (\d+) playouts in (\d+) rounds\)", err)
+        self.assertGreater(len(decisions), 20, err)
+        for moves, playouts, rounds in decisions:
+            n, want, want_rounds, left = int(moves), 0, 1, int(moves)
+            while not flat and 1 << want_rounds < n:
+                want_rounds += 1
+            if n == 1:
+                want_rounds = 0
+            for r in range(want_rounds):  # each round an equal part of what is left
+                want += left * max(1, (budget - want) // (want_rounds - r) // left)
+                left = (left + 1) // 2
+            self.assertEqual((int(playouts), int(rounds)), (want, want_rounds), "%s moves" % n)
+            if n > 1:
+                self.assertLessEqual(int(playouts), max(budget, 2 * n + want_rounds))
+        return decisions
+
+    def test_playouts_go_to_the_better_moves(self):
+        # sequential halving by default, the same for every move with --flat
+        for flat, seed in ((False, 4), (True, 6)):
+            game, tokens = self.game(2, seed=seed)
+            results = self.play(game, tokens, {0}, playouts=100, extra=["--flat"] if flat else [])
+            self.check_won(game, results, 0)
+            decisions = self.check_shared(results[0][2], 100, flat)
+            self.assertEqual(any(int(r) > 1 for _, _, r in decisions), not flat)
 
     def test_every_set_three_seats(self):
         game, tokens = self.game(3, seed=11, expansions=harness.EVERY_SET,
