@@ -385,7 +385,8 @@ typedef struct search {
 static int best_move(carc_game **futures, int nfutures, const carc_move *moves, int n, int seat, long playouts,
                      int flat, carc_rng *r, carc_game *work, carc_move *list, search *done)
 {
-	static long sum[CARC_MAX_MOVES], count[CARC_MAX_MOVES];
+	static long long sum[CARC_MAX_MOVES]; /* up to --playouts times a margin: past 32 bits */
+	static long count[CARC_MAX_MOVES];
 	static int in[CARC_MAX_MOVES];
 	*done = (search){ n, 0, 0 };
 	if (n == 1) return 0;

@@ -96,6 +96,7 @@ class Plays(unittest.TestCase):
     def check_shared(self, err, budget, flat):
         """Each decision's --verbose line: the playouts and rounds that
         sequential halving (or --flat) gives its moves."""
+        self.assertNotIn(LOST, err)  # every decision searched
         decisions = re.findall(r"moved \((\d+) moves, (\d+) playouts in (\d+) rounds\)", err)
         self.assertGreater(len(decisions), 20, err)
         for moves, playouts, rounds in decisions:
@@ -113,12 +114,14 @@ class Plays(unittest.TestCase):
         return decisions
 
     def test_playouts_go_to_the_better_moves(self):
-        # sequential halving by default, the same for every move with --flat
+        # sequential halving by default, the same for every move with --flat;
+        # 40 playouts are fewer than some decisions need, one a move a round
         for flat, seed in ((False, 4), (True, 6)):
             game, tokens = self.game(2, seed=seed)
-            results = self.play(game, tokens, {0}, playouts=100, extra=["--flat"] if flat else [])
+            results = self.play(game, tokens, {0}, playouts=40, extra=["--flat"] if flat else [])
             self.check_won(game, results, 0)
-            decisions = self.check_shared(results[0][2], 100, flat)
+            decisions = self.check_shared(results[0][2], 40, flat)
+            self.assertTrue(any(int(p) > 40 for _, p, _ in decisions))  # overspent, within the bound
             self.assertEqual(any(int(r) > 1 for _, _, r in decisions), not flat)
 
     def test_every_set_three_seats(self):
