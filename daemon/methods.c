@@ -32,7 +32,6 @@ typedef struct method {
 	method_exec *exec;
 } method;
 
-#define MAX_SEED ((1ll << 53) - 1) /* JSON-safe integers */
 #define GAME_ID { .name = "game", .type = PROTO_P_INT, .required = 1, .min = 1, .max = INT64_MAX }
 #define END { .name = NULL }
 
@@ -326,7 +325,7 @@ static proto_err m_new_game(method_call *c, proto_val **result, const char **why
 		cfg.seed = (uint64_t)seed;
 	} else {
 		games_random(&cfg.seed, sizeof cfg.seed);
-		cfg.seed &= (uint64_t)MAX_SEED;
+		cfg.seed &= (uint64_t)PROTO_MAX_SEED;
 	}
 	/* tried with the game's own seed: the river tiles' order is its deal */
 	if (cfg.nstart && !cfg.ntiles && start_loses_river(c->s->scratch, &cfg))
@@ -763,18 +762,6 @@ static proto_err m_unsubscribe(method_call *c, proto_val **result, const char **
 static const proto_param p_none[] = { END };
 static const proto_param p_hello[] = { { .name = "client", .type = PROTO_P_STR }, END };
 static const proto_param p_game[] = { GAME_ID, END };
-static const proto_param p_new_game[] = {
-	{ .name = "players", .type = PROTO_P_ARRAY, .required = 1 },
-	{ .name = "expansions", .type = PROTO_P_ARRAY },
-	{ .name = "components", .type = PROTO_P_MAP },
-	{ .name = "rules", .type = PROTO_P_MAP },
-	{ .name = "seed", .type = PROTO_P_INT, .min = 0, .max = MAX_SEED },
-	{ .name = "tiles", .type = PROTO_P_ARRAY },
-	{ .name = "start", .type = PROTO_P_ARRAY },
-	{ .name = "bag", .type = PROTO_P_ARRAY },
-	{ .name = "auth", .type = PROTO_P_BOOL },
-	END
-};
 static const proto_param p_legal_moves[] = {
 	GAME_ID, { .name = "seat", .type = PROTO_P_INT, .min = 0, .max = CARC_MAX_SEATS - 1 },
 	{ .name = "features", .type = PROTO_P_BOOL }, { .name = "move", .type = PROTO_P_MAP }, END
@@ -796,7 +783,7 @@ static const proto_param p_close_game[] = { GAME_ID, { .name = "admin_token", .t
 
 static const method methods[] = {
 	{ .name = "hello", .params = p_hello, .exec = m_hello },
-	{ .name = "new_game", .params = p_new_game, .exec = m_new_game },
+	{ .name = "new_game", .params = proto_new_game_params, .exec = m_new_game }, /* proto/setup.c */
 	{ .name = "state", .params = p_game, .exec = m_state },
 	{ .name = "legal_moves", .params = p_legal_moves, .exec = m_legal_moves },
 	{ .name = "apply_move", .params = p_apply_move, .exec = m_apply_move },

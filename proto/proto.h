@@ -33,6 +33,7 @@
 #define PROTO_MAX_DEPTH 16           /* nesting of arrays and maps, the envelope is 1 */
 #define PROTO_MAX_NAME 64            /* bytes of a player name */
 #define PROTO_MAX_RULE_INT 1000      /* integer rule options are points: keep them sane */
+#define PROTO_MAX_SEED ((1ll << 53) - 1) /* a game's seed: JSON-safe integers */
 
 /* ---- error codes (PROTOCOL.md section 2) ------------------------------- */
 typedef enum proto_err {
@@ -272,10 +273,13 @@ proto_val *proto_scores(proto_arena *a, const carc_game *g);
 proto_err proto_move_parse(proto_arena *a, const carc_game *g, const proto_val *v, carc_move *m, const char **why);
 /* Why the engine refused `m`, in words a player understands. */
 const char *proto_move_explain(proto_arena *a, const carc_game *g, const carc_move *m, carc_rc rc, int detail);
+/* new_game's parameters, the table carcd checks its requests against. */
+extern const proto_param proto_new_game_params[];
 /* new_game's set-up (players, expansions, components, rules, tiles,
  * start, bag; not seed or auth) to *cfg, which it initialises first;
- * names[] gets the players' names (strings of the arena).  Checks every
- * value as new_game does: PROTO_E_INVALID_PARAMS and *why otherwise. */
+ * names[] gets the players' names (strings of the arena).  Checks the
+ * parameters' shapes (proto_new_game_params) and every value as new_game
+ * does: PROTO_E_INVALID_PARAMS and *why otherwise. */
 proto_err proto_setup_parse(proto_arena *a, const proto_val *p, carc_config *cfg, const char **names, const char **why);
 /* A player name new_game takes: 1 to PROTO_MAX_NAME bytes of UTF-8, no control characters. */
 int proto_name_ok(const char *s, size_t n);

@@ -215,25 +215,27 @@ static proto_err parse_bag(proto_arena *a, const proto_val *v, carc_config *cfg,
 	return PROTO_OK;
 }
 
-/* The shapes new_game's parameter table checks before carcd calls
- * proto_setup_parse; a client that reads a set-up nobody checked gets the
- * same refusal instead of a crash.  `players` is needed. */
-static const struct {
-	const char *key;
-	pv_type type;
-} shapes[] = { { "players", PV_ARRAY }, { "expansions", PV_ARRAY }, { "components", PV_MAP }, { "rules", PV_MAP },
-	       { "tiles", PV_ARRAY },   { "start", PV_ARRAY },      { "bag", PV_ARRAY } };
+const proto_param proto_new_game_params[] = {
+	{ .name = "players", .type = PROTO_P_ARRAY, .required = 1 },
+	{ .name = "expansions", .type = PROTO_P_ARRAY },
+	{ .name = "components", .type = PROTO_P_MAP },
+	{ .name = "rules", .type = PROTO_P_MAP },
+	{ .name = "seed", .type = PROTO_P_INT, .min = 0, .max = PROTO_MAX_SEED },
+	{ .name = "tiles", .type = PROTO_P_ARRAY },
+	{ .name = "start", .type = PROTO_P_ARRAY },
+	{ .name = "bag", .type = PROTO_P_ARRAY },
+	{ .name = "auth", .type = PROTO_P_BOOL },
+	{ .name = NULL }
+};
 
 proto_err proto_setup_parse(proto_arena *a, const proto_val *p, carc_config *cfg, const char **names, const char **why)
 {
 	proto_err rc;
 	carc_config_init(cfg);
+	/* carcd's dispatch has checked the shapes already; a client reading a
+	 * set-up nobody checked (history's) gets the same refusal, not a crash */
 	if (!p || p->type != PV_MAP) return INVALID("%s", "a set-up is a map");
-	for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
-		const proto_val *v = pv_opt(p, shapes[i].key);
-		if ((!v && i == 0) || (v && v->type != shapes[i].type))
-			return INVALID("`%s` is a %s", shapes[i].key, shapes[i].type == PV_MAP ? "map" : "list");
-	}
+	if ((rc = proto_params_check(a, proto_new_game_params, p, why))) return rc;
 	/* expansions first: the tiles and start tiles are judged against them */
 	if ((rc = parse_players(a, pv_get(p, "players"), cfg, names, why)) ||
 	    (rc = parse_expansions(a, pv_opt(p, "expansions"), cfg, why)) ||
