@@ -423,7 +423,7 @@ static int best_move(carc_game **futures, int nfutures, const carc_move *moves, 
 			}
 			in[k] = i;
 		}
-		left = flat ? 1 : (left + 1) / 2;
+		left = (left + 1) / 2; /* --flat has played its one round */
 	}
 	return in[0];
 }
