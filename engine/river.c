@@ -12,6 +12,10 @@
  * of the drawn tile leaves the river a free end (an end from which any
  * river tile still to come has a place, see end_free), only those are
  * allowed (a free end reaches as far as the tiles still to come can).
+ * Should the look ahead refuse every place the guard allows (a given
+ * tile order with no dead end to come), the tile may go where the guard
+ * allows and every river tile still to come keeps an end it continues
+ * (guard_mask): refused everywhere, it would be lost for nothing.
  * Under `unplaceable_tile` reshuffle a river tile put back goes under the
  * river tiles still to come, before the lake (river_put_back), and counts
  * with them; put back when no other river tile was left, it goes to the
@@ -319,18 +323,23 @@ static inline int joins_ends(const carc_front *f)
 	return (r & (r - 1)) != 0;
 }
 
+/* The end f as it is with the new tile of v placed (it may be a neighbour). */
+static carc_front with_new_tile(const vboard *v, carc_front end)
+{
+	uint32_t code = carc_tiletypes[v->type].edge_code[v->rot];
+	for (int d = 0; d < 4; d++)
+		if (end.x + carc_dx[d] == v->x && end.y + carc_dy[d] == v->y) {
+			end.want |= (code >> (8 * ((d + 2) & 3)) & 0xff) << (8 * d);
+			end.mask |= 0xffu << (8 * d);
+		}
+	return end;
+}
+
 /* An open end of the other branch, as it is with the new tile placed:
  * continuable there?  `known` and `room` as for continuable. */
 static int other_end_ok(const vboard *v, const carc_front *f, const rivers *r, unsigned known, unsigned room)
 {
-	carc_front end = *f;
-	uint32_t code = carc_tiletypes[v->type].edge_code[v->rot];
-	for (int d = 0; d < 4; d++) /* the new tile, if it is a neighbour */
-		if (f->x + carc_dx[d] == v->x && f->y + carc_dy[d] == v->y) {
-			int o = (d + 2) & 3;
-			end.want |= (code >> (8 * o) & 0xff) << (8 * d);
-			end.mask |= 0xffu << (8 * d);
-		}
+	carc_front end = with_new_tile(v, *f);
 	return continuable(v, &end, r, known, room);
 }
 
@@ -343,10 +352,46 @@ static inline carc_front new_end(int x, int y, int d)
 	                     0xffu << (8 * o) };
 }
 
+static int takes_now(const carc_game *g, int type);
+
+/* Can river tile t continue the river at the end f (its placed
+ * neighbours, the new tile among them, show the edges f->want, f->mask),
+ * its own open ends with the room ahead? */
+static int takes_tile(const vboard *v, const carc_front *f, int t)
+{
+	unsigned taken = taken_sides(f);
+	for (unsigned fits = carc_fit_mask(carc_codes(t), f); fits; fits &= fits - 1) {
+		unsigned open = river_turned(t, __builtin_ctz(fits)) & ~taken, b;
+		for (b = open; b && room_toward(v, f->x, f->y, __builtin_ctz(b)); b &= b - 1) {}
+		if (!b) return 1;
+	}
+	return 0;
+}
+
+/* Has every river tile still to come one of the open ends ends[0..n)
+ * (the new tile of v placed) to continue?  A tile put back to the bottom
+ * that no end takes now is not counted, as in boxed_put_back. */
+static int each_has_end(const vboard *v, const carc_front *ends, int n)
+{
+	const carc_game *g = v->g;
+	rivers r = rivers_left(g);
+	for (int k = 0; k < 2; k++)
+		for (int s = r.lo[k]; s < r.hi[k]; s++) {
+			int t = carc_entry_tile(g->supply[s]), e = 0;
+			if (!river_edges(t) || (k && !takes_now(g, t))) continue;
+			while (e < n && !takes_tile(v, &ends[e], t)) e++;
+			if (e == n) return 0;
+		}
+	return 1;
+}
+
 /* river_allowed when the list of open ends overflowed: the same rule,
  * worked out from the board and g->front, but for the free end, which
- * reads the list (no set in scope makes more open ends than it holds). */
-static __attribute__((noinline)) int river_unlisted(const carc_game *g, int type, int x, int y, int rot)
+ * reads the list (no set in scope makes more open ends than it holds).
+ * Without `fallback` the look ahead (every open end continued by some
+ * river tile still to come), with it what guard_mask asks instead: every
+ * river tile still to come has an end. */
+static int unlisted_at(const carc_game *g, int type, int x, int y, int rot, int fallback)
 {
 	vboard v = { g, x, y, type, rot, 0 }; /* reach: end_free only */
 	unsigned e = river_turned(type, rot), open = 0;
@@ -360,19 +405,39 @@ static __attribute__((noinline)) int river_unlisted(const carc_game *g, int type
 		if (!room_toward(&v, x, y, __builtin_ctz(b))) return 0;
 	rivers r = rivers_left(g);
 	if (!any_river(g, &r)) return 1;
-	int ends = 0;
+	carc_front list[sizeof g->front / sizeof g->front[0] + 4];
+	int ends = 0, n = 0;
 	for (unsigned b = open; b; b &= b - 1) {
 		carc_front end = new_end(x, y, __builtin_ctz(b));
-		if (!continuable(&v, &end, &r, 0, 0)) return 0;
+		if (fallback) list[n++] = end;
+		else if (!continuable(&v, &end, &r, 0, 0)) return 0;
 		ends++;
 	}
 	for (int i = 0; i < g->nfront; i++) {
 		const carc_front *f = &g->front[i];
 		if (!shows_river(f) || (f->x == x && f->y == y)) continue;
-		if (!other_end_ok(&v, f, &r, 0, 0)) return 0;
+		if (fallback) {
+			carc_front end = with_new_tile(&v, *f);
+			if (!joins_ends(&end)) list[n++] = end;
+		} else if (!other_end_ok(&v, f, &r, 0, 0)) {
+			return 0;
+		}
 		ends++;
 	}
-	return ends > 0; /* river tiles are still to come: the river may not end yet */
+	if (!ends) return 0; /* river tiles are still to come: the river may not end yet */
+	return !fallback || each_has_end(&v, list, n);
+}
+
+static __attribute__((noinline)) int river_unlisted(const carc_game *g, int type, int x, int y, int rot)
+{
+	if (unlisted_at(g, type, x, y, rot, 0)) return 1;
+	if (!unlisted_at(g, type, x, y, rot, 1)) return 0;
+	/* as guard_mask: only if the look ahead refuses every place */
+	carc_v4u code = carc_codes(type);
+	for (int i = 0; i < g->nfront; i++)
+		for (unsigned fits = carc_fit_mask(code, &g->front[i]); fits; fits &= fits - 1)
+			if (unlisted_at(g, type, g->front[i].x, g->front[i].y, __builtin_ctz(fits), 0)) return 0;
+	return 1;
 }
 
 /* river_listed past its quick answers: every open end afterwards, worked
@@ -464,28 +529,37 @@ static inline void counts_now(const carc_game *g, int *left, int *dead)
 	}
 }
 
-/* river_allowed at the listed open end `i`, the tile's river edges
- * turned `e`.  The room ahead of the open ends is kept in g->river_room
- * (the new tile never lies in the rectangles of its own place); the river
- * tiles still to come are counted, and a dead end among them settles at
- * once every end that shows one river: the new tile's own (the room ahead
- * found their other neighbours empty), and the other branch's unless the
- * new tile is next to it (g->river_alone). */
-static __attribute__((noinline)) int river_at_end(const carc_game *g, int type, int rot, int i, unsigned e)
+/* The guard at the listed open end `i` for a tile whose river edges,
+ * turned, are `e`: the room ahead of each end it leaves open (kept in
+ * g->river_room; the new tile never lies in the rectangles of its own
+ * place), and while river tiles are still to come, the river may not
+ * end. */
+static int river_guard(const carc_game *g, int i, unsigned e)
 {
 	unsigned kept = g->river_room[i];
 	if (!room_ahead(kept, e)) return 0;
-	unsigned open = e & ~(kept >> 4);
+	if ((e & ~(kept >> 4)) || g->nriver_open != 1) return 1;
+	int left, dead;
+	counts_now(g, &left, &dead);
+	return !left;
+}
+
+/* river_allowed at the listed open end `i`: the guard, then the look
+ * ahead.  The river tiles still to come are counted, and a dead end among
+ * them settles at once every end that shows one river: the new tile's own
+ * (the room ahead found their other neighbours empty), and the other
+ * branch's unless the new tile is next to it (g->river_alone). */
+static __attribute__((noinline)) int river_at_end(const carc_game *g, int type, int rot, int i, unsigned e)
+{
+	if (!river_guard(g, i, e)) return 0;
 	int left, dead;
 	counts_now(g, &left, &dead);
 	if (!left) return 1;
 	/* Every open end of the river afterwards, this tile's and the other
 	 * branch's, must be one that a river tile still to come can continue
-	 * (RULES.md 4.20: no placement that boxes in a later river tile); and
-	 * while river tiles are to come, the river may not end. */
-	if (!open && g->nriver_open == 1) return 0;
+	 * (RULES.md 4.20: no placement that boxes in a later river tile). */
 	if (dead && g->river_alone >> i & 1) return 1;
-	return river_ends_ok(g, type, rot, i, open, dead != 0);
+	return river_ends_ok(g, type, rot, i, e & ~(g->river_room[i] >> 4), dead != 0);
 }
 
 /* The bit of river_near for the place (x, y): places less than 8 apart
@@ -770,6 +844,47 @@ static int same_ends(const carc_game *g, int type, uint64_t ok)
 	return 1;
 }
 
+/* With the tile turned rot at listed open end i, has every river tile
+ * still to come an end it continues? */
+static int each_has_place(const carc_game *g, int type, int rot, int i)
+{
+	const carc_front *here = &g->river_open[i];
+	vboard v = { g, here->x, here->y, type, rot, 0 };
+	carc_front ends[sizeof g->river_open / sizeof g->river_open[0] + 4];
+	int n = 0;
+	for (unsigned b = river_turned(type, rot) & ~(g->river_room[i] >> 4); b; b &= b - 1)
+		ends[n++] = new_end(here->x, here->y, __builtin_ctz(b));
+	for (int j = 0; j < g->nriver_open; j++) {
+		carc_front end = with_new_tile(&v, g->river_open[j]);
+		if (j != i && !joins_ends(&end)) ends[n++] = end;
+	}
+	return each_has_end(&v, ends, n);
+}
+
+/* Bit 4 i + rot: the placements allow_mask falls back on when its look
+ * ahead refuses every one: those the guard allows after which every river
+ * tile still to come has an end it continues.  The look ahead asks more,
+ * that every open end be one some river tile still to come continues,
+ * which in a given tile order with no dead end to come can refuse every
+ * place though another end takes the tiles to come (a branch no tile left
+ * fits, beside the other's end), and the tile drawn would be lost for
+ * nothing.  A dealt supply never comes here (test_placement_ext: no river
+ * tile is ever discarded there). */
+static uint64_t guard_mask(const carc_game *g, int type)
+{
+	uint64_t ok = 0;
+	for (int i = 0; i < g->nriver_open; i++) {
+		const carc_front *f = &g->river_open[i];
+		if (joins_ends(f)) continue;
+		for (unsigned fits = carc_fit_mask(carc_codes(type), f); fits; fits &= fits - 1) {
+			int rot = __builtin_ctz(fits);
+			if (river_guard(g, i, river_turned(type, rot)) && each_has_place(g, type, rot, i))
+				ok |= (uint64_t)1 << (4 * i + rot);
+		}
+	}
+	return ok;
+}
+
 /* Bit 4 i + rot: the tile type turned rot may go at listed open end i,
  * by the rules above, and of those placements only the ones that leave
  * the river a free end if any do.  The free ends are looked for only
@@ -797,6 +912,7 @@ static uint64_t allow_mask(const carc_game *g, int type)
 			if (river_at_end(g, type, rot, i, river_turned(type, rot))) ok |= (uint64_t)1 << (4 * i + rot);
 		}
 	}
+	if (!ok) ok = guard_mask(g, type);
 	if (!(ok & (ok - 1))) return ok; /* one placement or none: the answer, free end or not */
 	if (same_ends(g, type, ok)) return ok; /* the same answer for all, free end or not */
 	free_ask a;

@@ -418,16 +418,58 @@ unsigned opl_why_not(const opl_board *b, int type, int x, int y, int rot, const 
 	return why;
 }
 
-int opl_places(const opl_board *b, int type, const int *river_left, opl_place *out, int cap)
+/* The places where opl_why_not answers `why`. */
+static int places_why(const opl_board *b, int type, const int *river_left, unsigned why, opl_place *out, int cap)
 {
 	int n = 0;
 	for (int y = b->miny - 1; y <= b->maxy + 1; y++)
 		for (int x = b->minx - 1; x <= b->maxx + 1; x++)
 			for (int rot = 0; rot < 4; rot++)
-				if (!opl_why_not(b, type, x, y, rot, river_left)) {
+				if (opl_why_not(b, type, x, y, rot, river_left) == why) {
 					if (n < cap) out[n] = (opl_place){ (int16_t)x, (int16_t)y, (uint8_t)rot };
 					n++;
 				}
+	return n;
+}
+
+/* With the river tile turned rot at (x, y), has every river tile still to
+ * come an open end it continues? */
+static int each_has_place(const opl_board *b, int type, int x, int y, int rot, const int *river_left)
+{
+	vboard v = { b, x, y, type, rot };
+	static int one[1024];
+	for (int t = 0; t < carc_tile_count(); t++) {
+		if (!river_left[t]) continue;
+		int found = 0;
+		one[t] = 1;
+		for (int c = -1; c < b->ncells && !found; c++) {
+			int cx = c < 0 ? x : b->x[c], cy = c < 0 ? y : b->y[c];
+			for (int d = 0; d < 4 && !found; d++) {
+				int px = cx + dx[d], py = cy + dy[d];
+				if (v_edge(&v, cx, cy, d) == OPL_RIVER && !v_taken(&v, px, py)) found = continuable(&v, px, py, one);
+			}
+		}
+		one[t] = 0;
+		if (!found) return 0;
+	}
+	return 1;
+}
+
+int opl_places(const opl_board *b, int type, const int *river_left, opl_place *out, int cap)
+{
+	int n = places_why(b, type, river_left, 0, out, cap);
+	/* A river tile that the look ahead (OPL_W_BOXED: every open end
+	 * continued by some tile still to come) alone refuses everywhere goes
+	 * where that alone refuses it, if afterwards every river tile still to
+	 * come has an end it continues: a given tile order with no dead end to
+	 * come can leave a branch no tile fits while the other takes them all,
+	 * and the tile drawn would be lost for nothing (README.md, "The
+	 * river"). */
+	if (!n && opl_is_river(type)) {
+		int nb = places_why(b, type, river_left, OPL_W_BOXED, out, cap);
+		for (int i = 0; i < nb && i < cap; i++)
+			if (each_has_place(b, type, out[i].x, out[i].y, out[i].rot, river_left)) out[n++] = out[i];
+	}
 	if (!opl_is_river(type) || n > cap) return n;
 	/* a river tile: those that leave a free end, if any do */
 	int nfree = 0;

@@ -55,7 +55,11 @@
  *   with all three river sets).  So of those placements only the ones
  *   that leave the river a free end are legal, whenever one does (the
  *   model's free end in oracle_place.c, the engine's in engine/README.md),
- *   and no river tile is ever discarded in these games.
+ *   and no river tile is ever discarded in these games.  Should the look
+ *   ahead refuse every place the guard allows (a given tile order with no
+ *   dead end to come, tests/scenarios/river-19), the tile may go where the
+ *   guard allows and every river tile still to come keeps an end it
+ *   continues: refused everywhere, it would be lost for nothing.
  * - The abbey is a cloister for the cult-place rule (2.9, 4.12), so a hole
  *   next to two cult places, or next to a cult place that already has a
  *   cloister beside it, takes no abbey.
@@ -845,6 +849,40 @@ START_TEST(test_fork_supply)
 }
 END_TEST
 
+/* A two-seat game of the sets (NULL-terminated) with the supply given,
+ * seed 1; start tiles may be added to cfg before own_supply_game. */
+static void given_order(carc_config *cfg, const char *const *sets, const char *const *supply, size_t n)
+{
+	int nsets = 0;
+	while (sets[nsets]) nsets++;
+	carc_config_init(cfg);
+	cfg->expansions = tu_expansions(sets, nsets);
+	cfg->nseats = 2;
+	cfg->seed = 1;
+	for (size_t k = 0; k < n; k++) cfg->tiles[k] = (uint16_t)tu_tile(supply[k]);
+	cfg->ntiles = (uint16_t)n;
+	memset(&st, 0, sizeof st);
+}
+
+/* The moves of the decision due in a game of given_order, listed in
+ * `moves`; a placement of the drawn tile is first compared with the model. */
+static int given_order_moves(const run *r, const carc_game *g, int played)
+{
+	TU_ASSERT_MSG(played < MAX_GAME_MOVES, "no end after %d moves", played);
+	int nm = carc_legal_moves(g, moves, CARC_MAX_MOVES);
+	TU_GT(nm, 0);
+	if (carc_game_phase(g) == CARC_PH_TILE && carc_game_drawn(g) >= 0) compare_placements(r, g, nm);
+	return nm;
+}
+
+/* Plays m in a game of given_order and lets the model follow. */
+static void given_order_play(run *r, carc_game *g, const carc_move *m)
+{
+	tu_events_reset(&ev);
+	tu_apply_ok(g, *m, &ev.sink);
+	take_events(r, g);
+}
+
 /* Two springs and the river's free end: the curve drawn first may turn
  * south, though the other spring's end lies ahead of it, exactly `reach`
  * + 1 steps on (the river tiles still to come + 2): none of them can get
@@ -857,34 +895,54 @@ START_TEST(test_far_other_end)
 	const char *const sets[] = { "base", "river", NULL };
 	static const char *const supply[] = { "RI.1/II", "RI.1/IFI", "RI.1/I.e", "BA/L", "BA/L", "BA/L" };
 	carc_config cfg;
-	carc_config_init(&cfg);
-	cfg.expansions = tu_expansions(sets, 2);
-	cfg.nseats = 2;
-	cfg.seed = 1;
+	given_order(&cfg, sets, supply, sizeof supply / sizeof supply[0]);
 	cfg.nstart = 3;
 	cfg.start[0] = (carc_start_tile){ (uint16_t)tu_tile("RI/s"), 1, 0, 2 }; /* its river's end: (0,0) */
 	cfg.start[1] = (carc_start_tile){ (uint16_t)tu_tile("RI/s"), 1, 5, 2 }; /* (0,5) */
 	cfg.start[2] = (carc_start_tile){ (uint16_t)tu_tile("BA/L"), -2, 5, 0 };
-	int n = 0;
-	for (size_t k = 0; k < sizeof supply / sizeof supply[0]; k++) cfg.tiles[n++] = (uint16_t)tu_tile(supply[k]);
-	cfg.ntiles = (uint16_t)n;
-	memset(&st, 0, sizeof st);
 	run *r;
 	carc_game *g = own_supply_game(&cfg, 0, &r);
 	int nm = carc_legal_moves(g, moves, CARC_MAX_MOVES);
 	carc_move south = tu_place(g, 0, 0, 3);
 	TU_ASSERT_MSG(tu_find_move(moves, nm, &south) >= 0, "the curve turned south at (0,0) is not listed");
-	int played = 0;
-	while (!carc_game_over(g)) {
-		TU_ASSERT_MSG(played < MAX_GAME_MOVES, "no end after %d moves", played);
-		nm = carc_legal_moves(g, moves, CARC_MAX_MOVES);
-		TU_GT(nm, 0);
-		if (carc_game_phase(g) == CARC_PH_TILE && carc_game_drawn(g) >= 0) compare_placements(r, g, nm);
-		tu_events_reset(&ev);
-		tu_apply_ok(g, played ? moves[0] : south, &ev.sink);
-		played++;
-		take_events(r, g);
+	for (int played = 0; !carc_game_over(g); played++) {
+		given_order_moves(r, g, played);
+		given_order_play(r, g, played ? &moves[0] : &south);
 	}
+	free(g);
+}
+END_TEST
+
+/* A given tile order with no dead end to come (tests/scenarios/river-19):
+ * after the fork and a curve of its N branch turned E beside the E
+ * branch's end, the look ahead (every open end continued by some river
+ * tile still to come) refuses the second curve everywhere, since the
+ * curve with a road still to come fits no end beside a field.  Both the
+ * engine and the model then let it go where the guard allows and the
+ * last curve keeps an end: (2,-1) turned N and (2,0) turned S.  Every
+ * placement is compared with the model, and no river tile is discarded. */
+START_TEST(test_look_ahead_refuses_everywhere)
+{
+	const char *const sets[] = { "base", "river2", NULL };
+	static const char *const supply[] = { "RI.2/III", "RI.2/II", "RI.2/II", "RI.2/RrII", "BA/L" };
+	carc_config cfg;
+	given_order(&cfg, sets, supply, sizeof supply / sizeof supply[0]);
+	run *r;
+	carc_game *g = own_supply_game(&cfg, 0, &r);
+	int curves = 0;
+	for (int played = 0; !carc_game_over(g); played++) {
+		int nm = given_order_moves(r, g, played);
+		if (carc_game_phase(g) == CARC_PH_TILE && carc_game_drawn(g) == tu_tile("RI.2/II") && ++curves == 2) {
+			carc_move north = tu_place(g, 2, -1, 1), south = tu_place(g, 2, 0, 0);
+			TU_EQ(nm, 2);
+			TU_ASSERT_MSG(tu_find_move(moves, nm, &north) >= 0, "the second curve turned N at (2,-1) is not listed");
+			TU_ASSERT_MSG(tu_find_move(moves, nm, &south) >= 0, "the second curve turned S at (2,0) is not listed");
+		}
+		given_order_play(r, g, &moves[0]);
+	}
+	TU_EQ(curves, 2);
+	TU_EQ(st.river_discards, 0);
+	TU_EQ(carc_board_count(g), 6); /* the spring and every tile of the supply */
 	free(g);
 }
 END_TEST
@@ -903,6 +961,7 @@ static Suite *placement_suite(void)
 		{ "many_river_ends", test_many_river_ends, 1 },
 		{ "fork_supply", test_fork_supply, 1 },
 		{ "far_other_end", test_far_other_end, 1 },
+		{ "look_ahead_refuses_everywhere", test_look_ahead_refuses_everywhere, 1 },
 	};
 	Suite *s = suite_create("placement_ext");
 	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
