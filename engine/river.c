@@ -13,9 +13,12 @@
  * river tile still to come has a place, see end_free), only those are
  * allowed (a free end reaches as far as the tiles still to come can).
  * Should the look ahead refuse every place the guard allows (a given
- * tile order with no dead end to come), the tile may go where the guard
- * allows and every river tile still to come keeps an end it continues
- * (guard_mask): refused everywhere, it would be lost for nothing.
+ * tile order with no dead end to come, or start tiles that wall in a
+ * branch), the tile may go where the guard allows and every river tile
+ * still to come keeps an end it continues (guard_mask): refused
+ * everywhere, it would be lost for nothing.  Once an end is left that no
+ * tile continues, the look ahead refuses every later place too, and the
+ * rest of the river goes by that weaker rule.
  * Under `unplaceable_tile` reshuffle a river tile put back goes under the
  * river tiles still to come, before the lake (river_put_back), and counts
  * with them; put back when no other river tile was left, it goes to the
@@ -368,9 +371,11 @@ static int takes_tile(const vboard *v, const carc_front *f, int t)
 	return 0;
 }
 
-/* Has every river tile still to come one of the open ends ends[0..n)
- * (the new tile of v placed) to continue?  A tile put back to the bottom
- * that no end takes now is not counted, as in boxed_put_back. */
+/* Has every river tile still to come (as rivers_left reads them) one of
+ * the open ends ends[0..n) (the new tile of v placed) to continue?  In a
+ * dealt supply a tile put back to the bottom that no end takes now is
+ * not counted, as in boxed_put_back; in a given order rivers_left reads
+ * the bottom with the rest, and it counts. */
 static int each_has_end(const vboard *v, const carc_front *ends, int n)
 {
 	const carc_game *g = v->g;
@@ -868,8 +873,10 @@ static int each_has_place(const carc_game *g, int type, int rot, int i)
  * which in a given tile order with no dead end to come can refuse every
  * place though another end takes the tiles to come (a branch no tile left
  * fits, beside the other's end), and the tile drawn would be lost for
- * nothing.  A dealt supply never comes here (test_placement_ext: no river
- * tile is ever discarded there). */
+ * nothing.  A dealt supply from the standard start never comes here
+ * (test_placement_ext: no river tile is ever discarded there;
+ * tests/bench/digest is the same as before the fallback); start tiles that
+ * wall in a branch do (test_placement_ext walled_branch). */
 static uint64_t guard_mask(const carc_game *g, int type)
 {
 	uint64_t ok = 0;

@@ -57,9 +57,10 @@
  *   model's free end in oracle_place.c, the engine's in engine/README.md),
  *   and no river tile is ever discarded in these games.  Should the look
  *   ahead refuse every place the guard allows (a given tile order with no
- *   dead end to come, tests/scenarios/river-19), the tile may go where the
- *   guard allows and every river tile still to come keeps an end it
- *   continues: refused everywhere, it would be lost for nothing.
+ *   dead end to come, tests/scenarios/river-19, or start tiles that wall
+ *   in a branch, walled_branch), the tile may go where the guard allows
+ *   and every river tile still to come keeps an end it continues: refused
+ *   everywhere, it would be lost for nothing.
  * - The abbey is a cloister for the cult-place rule (2.9, 4.12), so a hole
  *   next to two cult places, or next to a cult place that already has a
  *   cloister beside it, takes no abbey.
@@ -947,6 +948,47 @@ START_TEST(test_look_ahead_refuses_everywhere)
 }
 END_TEST
 
+/* Start tiles that wall in one branch (a second spring at (0,6), its
+ * mouth (1,6) walled by three cities that no river tile fits): every
+ * placement that leaves that end open fails the look ahead, so it refuses
+ * every place, with dead ends still to come, and the fallback decides the
+ * river; with River II's tiles in a deal's order (the fork first, the lake
+ * last) every river tile but the lake was discarded before it.  Played
+ * at random, every placement is the model's, and a tile is discarded only
+ * where the model finds no place either (take_events). */
+START_TEST(test_walled_branch)
+{
+	const char *const sets[] = { "base", "river2", NULL };
+	static const char *const supply[] = { "RI.2/III", "RI.2/CIcI", "RI.2/II", "RI.2/LIFI", "RI.2/CcII+",
+		                              "RI.2/RIrI", "RI.2/II+", "RI.2/CIRI", "RI.2/RrII", "RI.2/IFC",
+		                              "RI.2/I.v", "BA/L", "BA/C", "BA/RFr" };
+	int placed = 0;
+	for (int game = 0; game < 20; game++) {
+		carc_config cfg;
+		given_order(&cfg, sets, supply, sizeof supply / sizeof supply[0]);
+		cfg.nstart = 5;
+		cfg.start[0] = (carc_start_tile){ (uint16_t)tu_tile("RI/s"), 0, 0, 0 };
+		cfg.start[1] = (carc_start_tile){ (uint16_t)tu_tile("RI/s"), 0, 6, 0 };
+		cfg.start[2] = (carc_start_tile){ (uint16_t)tu_tile("BA/C"), 1, 5, 2 };
+		cfg.start[3] = (carc_start_tile){ (uint16_t)tu_tile("BA/C"), 2, 6, 0 };
+		cfg.start[4] = (carc_start_tile){ (uint16_t)tu_tile("BA/C"), 1, 7, 2 };
+		run *r;
+		carc_game *g = own_supply_game(&cfg, game, &r);
+		carc_rng pick;
+		carc_rng_seed(&pick, 0x3a11u + (uint64_t)game);
+		for (int played = 0; !carc_game_over(g); played++) {
+			int nm = given_order_moves(r, g, played);
+			placed += carc_game_phase(g) == CARC_PH_TILE && opl_is_river(carc_game_drawn(g));
+			given_order_play(r, g, &moves[carc_rng_below(&pick, (uint32_t)nm)]);
+		}
+		free(g);
+	}
+	/* the river tiles but the lake, which the look ahead alone refused
+	 * everywhere, now mostly have a place */
+	TU_GT(placed, 20 * 6);
+}
+END_TEST
+
 static Suite *placement_suite(void)
 {
 	const struct {
@@ -962,6 +1004,7 @@ static Suite *placement_suite(void)
 		{ "fork_supply", test_fork_supply, 1 },
 		{ "far_other_end", test_far_other_end, 1 },
 		{ "look_ahead_refuses_everywhere", test_look_ahead_refuses_everywhere, 1 },
+		{ "walled_branch", test_walled_branch, 1 },
 	};
 	Suite *s = suite_create("placement_ext");
 	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
