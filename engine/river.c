@@ -357,20 +357,6 @@ static inline carc_front new_end(int x, int y, int d)
 
 static int takes_now(const carc_game *g, int type);
 
-/* Can river tile t continue the river at the end f (its placed
- * neighbours, the new tile among them, show the edges f->want, f->mask),
- * its own open ends with the room ahead? */
-static int takes_tile(const vboard *v, const carc_front *f, int t)
-{
-	unsigned taken = taken_sides(f);
-	for (unsigned fits = carc_fit_mask(carc_codes(t), f); fits; fits &= fits - 1) {
-		unsigned open = river_turned(t, __builtin_ctz(fits)) & ~taken, b;
-		for (b = open; b && room_toward(v, f->x, f->y, __builtin_ctz(b)); b &= b - 1) {}
-		if (!b) return 1;
-	}
-	return 0;
-}
-
 /* Has every river tile still to come (as rivers_left reads them) one of
  * the open ends ends[0..n) (the new tile of v placed) to continue?  In a
  * dealt supply a tile put back to the bottom that no end takes now is
@@ -384,7 +370,8 @@ static int each_has_end(const vboard *v, const carc_front *ends, int n)
 		for (int s = r.lo[k]; s < r.hi[k]; s++) {
 			int t = carc_entry_tile(g->supply[s]), e = 0;
 			if (!river_edges(t) || (k && !takes_now(g, t))) continue;
-			while (e < n && !takes_tile(v, &ends[e], t)) e++;
+			rivers one = { { s, 0 }, { s + 1, 0 } }; /* this tile alone, for continuable */
+			while (e < n && !continuable(v, &ends[e], &one, 0, 0)) e++;
 			if (e == n) return 0;
 		}
 	return 1;
