@@ -358,18 +358,20 @@ static inline carc_front new_end(int x, int y, int d)
 static int takes_now(const carc_game *g, int type);
 
 /* Has every river tile still to come (as rivers_left reads them) one of
- * the open ends ends[0..n) (the new tile of v placed) to continue?  In a
- * dealt supply a tile put back to the bottom that no end takes now is
- * not counted, as in boxed_put_back; in a given order rivers_left reads
- * the bottom with the rest, and it counts. */
+ * the open ends ends[0..n) (the new tile of v placed) to continue?  A
+ * tile in the run put back to the bottom (from `bottom` on) that no end
+ * takes now is not counted, as in boxed_put_back, in a given order too,
+ * where rivers_left reads that run with the rest. */
 static int each_has_end(const vboard *v, const carc_front *ends, int n)
 {
 	const carc_game *g = v->g;
 	rivers r = rivers_left(g);
+	int bottom = g->nsupply;
+	while (bottom > g->next && g->supply[bottom - 1] & CARC_PUT_BACK) bottom--;
 	for (int k = 0; k < 2; k++)
 		for (int s = r.lo[k]; s < r.hi[k]; s++) {
 			int t = carc_entry_tile(g->supply[s]), e = 0;
-			if (!river_edges(t) || (k && !takes_now(g, t))) continue;
+			if (!river_edges(t) || (s >= bottom && !takes_now(g, t))) continue;
 			rivers one = { { s, 0 }, { s + 1, 0 } }; /* this tile alone, for continuable */
 			while (e < n && !continuable(v, &ends[e], &one, 0, 0)) e++;
 			if (e == n) return 0;

@@ -201,7 +201,23 @@ static int continuable(const vboard *v, int px, int py, const int *river_left)
 	return 0;
 }
 
-static unsigned river_why(const opl_board *b, int type, int x, int y, int rot, const int *river_left)
+int opl_river_takes_now(const opl_board *b, int type)
+{
+	vboard v = { b, INT16_MAX, INT16_MAX, type, 0 }; /* no new tile: it lies off every board */
+	static int one[1024];
+	one[type] = 1;
+	int found = 0;
+	for (int c = 0; c < b->ncells && !found; c++)
+		for (int d = 0; d < 4 && !found; d++) {
+			int px = b->x[c] + dx[d], py = b->y[c] + dy[d];
+			if (v_edge(&v, b->x[c], b->y[c], d) == OPL_RIVER && !v_taken(&v, px, py))
+				found = continuable(&v, px, py, one);
+		}
+	one[type] = 0;
+	return found;
+}
+
+static unsigned river_why(const opl_board *b, int type, int x, int y, int rot, const opl_rivers *rv)
 {
 	unsigned why = 0;
 	vboard v = { b, x, y, type, rot };
@@ -242,7 +258,7 @@ static unsigned river_why(const opl_board *b, int type, int x, int y, int rot, c
 	 * be closed, and every open end, this tile's and the other branch's,
 	 * must be one that a river tile still to come can continue. */
 	int left = 0;
-	for (int t = 0; t < carc_tile_count(); t++) left += river_left[t];
+	for (int t = 0; t < carc_tile_count(); t++) left += rv->counted[t];
 	if (!left) return why;
 	int open = 0;
 	for (int c = -1; c < b->ncells; c++) {
@@ -251,7 +267,7 @@ static unsigned river_why(const opl_board *b, int type, int x, int y, int rot, c
 			int px = cx + dx[d], py = cy + dy[d];
 			if (v_edge(&v, cx, cy, d) != OPL_RIVER || v_taken(&v, px, py)) continue;
 			open++;
-			if (!continuable(&v, px, py, river_left)) why |= OPL_W_BOXED;
+			if (!continuable(&v, px, py, rv->left)) why |= OPL_W_BOXED;
 		}
 	}
 	if (!open) why |= OPL_W_RIVER_ENDS;
@@ -324,15 +340,15 @@ static int model_end_free(const vboard *v, const mend *ends, int n, int i, int d
 	return 0;
 }
 
-static int model_free_after(const opl_board *b, int type, int x, int y, int rot, const int *river_left)
+static int model_free_after(const opl_board *b, int type, int x, int y, int rot, const opl_rivers *rv)
 {
 	vboard v = { b, x, y, type, rot };
 	int left = 0, dead = 0, forks = 0, curves = 0;
 	for (int t = 0; t < carc_tile_count(); t++) {
-		if (!river_left[t]) continue;
+		if (!rv->left[t]) continue;
 		int sides = river_sides(t);
-		left += river_left[t];
-		dead += sides == 1 ? river_left[t] : 0;
+		left += rv->counted[t];
+		dead += sides == 1 ? rv->counted[t] : 0;
 		forks += sides == 3;
 		curves += sides == 2 && (opl_edge(t, 0, 0) == OPL_RIVER) != (opl_edge(t, 0, 2) == OPL_RIVER);
 	}
@@ -397,7 +413,7 @@ static unsigned cult_why(const opl_board *b, int mine, int x, int y)
 
 /* ---- placements ------------------------------------------------------------------ */
 
-unsigned opl_why_not(const opl_board *b, int type, int x, int y, int rot, const int *river_left)
+unsigned opl_why_not(const opl_board *b, int type, int x, int y, int rot, const opl_rivers *rv)
 {
 	if (opl_at(b, x, y) >= 0) return OPL_W_OCCUPIED;
 	unsigned why = 0;
@@ -413,19 +429,19 @@ unsigned opl_why_not(const opl_board *b, int type, int x, int y, int rot, const 
 	}
 	if (!near) why |= OPL_W_ALONE;
 	if (why) return why; /* the expansions' rules are asked of places where the tile fits */
-	if (opl_is_river(type)) why |= river_why(b, type, x, y, rot, river_left);
+	if (opl_is_river(type)) why |= river_why(b, type, x, y, rot, rv);
 	why |= cult_why(b, opl_building(type), x, y);
 	return why;
 }
 
 /* The places where opl_why_not answers `why`. */
-static int places_why(const opl_board *b, int type, const int *river_left, unsigned why, opl_place *out, int cap)
+static int places_why(const opl_board *b, int type, const opl_rivers *rv, unsigned why, opl_place *out, int cap)
 {
 	int n = 0;
 	for (int y = b->miny - 1; y <= b->maxy + 1; y++)
 		for (int x = b->minx - 1; x <= b->maxx + 1; x++)
 			for (int rot = 0; rot < 4; rot++)
-				if (opl_why_not(b, type, x, y, rot, river_left) == why) {
+				if (opl_why_not(b, type, x, y, rot, rv) == why) {
 					if (n < cap) out[n] = (opl_place){ (int16_t)x, (int16_t)y, (uint8_t)rot };
 					n++;
 				}
@@ -434,12 +450,12 @@ static int places_why(const opl_board *b, int type, const int *river_left, unsig
 
 /* With the river tile turned rot at (x, y), has every river tile still to
  * come an open end it continues? */
-static int each_has_place(const opl_board *b, int type, int x, int y, int rot, const int *river_left)
+static int each_has_place(const opl_board *b, int type, int x, int y, int rot, const opl_rivers *rv)
 {
 	vboard v = { b, x, y, type, rot };
 	static int one[1024];
 	for (int t = 0; t < carc_tile_count(); t++) {
-		if (!river_left[t]) continue;
+		if (!rv->counted[t]) continue;
 		int found = 0;
 		one[t] = 1;
 		for (int c = -1; c < b->ncells && !found; c++) {
@@ -455,9 +471,9 @@ static int each_has_place(const opl_board *b, int type, int x, int y, int rot, c
 	return 1;
 }
 
-int opl_places(const opl_board *b, int type, const int *river_left, opl_place *out, int cap)
+int opl_places(const opl_board *b, int type, const opl_rivers *rv, opl_place *out, int cap)
 {
-	int n = places_why(b, type, river_left, 0, out, cap);
+	int n = places_why(b, type, rv, 0, out, cap);
 	/* A river tile that the look ahead (OPL_W_BOXED: every open end
 	 * continued by some tile still to come) alone refuses everywhere goes
 	 * where that alone refuses it, if afterwards every river tile still to
@@ -466,15 +482,15 @@ int opl_places(const opl_board *b, int type, const int *river_left, opl_place *o
 	 * and the tile drawn would be lost for nothing (README.md, "The
 	 * river"). */
 	if (!n && opl_is_river(type)) {
-		int nb = places_why(b, type, river_left, OPL_W_BOXED, out, cap);
+		int nb = places_why(b, type, rv, OPL_W_BOXED, out, cap);
 		for (int i = 0; i < nb && i < cap; i++)
-			if (each_has_place(b, type, out[i].x, out[i].y, out[i].rot, river_left)) out[n++] = out[i];
+			if (each_has_place(b, type, out[i].x, out[i].y, out[i].rot, rv)) out[n++] = out[i];
 	}
 	if (!opl_is_river(type) || n > cap) return n;
 	/* a river tile: those that leave a free end, if any do */
 	int nfree = 0;
 	for (int i = 0; i < n; i++)
-		if (model_free_after(b, type, out[i].x, out[i].y, out[i].rot, river_left)) out[nfree++] = out[i];
+		if (model_free_after(b, type, out[i].x, out[i].y, out[i].rot, rv)) out[nfree++] = out[i];
 	return nfree ? nfree : n;
 }
 

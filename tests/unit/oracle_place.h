@@ -75,13 +75,27 @@ int opl_river_supply(uint32_t expansions, int *count);
 void opl_board_read(opl_board *b, const carc_game *g);
 int opl_at(const opl_board *b, int x, int y); /* cell index, -1 when empty */
 
+/* The river tiles still to draw after the tile drawn now, by tile type
+ * (the caller counts them from the events): left[t] every one, counted[t]
+ * those a placement must not box in.  A tile put back under the whole
+ * supply that no open end takes now (opl_river_takes_now) is left out of
+ * `counted`, as seed 000 reads in 2.3 ("could prevent any subsequently
+ * drawn river tiles"): no placement now is what keeps it out.  It may
+ * still continue an end, and its shape still counts. */
+typedef struct opl_rivers {
+	const int *left, *counted;
+} opl_rivers;
+
 /* 0 when `type` turned rot may go at (x, y), else OPL_W_* bits: those of
  * edge matching (occupied, alone, edge), else every expansion rule that
- * refuses the place; river_left[t]: river tiles of type t still to draw
- * after this one (the caller counts them from the events). */
-unsigned opl_why_not(const opl_board *b, int type, int x, int y, int rot, const int *river_left);
+ * refuses the place. */
+unsigned opl_why_not(const opl_board *b, int type, int x, int y, int rot, const opl_rivers *rv);
 /* Every legal placement, in the order y, x, rot ascending; returns the count. */
-int opl_places(const opl_board *b, int type, const int *river_left, opl_place *out, int cap);
+int opl_places(const opl_board *b, int type, const opl_rivers *rv, opl_place *out, int cap);
+/* Does some open end of the river on the board take the river tile
+ * `type` now: its edges match there, it joins that end only, and its own
+ * open ends have the room ahead? */
+int opl_river_takes_now(const opl_board *b, int type);
 /* The holes the abbey may fill (RULES.md 2.9: tiles on all four sides;
  * 2.10 and 4.12: it counts as a cloister next to cult places), in the
  * order y, x; returns the count. */

@@ -61,6 +61,12 @@
  *   in a branch, walled_branch), the tile may go where the guard allows
  *   and every river tile still to come keeps an end it continues: refused
  *   everywhere, it would be lost for nothing.
+ * - A river tile put back under the whole supply that no open end takes
+ *   now is not one a placement must keep a place for (seed 000's "could
+ *   prevent any subsequently drawn river tiles": no placement now keeps
+ *   it out): it is left out of the river tiles counted still to come, as
+ *   in audit9-mr-04 and -08, but it may still continue an end, and its
+ *   shape still counts (oracle_place.h, opl_rivers; given_reshuffle).
  * - The abbey is a cloister for the cult-place rule (2.9, 4.12), so a hole
  *   next to two cult places, or next to a cult place that already has a
  *   cloister beside it, takes no abbey.
@@ -113,6 +119,15 @@ typedef struct run {
 	int final_asked[CARC_MAX_SEATS]; /* offered the abbey in the final round */
 	int final_abbeys;                /* abbeys placed in the final round */
 	int turn_started;                /* the last call began a turn (a `turn` event) */
+	/* a given tile order (cfg.ntiles), followed draw by draw: supply[next..n)
+	 * are still to draw, back[] marks a tile put back under the supply, as
+	 * PROTOCOL.md says it goes: a river tile under the river tiles still to
+	 * come, before the lake, and under the whole supply when none is */
+	struct {
+		int on, next, n;
+		uint16_t tile[CARC_MAX_TILES + 8];
+		uint8_t back[CARC_MAX_TILES + 8];
+	} supply;
 } run;
 
 static run R;
@@ -137,6 +152,50 @@ static void describe(const run *r, char *buf, size_t cap)
 
 /* River tiles still to draw once the tile drawn last is placed. */
 static int river_left(const run *r) { return r->river_total - r->river_drawn + r->river_back - r->river_hidden; }
+
+/* The next tile of a given order is drawn (or hidden under a hill). */
+static void supply_take(run *r, int type)
+{
+	if (!r->supply.on) return;
+	TU_ASSERT_MSG(r->supply.next < r->supply.n && r->supply.tile[r->supply.next] == type,
+	              "game %d: %s drawn, not the tile the given order has next", r->game, carc_tile_id(type));
+	r->supply.next++;
+}
+
+/* The tile drawn last goes back under the supply (`reshuffled`). */
+static void supply_put_back(run *r, int type)
+{
+	if (!r->supply.on) return;
+	int from = --r->supply.next, n = r->supply.n, to = n - 1;
+	if (opl_is_river(type)) {
+		int last = -1;
+		for (int i = from + 1; i < n && to == n - 1; i++)
+			if (opl_is_lake(r->supply.tile[i])) to = i - 1; /* before the lake */
+			else if (opl_is_river(r->supply.tile[i])) last = i;
+		if (to == n - 1 && last >= 0) to = last; /* under the last */
+	}
+	memmove(&r->supply.tile[from], &r->supply.tile[from + 1], (size_t)(to - from) * sizeof r->supply.tile[0]);
+	memmove(&r->supply.back[from], &r->supply.back[from + 1], (size_t)(to - from));
+	r->supply.tile[to] = (uint16_t)type;
+	r->supply.back[to] = 1;
+}
+
+/* The river tiles still to draw, for the model (opl_rivers): `counted`
+ * leaves out those put back under the whole supply (the run of tiles put
+ * back at its bottom) that no open end takes now, where the given order
+ * is followed (RULES.md 2.3, seed 000: "could prevent any subsequently
+ * drawn river tiles"; no placement now is what keeps such a tile out:
+ * audit9-mr-04, -08).  No dealt game here puts a river tile back. */
+static opl_rivers rivers_of(const run *r)
+{
+	static int c[1024];
+	memcpy(c, r->left, sizeof c);
+	for (int i = r->supply.n - 1; r->supply.on && i >= r->supply.next && r->supply.back[i]; i--) {
+		int t = r->supply.tile[i];
+		if (opl_is_river(t) && !opl_river_takes_now(&board, t)) c[t]--;
+	}
+	return (opl_rivers){ r->left, c };
+}
 
 /* One more (+1) or one less (-1) river tile of `type` still to draw. */
 static void river_count(run *r, int type, int by)
@@ -172,7 +231,7 @@ static const char *river_set(const carc_game *g)
 static void compare_placements(const run *r, const carc_game *g, int n)
 {
 	int type = carc_game_drawn(g), left = river_left(r);
-	const int *by_type = r->left;
+	const opl_rivers rv = rivers_of(r);
 	int ne = 0;
 	for (int i = 0; i < n && i < CARC_MAX_MOVES; i++) {
 		TU_ASSERT_MSG(moves[i].type == CARC_MV_PLACE_TILE, "a %s move beside the drawn tile's placements",
@@ -183,7 +242,7 @@ static void compare_placements(const run *r, const carc_game *g, int n)
 	}
 	qsort(engine, (size_t)ne, sizeof engine[0], cmp_place);
 	for (int i = 1; i < ne; i++) TU_ASSERT_MSG(cmp_place(&engine[i - 1], &engine[i]), "a placement listed twice");
-	int nm = opl_places(&board, type, by_type, model, MAX_PLACES);
+	int nm = opl_places(&board, type, &rv, model, MAX_PLACES);
 	TU_LE(nm, MAX_PLACES);
 	st.decisions++;
 	st.places += nm;
@@ -198,7 +257,7 @@ static void compare_placements(const run *r, const carc_game *g, int n)
 		for (int y = board.miny - 1; y <= board.maxy + 1; y++)
 			for (int x = board.minx - 1; x <= board.maxx + 1; x++)
 				for (int rot = 0; rot < 4; rot++) {
-					unsigned why = opl_why_not(&board, type, x, y, rot, by_type);
+					unsigned why = opl_why_not(&board, type, x, y, rot, &rv);
 					if (why & (OPL_W_OCCUPIED | OPL_W_ALONE | OPL_W_EDGE)) continue;
 					/* the board takes it: the engine names the expansion
 					 * whose rule refuses it where the model lists no
@@ -209,11 +268,16 @@ static void compare_placements(const run *r, const carc_game *g, int n)
 					const char *name = by >= 0 ? carc_expansion(by)->name : "none";
 					int listed = has_place(model, nm, (opl_place){ (int16_t)x, (int16_t)y, (uint8_t)rot });
 					unsigned river_why = why & ~(unsigned)(OPL_W_CULT | OPL_W_HOLE);
-					TU_ASSERT_MSG(listed ? by < 0
-					                     : ((river_why || (!why && river)) && !strcmp(name, river_set(g))) ||
-					                               ((why & OPL_W_CULT) && !strcmp(name, "cult")),
-					              "%s at (%d,%d) rot %d: the model says %#x (%s), the engine names %s",
-					              carc_tile_id(type), x, y, rot, why, listed ? "listed" : "not listed", name);
+					int agree = listed ? by < 0
+					                   : ((river_why || (!why && river)) && !strcmp(name, river_set(g))) ||
+					                             ((why & OPL_W_CULT) && !strcmp(name, "cult"));
+					if (!agree) {
+						char head[1024];
+						describe(r, head, sizeof head);
+						ck_abort_msg("%s; turn %u: %s at (%d,%d) rot %d: the model says %#x (%s), the engine names %s",
+						             head, carc_game_turn(g), carc_tile_id(type), x, y, rot, why,
+						             listed ? "listed" : "not listed", name);
+					}
 					st.refusals_named += by >= 0;
 					if (!why) continue;
 					for (int k = 0; k < NWHY; k++) {
@@ -235,7 +299,7 @@ static void compare_placements(const run *r, const carc_game *g, int n)
 	for (int i = 0; i < oe && i < 6 && k < sizeof body; i++)
 		k += (size_t)snprintf(body + k, sizeof body - k, " engine-only (%d,%d) rot %d: model says %#x;", only_e[i].x,
 		                      only_e[i].y, only_e[i].rot,
-		                      opl_why_not(&board, type, only_e[i].x, only_e[i].y, only_e[i].rot, by_type));
+		                      opl_why_not(&board, type, only_e[i].x, only_e[i].y, only_e[i].rot, &rv));
 	for (int i = 0; i < om && i < 6 && k < sizeof body; i++) {
 		carc_move m = { .type = CARC_MV_PLACE_TILE, .x = only_m[i].x, .y = only_m[i].y, .rot = only_m[i].rot,
 			        .tile = (uint16_t)type, .figure = CARC_NONE };
@@ -312,6 +376,7 @@ static void process(run *r, const carc_game *g)
 			r->draws++;
 			r->river_drawn += river;
 			river_count(r, x->tile, -1);
+			supply_take(r, x->tile);
 			/* 2.2: river tiles before all others, the lake last; 2.3: the
 			 * fork first.  Before the first land tile each river tile
 			 * comes once: in a dealt game the river always has a place for
@@ -341,7 +406,8 @@ static void process(run *r, const carc_game *g)
 				ck_abort_msg("%s; turn %u: river tile %s fits nowhere: an earlier placement boxed it in", head,
 				             carc_game_turn(g), carc_tile_id(x->tile));
 			}
-			int nm = opl_places(&board, x->tile, r->left, model, MAX_PLACES);
+			opl_rivers rv = rivers_of(r);
+			int nm = opl_places(&board, x->tile, &rv, model, MAX_PLACES);
 			if (nm) {
 				char head[1024];
 				describe(r, head, sizeof head);
@@ -356,6 +422,7 @@ static void process(run *r, const carc_game *g)
 				r->back[x->tile]++;
 				r->river_back += opl_is_river(x->tile);
 				river_count(r, x->tile, +1);
+				supply_put_back(r, x->tile);
 				st.reshuffles++;
 			} else {
 				TU_EQ(x->why, CARC_WHY_UNPLACEABLE);
@@ -371,6 +438,7 @@ static void process(run *r, const carc_game *g)
 		case CARC_EV_TILE_HIDDEN:
 			r->river_hidden += opl_is_river(x->tile);
 			river_count(r, x->tile, -1);
+			supply_take(r, x->tile);
 			break;
 		case CARC_EV_TILE_PLACED:
 			if (opl_is_lake(x->tile)) st.lakes++;
@@ -783,6 +851,9 @@ static carc_game *own_supply_game(const carc_config *cfg, int game, run **r)
 			(*r)->left[cfg->tiles[k]]++;
 			(*r)->river_total++;
 		}
+	(*r)->supply.on = 1;
+	(*r)->supply.n = cfg->ntiles;
+	memcpy((*r)->supply.tile, cfg->tiles, (size_t)cfg->ntiles * sizeof cfg->tiles[0]);
 	tu_events_reset(&ev);
 	carc_game *g = tu_game_new(cfg, &ev.sink);
 	take_events(*r, g);
@@ -989,6 +1060,70 @@ START_TEST(test_walled_branch)
 }
 END_TEST
 
+#define RESHUFFLE_GAMES 2000
+
+/* Caller-given river orders (PROTOCOL.md `tiles`: ordering the river is
+ * the caller's job) under `unplaceable_tile` reshuffle, with few land
+ * tiles or none: river tiles that fit nowhere go back under the supply,
+ * often under the whole of it, two or more of them, and every placement
+ * is compared with the model, which follows the order draw by draw and
+ * leaves out of its counts a tile put back under the whole supply that no
+ * end takes now (rivers_of).  Every other game plays the order of a
+ * reviewer's case: a dead end (RI.2/IFC) closes the river while such a
+ * tile is still to come (audit9-mr-04), which the model, counting every
+ * tile then, refused. */
+START_TEST(test_given_reshuffle)
+{
+	static const char *const rivers[] = { "RI.1/CICI", "RI.1/CIRI", "RI.1/CcII", "RI.1/IFI",   "RI.1/II",   "RI.1/LIRI",
+		                              "RI.1/RIrI", "RI.1/RrII", "RI.2/CIRI", "RI.2/CIcI",  "RI.2/CcII+", "RI.2/IFC",
+		                              "RI.2/II",   "RI.2/II+",  "RI.2/III",  "RI.2/LIFI",  "RI.2/RIrI",  "RI.2/RrII" };
+	static const char *const found[] = { "RI.2/IFC",  "RI.1/RrII", "RI.1/IFI", "RI.1/LIRI", "RI.2/CIcI", "RI.2/LIFI",
+		                             "RI.2/II",   "RI.1/LIRI", "RI.1/RrII", "RI.1/CIRI", "RI.2/RIrI", "RI.2/III" };
+	static const char *const land[] = { "BA/L", "BA/RCr" };
+	const char *const sets[] = { "base", "river", "river2", NULL };
+	t_fork = -1; /* a fork may come anywhere */
+	long reshuffles = 0, discards = 0;
+	/* games past those run, each found by a longer run of this test */
+	static const int found_games[] = {
+		134277, /* the fallback counted a tile put back at the bottom that no end took */
+		134521, /* such a tile may still continue an end in the look ahead */
+	};
+	for (int i = 0; i < RESHUFFLE_GAMES + (int)(sizeof found_games / sizeof found_games[0]); i++) {
+		int game = i < RESHUFFLE_GAMES ? i : found_games[i - RESHUFFLE_GAMES];
+		carc_rng rng;
+		carc_rng_seed(&rng, 0x5e5fu + (uint64_t)game * 0x9e3779b97f4a7c15ull);
+		const char *supply[24];
+		size_t n = 0;
+		if (game & 1) {
+			int nriver = 6 + (int)carc_rng_below(&rng, 8);
+			for (int k = 0; k < nriver; k++)
+				supply[n++] = carc_rng_below(&rng, 4) ? rivers[carc_rng_below(&rng, 18)] : "RI.2/III";
+		} else {
+			for (size_t k = 0; k < sizeof found / sizeof found[0]; k++) supply[n++] = found[k];
+		}
+		int nland = (int)carc_rng_below(&rng, 3);
+		for (int k = 0; k < nland; k++) supply[n++] = land[k];
+		carc_config cfg;
+		given_order(&cfg, sets, supply, n);
+		cfg.nseats = (uint8_t)(1 + carc_rng_below(&rng, 4));
+		if (!(game & 1)) cfg.nseats = 3; /* the case found had three seats */
+		cfg.rules[CARC_R_UNPLACEABLE_TILE] = CARC_UNPLACEABLE_RESHUFFLE;
+		run *r;
+		carc_game *g = own_supply_game(&cfg, game, &r);
+		for (int played = 0; !carc_game_over(g); played++) {
+			int nm = given_order_moves(r, g, played);
+			given_order_play(r, g, &moves[carc_rng_below(&rng, (uint32_t)nm)]);
+		}
+		reshuffles += st.reshuffles;
+		discards += st.river_discards;
+		free(g);
+	}
+	/* tiles did go back, and some fit nowhere twice */
+	ck_assert_int_ge(reshuffles, RESHUFFLE_GAMES / 2);
+	ck_assert_int_ge(discards, RESHUFFLE_GAMES / 10);
+}
+END_TEST
+
 static Suite *placement_suite(void)
 {
 	const struct {
@@ -1005,6 +1140,7 @@ static Suite *placement_suite(void)
 		{ "far_other_end", test_far_other_end, 1 },
 		{ "look_ahead_refuses_everywhere", test_look_ahead_refuses_everywhere, 1 },
 		{ "walled_branch", test_walled_branch, 1 },
+		{ "given_reshuffle", test_given_reshuffle, 1 },
 	};
 	Suite *s = suite_create("placement_ext");
 	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
