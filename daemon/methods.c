@@ -265,18 +265,22 @@ static int river_tile(int type)
 	return 0;
 }
 
-/* Whether a game dealt its supply (no `tiles`) from start tiles that leave
- * no river end open would lose its river: the river tiles, dealt first,
- * would each be drawn and fit nowhere before the first move.  Tried on the
- * scratch game; a game the engine refuses is left to the caller. */
+/* Whether a game dealt its supply (no `tiles`) from these start tiles
+ * would lose river tiles before the first move: the first river tile of
+ * the game's deal fits nowhere (no river end open, or no room ahead of
+ * one for that tile), and is discarded at set-up.  Which tile comes first
+ * is the seed's, so start tiles that crowd the spring's mouth may pass
+ * with one seed and not with another.  Tried on the scratch game; returns
+ * the tile discarded, or -1 (a game the engine refuses is left to the
+ * caller). */
 static int start_loses_river(carc_game *scratch, const carc_config *cfg)
 {
 	carc_event ev[64]; /* the start tiles, the turn, then the first draws */
 	carc_sink sink = { ev, 0, 64 };
-	if (carc_game_init(scratch, cfg, &sink) != CARC_OK) return 0;
+	if (carc_game_init(scratch, cfg, &sink) != CARC_OK) return -1;
 	for (int i = 0; i < sink.n && i < 64; i++)
-		if (ev[i].type == CARC_EV_TILE_DISCARDED && river_tile(ev[i].tile)) return 1;
-	return 0;
+		if (ev[i].type == CARC_EV_TILE_DISCARDED && river_tile(ev[i].tile)) return ev[i].tile;
+	return -1;
 }
 
 /* Whether a game of these expansions, given no `start`, has a start tile:
@@ -328,10 +332,13 @@ static proto_err m_new_game(method_call *c, proto_val **result, const char **why
 		cfg.seed &= (uint64_t)PROTO_MAX_SEED;
 	}
 	/* tried with the game's own seed: the river tiles' order is its deal */
-	if (cfg.nstart && !cfg.ntiles && start_loses_river(c->s->scratch, &cfg))
-		return INVALID("%s", "`start`: the river tiles, which come first, find no open river end to continue (a "
-		                     "river game starts at the spring `RI/s`, its mouth free); give the spring room, or "
-		                     "leave `start` out");
+	int lost = cfg.nstart && !cfg.ntiles ? start_loses_river(c->s->scratch, &cfg) : -1;
+	if (lost >= 0)
+		return INVALID("`start`: the river tiles, which come first, find no open river end to continue: the "
+		               "first of this deal, %s, fits nowhere (a river game starts at the spring `RI/s`, its "
+		               "mouth free and the places ahead of it empty; which river tile comes first depends on "
+		               "`seed`); give the spring room, or leave `start` out",
+		               carc_tile_id(lost));
 	const proto_val *auth = pv_opt(p, "auth");
 	carc_rc crc;
 	int full;

@@ -464,8 +464,8 @@ static const char *placement_rule(int e)
 	const char *name = e >= 0 ? carc_expansion(e)->name : "";
 	if (!strcmp(name, "river") || !strcmp(name, "river2"))
 		return "a river tile must continue the river from its open end, without a U-turn, "
-		       "and leave room ahead of every open end and, where it can, a free end for the "
-		       "river tiles still to come";
+		       "leave room ahead of the open ends it makes, and leave the river tiles still to "
+		       "come an end to continue and, where it can, a free end";
 	if (!strcmp(name, "cult"))
 		return "a cult place may not be next to (diagonals count) more than one cloister or abbey, "
 		       "nor a cloister or abbey next to more than one cult place";

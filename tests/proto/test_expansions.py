@@ -1115,8 +1115,9 @@ class Messages(unittest.TestCase):
                 t = Table(self, self.c, ["ann", "bob"], expansions=["base", river], tiles=tiles, seed=5)
                 self.assertEqual(t.refuse(place(tiles[0], 0, 1, 0), "illegal_move"),
                                  "%s may not go at (0,1) turned 0°: a river tile must continue the river from its "
-                                 "open end, without a U-turn, and leave room ahead of every open end and, where "
-                                 "it can, a free end for the river tiles still to come" % tiles[0])
+                                 "open end, without a U-turn, leave room ahead of the open ends it makes, and "
+                                 "leave the river tiles still to come an end to continue and, where it can, a "
+                                 "free end" % tiles[0])
 
     def test_river2_may_name_its_spring_as_start(self):
         # the spring RI/s starts a River II game; named as `start` it is in

@@ -157,6 +157,15 @@ class Components:
                 for seed in (1, 5, 9):
                     self.refused("find no open river end", expansions=expansions, start=blocked, seed=seed)
                 spring = [{"tile": "RI/s", "x": 0, "y": 0, "rot": 0}]
+                # a tile beside the place ahead of the mouth: the seed's
+                # first river tile decides (found by a blind audit)
+                crowded = spring + [{"tile": "BA/L", "x": 2, "y": 1, "rot": 0}]
+                if expansions == ["base", "river"]:
+                    self.refused("the first of this deal, RI.1/", expansions=expansions, start=crowded, seed=1)
+                    self.refused("which river tile comes first depends on `seed`", expansions=expansions,
+                                 start=crowded, seed=1)
+                    t = self.table(["ann"], expansions=expansions, start=crowded, seed=5)
+                    self.assertEqual(of_type(self.c.history(t.game)["events"], "tile_discarded"), [])
                 for start in (spring, spring + [{"tile": "BA/RCr", "x": 0, "y": -1, "rot": 0}]):
                     t = self.table(["ann"], expansions=expansions, start=start, seed=5)
                     evs = self.c.history(t.game)["events"]
