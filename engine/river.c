@@ -21,10 +21,11 @@
  * rest of the river goes by that weaker rule.
  * Under `unplaceable_tile` reshuffle a river tile put back goes under the
  * river tiles still to come, before the lake (river_put_back), and counts
- * with them; put back when no other river tile was left, it goes to the
- * bottom of the supply, and while it still fits nowhere it is not
- * counted: no placement now is what keeps it out.  The volcano lake takes
- * no figure and gives its placer another turn.
+ * with them; put back when no other river tile was left (or under one at
+ * the bottom of a given order), it goes to the bottom of the supply, and
+ * while it still fits nowhere it is not counted: no placement now is what
+ * keeps it out.  The volcano lake takes no figure and gives its placer
+ * another turn.
  *
  * The placement rule is asked for every place and turn of every river
  * tile drawn, so it works from state kept as the game goes (game_int.h):
@@ -123,7 +124,9 @@ static void river_order(carc_game *g)
  * entries: a tile that fits nowhere goes back once, flagged CARC_PUT_BACK, to
  * where river_put_back says: among the river tiles still to come (in a
  * dealt supply, before river_end), or, when no other river tile is still
- * to come, to the bottom, where the flagged entries are a run.  Without
+ * to come, to the bottom, where the flagged entries are a run (in a given
+ * order that ends with river tiles, under the last of them is the bottom
+ * too).  Without
  * river_order (a given tile order) river_end is 0 and the whole supply is
  * read. */
 typedef struct rivers {
@@ -151,12 +154,24 @@ static int any_river(const carc_game *g, const rivers *r)
 	return 0;
 }
 
+/* Is a tile put back under the supply (`unplaceable_tile` reshuffle) at
+ * the bottom now?  Then river_at_end looks at what it may count
+ * (boxed_put_back); the answers kept for the next draw assume not. */
+static inline int put_back_last(const carc_game *g)
+{
+	return g->nsupply > g->next && (g->supply[g->nsupply - 1] & CARC_PUT_BACK);
+}
+
 /* Is supply[0..next) drawn (or hidden) up to one entry past the last
  * placement, and that entry the tile river_placed looked at (river_peek)?
- * Then what river_follow kept for the next draw holds. */
+ * Then what river_follow kept for the next draw holds, unless a tile went
+ * back under the supply since: the entry there may be another copy of the
+ * tile looked at (the first put back, the next drawn), and a river tile
+ * put back to the bottom that no end takes is not counted, as the answers
+ * kept assume (boxed_put_back), so none is trusted while one lies there. */
 static inline int peek_drawn(const carc_game *g, int next)
 {
-	return next == g->river_next + 1 && g->supply[g->river_next] == g->river_peek;
+	return next == g->river_next + 1 && g->supply[g->river_next] == g->river_peek && !put_back_last(g);
 }
 
 /* The river tiles still to draw and the dead ends among them, when
@@ -464,14 +479,6 @@ static __attribute__((noinline)) int river_ends_ok(const carc_game *g, int type,
  * `kept`) that faces an empty place the room ahead of it? */
 static inline int room_ahead(unsigned kept, unsigned e) { return !(e & ~(kept >> 4) & ~kept); }
 
-/* Is a river tile put back under the supply (`unplaceable_tile`
- * reshuffle) at the bottom now?  Then river_at_end looks at what it may
- * count (boxed_put_back); the answers kept for the next draw assume not. */
-static inline int put_back_last(const carc_game *g)
-{
-	return g->nsupply > g->next && (g->supply[g->nsupply - 1] & CARC_PUT_BACK);
-}
-
 /* Does some listed open end take the river tile now, by its edges and
  * the room ahead of the ends it would leave (as river_at_end asks)? */
 static int takes_now(const carc_game *g, int type)
@@ -489,7 +496,8 @@ static int takes_now(const carc_game *g, int type)
 
 /* The river tiles put back to the bottom of the supply (the flagged run
  * there, see rivers_left: those put back when no other river tile was
- * still to come) that no open end takes now (takes_now), and the dead
+ * still to come, or under a last one that lay there) that no open end
+ * takes now (takes_now), and the dead
  * ends among them.  A tile drawn before, which fit nowhere, that still
  * fits nowhere: a placement now cannot be what keeps it out, so the rule
  * that no placement may box in a later river tile (RULES.md 2.3, "could

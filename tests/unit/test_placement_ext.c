@@ -1064,9 +1064,10 @@ END_TEST
 
 /* Caller-given river orders (PROTOCOL.md `tiles`: ordering the river is
  * the caller's job) under `unplaceable_tile` reshuffle, with few land
- * tiles or none: river tiles that fit nowhere go back under the supply,
- * often under the whole of it, two or more of them, and every placement
- * is compared with the model, which follows the order draw by draw and
+ * tiles or none and lakes anywhere: river tiles that fit nowhere go back
+ * under the river tiles, before a lake, and often under the whole
+ * supply, two or more of them; every placement is compared with the
+ * model, which follows the order draw by draw and
  * leaves out of its counts a tile put back under the whole supply that no
  * end takes now (rivers_of).  Every other game plays the order of a
  * reviewer's case: a dead end (RI.2/IFC) closes the river while such a
@@ -1076,7 +1077,8 @@ START_TEST(test_given_reshuffle)
 {
 	static const char *const rivers[] = { "RI.1/CICI", "RI.1/CIRI", "RI.1/CcII", "RI.1/IFI",   "RI.1/II",   "RI.1/LIRI",
 		                              "RI.1/RIrI", "RI.1/RrII", "RI.2/CIRI", "RI.2/CIcI",  "RI.2/CcII+", "RI.2/IFC",
-		                              "RI.2/II",   "RI.2/II+",  "RI.2/III",  "RI.2/LIFI",  "RI.2/RIrI",  "RI.2/RrII" };
+		                              "RI.2/II",   "RI.2/II+",  "RI.2/III",  "RI.2/LIFI",  "RI.2/RIrI",  "RI.2/RrII",
+		                              "RI.1/I.e",  "RI.2/I.v" };
 	static const char *const found[] = { "RI.2/IFC",  "RI.1/RrII", "RI.1/IFI", "RI.1/LIRI", "RI.2/CIcI", "RI.2/LIFI",
 		                             "RI.2/II",   "RI.1/LIRI", "RI.1/RrII", "RI.1/CIRI", "RI.2/RIrI", "RI.2/III" };
 	static const char *const land[] = { "BA/L", "BA/RCr" };
@@ -1087,6 +1089,7 @@ START_TEST(test_given_reshuffle)
 	static const int found_games[] = {
 		134277, /* the fallback counted a tile put back at the bottom that no end took */
 		134521, /* such a tile may still continue an end in the look ahead */
+		73281,  /* and its shape still counts for the free end */
 	};
 	for (int i = 0; i < RESHUFFLE_GAMES + (int)(sizeof found_games / sizeof found_games[0]); i++) {
 		int game = i < RESHUFFLE_GAMES ? i : found_games[i - RESHUFFLE_GAMES];
@@ -1097,7 +1100,7 @@ START_TEST(test_given_reshuffle)
 		if (game & 1) {
 			int nriver = 6 + (int)carc_rng_below(&rng, 8);
 			for (int k = 0; k < nriver; k++)
-				supply[n++] = carc_rng_below(&rng, 4) ? rivers[carc_rng_below(&rng, 18)] : "RI.2/III";
+				supply[n++] = carc_rng_below(&rng, 4) ? rivers[carc_rng_below(&rng, 20)] : "RI.2/III";
 		} else {
 			for (size_t k = 0; k < sizeof found / sizeof found[0]; k++) supply[n++] = found[k];
 		}
@@ -1124,6 +1127,53 @@ START_TEST(test_given_reshuffle)
 }
 END_TEST
 
+/* Under reshuffle, a river tile is put back, then a second river tile
+ * goes to the bottom of the supply where no end takes it (so it is not
+ * counted), then another copy of the first is drawn: the engine once took
+ * the answers it had kept for the first (river.c peek_drawn), worked out
+ * while the second still counted, and discarded the copy, which has a
+ * place.  Found by a review's stress run; every placement is compared
+ * with the model, and the copy must be drawn with a place. */
+START_TEST(test_put_back_copy)
+{
+	const char *const sets[] = { "base", "river", "river2", NULL };
+	static const char *const supply[] = { "RI.1/IFI",  "BA/C",     "RI.2/RrII", "BA/L",     "RI.2/RrII",
+		                              "RI.2/III",  "RI.2/RrII", "BA/CFc.1", "BA/Cccc+", "RI.2/CcII+" };
+	static const int script[][3] = { { -1, -3, 0 }, { -1, 0, 3 }, { -2, -3, 3 }, { -4, 0, 2 } };
+	carc_config cfg;
+	given_order(&cfg, sets, supply, sizeof supply / sizeof supply[0]);
+	cfg.nseats = 3;
+	cfg.rules[CARC_R_UNPLACEABLE_TILE] = CARC_UNPLACEABLE_RESHUFFLE;
+	cfg.nstart = 4;
+	cfg.start[0] = (carc_start_tile){ (uint16_t)tu_tile("RI/s"), 0, 0, 3 };  /* its river's end: (0,-1) */
+	cfg.start[1] = (carc_start_tile){ (uint16_t)tu_tile("RI/s"), 0, -3, 2 }; /* (-1,-3) */
+	cfg.start[2] = (carc_start_tile){ (uint16_t)tu_tile("BA/L"), 4, 1, 3 };
+	cfg.start[3] = (carc_start_tile){ (uint16_t)tu_tile("BA/L"), -4, 1, 1 };
+	run *r;
+	carc_game *g = own_supply_game(&cfg, 0, &r);
+	size_t k = 0;
+	for (int played = 0; !carc_game_over(g); played++) {
+		int nm = given_order_moves(r, g, played);
+		carc_move m = moves[0];
+		if (carc_game_phase(g) == CARC_PH_TILE && k < sizeof script / sizeof script[0]) {
+			m = tu_place(g, script[k][0], script[k][1], script[k][2]);
+			TU_ASSERT_MSG(tu_find_move(moves, nm, &m) >= 0, "placement %zu of %s is not listed", k, carc_tile_id(m.tile));
+			k++;
+		} else if (carc_game_phase(g) == CARC_PH_ACTION) {
+			m = tu_pass();
+		}
+		given_order_play(r, g, &m);
+		if (k == sizeof script / sizeof script[0] && carc_game_phase(g) == CARC_PH_TILE && st.reshuffles == 2) {
+			TU_EQ(carc_game_drawn(g), tu_tile("RI.2/RrII")); /* the copy, with a place */
+			TU_EQ(st.discards, 0);
+			k++;
+		}
+	}
+	TU_EQ(k, sizeof script / sizeof script[0] + 1);
+	free(g);
+}
+END_TEST
+
 static Suite *placement_suite(void)
 {
 	const struct {
@@ -1141,6 +1191,7 @@ static Suite *placement_suite(void)
 		{ "look_ahead_refuses_everywhere", test_look_ahead_refuses_everywhere, 1 },
 		{ "walled_branch", test_walled_branch, 1 },
 		{ "given_reshuffle", test_given_reshuffle, 1 },
+		{ "put_back_copy", test_put_back_copy, 1 },
 	};
 	Suite *s = suite_create("placement_ext");
 	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
