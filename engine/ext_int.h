@@ -191,6 +191,12 @@ void carc_draw(carc_game *g, carc_sink *out);
 void carc_deploy(carc_game *g, int fig, int node, int at, carc_sink *out);
 /* game.c: do the expansions' placement rules allow this tile there? */
 int carc_placement_ok(const carc_game *g, int type, int x, int y, int rot);
+/* The expansions other than `self` that judge where this tile may go
+ * (bit i: carc_exts[i]), and whether all of `judges` allow a placement:
+ * for an expansion whose own rule chooses among the places the others
+ * leave (the river's free end). */
+uint32_t carc_judges_but(const carc_game *g, const carc_ext *self, int type);
+int carc_judges_allow(const carc_game *g, uint32_t judges, int type, int x, int y, int rot);
 /* game.c: the next turn begins (or the game ends when nothing is left). */
 void carc_begin_turn(carc_game *g, carc_sink *out);
 /* game.c: resumes the end of the turn after an expansion's decision. */

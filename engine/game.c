@@ -809,6 +809,19 @@ int carc_placement_ok(const carc_game *g, int type, int x, int y, int rot)
 	return judged_allowed(g, placement_judged(g, type), type, x, y, rot);
 }
 
+uint32_t carc_judges_but(const carc_game *g, const carc_ext *self, int type)
+{
+	uint32_t judges = placement_judged(g, type) & 0x7fffffffu;
+	for (uint32_t j = judges; j; j &= j - 1)
+		if (carc_exts[__builtin_ctz(j)] == self) judges &= ~(1u << __builtin_ctz(j));
+	return judges;
+}
+
+int carc_judges_allow(const carc_game *g, uint32_t judges, int type, int x, int y, int rot)
+{
+	return judged_allowed(g, judges, type, x, y, rot);
+}
+
 int carc_placement_refused_by(const carc_game *g, int type, int x, int y, int rot)
 {
 	if (!g || type < 0 || type >= carc_tile_count() || rot < 0 || rot > 3) return -1;

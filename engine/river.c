@@ -18,7 +18,12 @@
  * still to come keeps an end it continues (guard_mask): refused
  * everywhere, it would be lost for nothing.  Once an end is left that no
  * tile continues, the look ahead refuses every later place too, and the
- * rest of the river goes by that weaker rule.
+ * rest of the river goes by that weaker rule.  The fallback and the free
+ * end are chosen among the places the other judges of the tile allow too
+ * (the cult places' rule, for a river tile with a cloister: allow_mask),
+ * except past the list of open ends (river_unlisted: a caller's order
+ * with more than 12 of them), where the cult rule still comes after the
+ * river's choice.
  * Under `unplaceable_tile` reshuffle a river tile put back goes under the
  * river tiles still to come, before the lake (river_put_back), and counts
  * with them; put back when no other river tile was left (or under one at
@@ -894,6 +899,42 @@ static uint64_t guard_mask(const carc_game *g, int type)
  * the river a free end if any do.  The free ends are looked for only
  * where they can make a difference: among two placements or more, and
  * while river tiles are still to come (free_begin). */
+extern const carc_ext carc_ext_river;
+
+/* The placements of `ok` (allow_mask's bits) that the other judges
+ * allow too. */
+static uint64_t others_allow(const carc_game *g, uint32_t judges, int type, uint64_t ok)
+{
+	for (uint64_t b = ok; b; b &= b - 1) {
+		int bit = __builtin_ctzll(b), i = bit / 4;
+		if (!carc_judges_allow(g, judges, type, g->river_open[i].x, g->river_open[i].y, bit % 4))
+			ok &= ~((uint64_t)1 << bit);
+	}
+	return ok;
+}
+
+/* Of the placements `ok` (allow_mask's bits), those that leave the river
+ * a free end, whenever one does. */
+static uint64_t free_of(const carc_game *g, int type, uint64_t ok)
+{
+	if (!(ok & (ok - 1))) return ok; /* one placement or none: the answer, free end or not */
+	if (same_ends(g, type, ok)) return ok; /* the same answer for all, free end or not */
+	free_ask a;
+	free_begin(g, &a);
+	if (a.settled >= 0) return ok; /* every placement leaves a free end, or none does */
+	uint64_t free = 0;
+	for (int i = 0; i < g->nriver_open; i++) {
+		unsigned rots = ok >> (4 * i) & 0xf;
+		if (!rots) continue;
+		free_at_end(g, &a, type, i);
+		for (; rots; rots &= rots - 1) {
+			int rot = __builtin_ctz(rots);
+			if (free_with(g, &a, rot)) free |= (uint64_t)1 << (4 * i + rot);
+		}
+	}
+	return free ? free : ok;
+}
+
 static uint64_t allow_mask(const carc_game *g, int type)
 {
 	unsigned fast = fast_ends(g);
@@ -916,23 +957,15 @@ static uint64_t allow_mask(const carc_game *g, int type)
 			if (river_at_end(g, type, rot, i, river_turned(type, rot))) ok |= (uint64_t)1 << (4 * i + rot);
 		}
 	}
-	if (!ok) ok = guard_mask(g, type);
-	if (!(ok & (ok - 1))) return ok; /* one placement or none: the answer, free end or not */
-	if (same_ends(g, type, ok)) return ok; /* the same answer for all, free end or not */
-	free_ask a;
-	free_begin(g, &a);
-	if (a.settled >= 0) return ok; /* every placement leaves a free end, or none does */
-	uint64_t free = 0;
-	for (int i = 0; i < g->nriver_open; i++) {
-		unsigned rots = ok >> (4 * i) & 0xf;
-		if (!rots) continue;
-		free_at_end(g, &a, type, i);
-		for (; rots; rots &= rots - 1) {
-			int rot = __builtin_ctz(rots);
-			if (free_with(g, &a, rot)) free |= (uint64_t)1 << (4 * i + rot);
-		}
-	}
-	return free ? free : ok;
+	uint32_t others = carc_judges_but(g, &carc_ext_river, type);
+	if (!others) return free_of(g, type, ok ? ok : guard_mask(g, type));
+	/* Other rules judge the tile too (the cult places', for a river tile
+	 * with a cloister): the fallback and the free end are chosen among
+	 * the places they allow as well.  Those they alone refuse stay allowed
+	 * here, so that the refusal is named theirs. */
+	uint64_t both = others_allow(g, others, type, ok), theirs = ok & ~both;
+	if (!both) both = others_allow(g, others, type, guard_mask(g, type));
+	return free_of(g, type, both) | theirs;
 }
 
 /* allow_mask for the tile drawn now: when it is river_peek, river_follow
@@ -1123,6 +1156,9 @@ static void allow_next(carc_game *g)
 {
 	g->river_known = 0;
 	if (g->river_peek == 0xffff || !river_edges(carc_entry_tile(g->river_peek))) return;
+	/* other judges (the cult places') may not have seen the tile placed
+	 * yet: their answers count in allow_mask, so it waits for the draw */
+	if (carc_judges_but(g, &carc_ext_river, carc_entry_tile(g->river_peek))) return;
 	g->next++; /* as the draw will leave it */
 	g->river_allow = allow_mask(g, carc_entry_tile(g->river_peek));
 	g->next--;
@@ -1232,8 +1268,6 @@ static __attribute__((noinline)) void river_follow(carc_game *g, int cell)
 	ends_known(g, n);
 	allow_next(g);
 }
-
-extern const carc_ext carc_ext_river;
 
 /* After every placement, the start tiles' too.  Once the river is closed
  * nothing is left to follow, and from the placement after the one that

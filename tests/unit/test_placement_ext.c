@@ -1174,6 +1174,44 @@ START_TEST(test_put_back_copy)
 }
 END_TEST
 
+/* A river tile with a cloister beside cult places: the river's fallback
+ * and its free end are chosen among the places the cult places' rule
+ * (2.10) allows too.  The engine once chose the free end first, and
+ * where the cult rule refused every place with a free end the tile was
+ * discarded, though it had other places (RI.1/LIRI, game 17700 of a
+ * review's stress run, under `discard`).  The run's placements, every
+ * listing compared with the model. */
+START_TEST(test_river_beside_cult)
+{
+	const char *const sets[] = { "base", "river", "river2", "cult", NULL };
+	static const char *const supply[] = { "RI.2/III", "CU/SRFR",  "RI.2/III", "RI.1/CICI", "CU/SR",   "RI.1/RIrI",
+		                              "RI.1/LIRI", "RI.2/III", "RI.1/LIRI", "RI.2/I.v",  "RI.2/RrII" };
+	static const int script[][3] = { { 1, 0, 3 },   { 2, 0, 0 },   { 1, -1, 3 }, { 0, 1, 1 }, { 1, -2, 2 },
+		                         { 1, -3, 3 },  { 1, -4, 2 },  { 0, -4, 0 }, { 1, 1, 1 }, { -1, -4, 2 } };
+	carc_config cfg;
+	given_order(&cfg, sets, supply, sizeof supply / sizeof supply[0]);
+	run *r;
+	carc_game *g = own_supply_game(&cfg, 17700, &r);
+	size_t k = 0;
+	for (int played = 0; !carc_game_over(g); played++) {
+		int nm = given_order_moves(r, g, played);
+		carc_move m = tu_pass();
+		if (carc_game_phase(g) == CARC_PH_TILE) {
+			TU_LT(k, sizeof script / sizeof script[0]);
+			m = tu_place(g, script[k][0], script[k][1], script[k][2]);
+			TU_ASSERT_MSG(tu_find_move(moves, nm, &m) >= 0, "placement %zu of %s is not listed", k, carc_tile_id(m.tile));
+			k++;
+		} else if (carc_game_phase(g) != CARC_PH_ACTION) {
+			m = moves[0];
+		}
+		given_order_play(r, g, &m);
+	}
+	TU_EQ(k, sizeof script / sizeof script[0]);
+	TU_EQ(st.river_discards, 1); /* the second fork, which fits nowhere */
+	free(g);
+}
+END_TEST
+
 static Suite *placement_suite(void)
 {
 	const struct {
@@ -1192,6 +1230,7 @@ static Suite *placement_suite(void)
 		{ "walled_branch", test_walled_branch, 1 },
 		{ "given_reshuffle", test_given_reshuffle, 1 },
 		{ "put_back_copy", test_put_back_copy, 1 },
+		{ "river_beside_cult", test_river_beside_cult, 1 },
 	};
 	Suite *s = suite_create("placement_ext");
 	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
