@@ -894,11 +894,6 @@ static uint64_t guard_mask(const carc_game *g, int type)
 	return ok;
 }
 
-/* Bit 4 i + rot: the tile type turned rot may go at listed open end i,
- * by the rules above, and of those placements only the ones that leave
- * the river a free end if any do.  The free ends are looked for only
- * where they can make a difference: among two placements or more, and
- * while river tiles are still to come (free_begin). */
 extern const carc_ext carc_ext_river;
 
 /* The placements of `ok` (allow_mask's bits) that the other judges
@@ -935,6 +930,11 @@ static uint64_t free_of(const carc_game *g, int type, uint64_t ok)
 	return free ? free : ok;
 }
 
+/* Bit 4 i + rot: the tile type turned rot may go at listed open end i,
+ * by the rules above, and of those placements only the ones that leave
+ * the river a free end if any do (free_of).  The free ends are looked for
+ * only where they can make a difference: among two placements or more,
+ * and while river tiles are still to come (free_begin). */
 static uint64_t allow_mask(const carc_game *g, int type)
 {
 	unsigned fast = fast_ends(g);
