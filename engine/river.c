@@ -138,15 +138,22 @@ typedef struct rivers {
 	int lo[2], hi[2];
 } rivers;
 
+/* Where the run of entries put back at the bottom of the supply begins
+ * (nsupply when none lies there), not below `floor`. */
+static inline int bottom_run(const carc_game *g, int floor)
+{
+	int j = g->nsupply;
+	while (j > floor && g->supply[j - 1] & CARC_PUT_BACK) j--;
+	return j;
+}
+
 static rivers rivers_left(const carc_game *g)
 {
 	rivers r;
 	int end = g->river_end && g->river_end < g->nsupply ? g->river_end : g->nsupply;
 	r.lo[0] = g->next;
 	r.hi[0] = end > g->next ? end : g->next;
-	int j = g->nsupply;
-	while (j > r.hi[0] && g->supply[j - 1] & CARC_PUT_BACK) j--;
-	r.lo[1] = j;
+	r.lo[1] = bottom_run(g, r.hi[0]);
 	r.hi[1] = g->nsupply;
 	return r;
 }
@@ -386,8 +393,7 @@ static int each_has_end(const vboard *v, const carc_front *ends, int n)
 {
 	const carc_game *g = v->g;
 	rivers r = rivers_left(g);
-	int bottom = g->nsupply;
-	while (bottom > g->next && g->supply[bottom - 1] & CARC_PUT_BACK) bottom--;
+	int bottom = bottom_run(g, g->next);
 	for (int k = 0; k < 2; k++)
 		for (int s = r.lo[k]; s < r.hi[k]; s++) {
 			int t = carc_entry_tile(g->supply[s]), e = 0;
@@ -512,8 +518,8 @@ static int takes_now(const carc_game *g, int type)
 static void boxed_put_back(const carc_game *g, int *left, int *dead)
 {
 	int l = 0, d = 0;
-	for (int i = g->nsupply; i > g->next && (g->supply[i - 1] & CARC_PUT_BACK); i--) {
-		int t = carc_entry_tile(g->supply[i - 1]);
+	for (int i = bottom_run(g, g->next); i < g->nsupply; i++) {
+		int t = carc_entry_tile(g->supply[i]);
 		unsigned e = river_edges(t);
 		if (!e || takes_now(g, t)) continue;
 		l++;
@@ -897,9 +903,10 @@ static uint64_t guard_mask(const carc_game *g, int type)
 extern const carc_ext carc_ext_river;
 
 /* The placements of `ok` (allow_mask's bits) that the other judges
- * allow too. */
+ * allow too (all of them when there are none). */
 static uint64_t others_allow(const carc_game *g, uint32_t judges, int type, uint64_t ok)
 {
+	if (!judges) return ok;
 	for (uint64_t b = ok; b; b &= b - 1) {
 		int bit = __builtin_ctzll(b), i = bit / 4;
 		if (!carc_judges_allow(g, judges, type, g->river_open[i].x, g->river_open[i].y, bit % 4))
@@ -957,12 +964,11 @@ static uint64_t allow_mask(const carc_game *g, int type)
 			if (river_at_end(g, type, rot, i, river_turned(type, rot))) ok |= (uint64_t)1 << (4 * i + rot);
 		}
 	}
-	uint32_t others = carc_judges_but(g, &carc_ext_river, type);
-	if (!others) return free_of(g, type, ok ? ok : guard_mask(g, type));
-	/* Other rules judge the tile too (the cult places', for a river tile
-	 * with a cloister): the fallback and the free end are chosen among
+	/* Other rules may judge the tile too (the cult places', for a river
+	 * tile with a cloister): the fallback and the free end are chosen among
 	 * the places they allow as well.  Those they alone refuse stay allowed
 	 * here, so that the refusal is named theirs. */
+	uint32_t others = carc_judges_but(g, &carc_ext_river, type);
 	uint64_t both = others_allow(g, others, type, ok), theirs = ok & ~both;
 	if (!both) both = others_allow(g, others, type, guard_mask(g, type));
 	return free_of(g, type, both) | theirs;
