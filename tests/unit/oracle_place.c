@@ -201,20 +201,28 @@ static int continuable(const vboard *v, int px, int py, const int *river_left)
 	return 0;
 }
 
+/* Does some open end of the river on v (the new tile's among them, with
+ * `new_tile`) take a river tile of type `t` (continuable)? */
+static int an_end_takes(const vboard *v, int new_tile, int t)
+{
+	static int one[1024];
+	int found = 0;
+	one[t] = 1;
+	for (int c = new_tile ? -1 : 0; c < v->b->ncells && !found; c++) {
+		int cx = c < 0 ? v->x : v->b->x[c], cy = c < 0 ? v->y : v->b->y[c];
+		for (int d = 0; d < 4 && !found; d++) {
+			int px = cx + dx[d], py = cy + dy[d];
+			if (v_edge(v, cx, cy, d) == OPL_RIVER && !v_taken(v, px, py)) found = continuable(v, px, py, one);
+		}
+	}
+	one[t] = 0;
+	return found;
+}
+
 int opl_river_takes_now(const opl_board *b, int type)
 {
 	vboard v = { b, INT16_MAX, INT16_MAX, type, 0 }; /* no new tile: it lies off every board */
-	static int one[1024];
-	one[type] = 1;
-	int found = 0;
-	for (int c = 0; c < b->ncells && !found; c++)
-		for (int d = 0; d < 4 && !found; d++) {
-			int px = b->x[c] + dx[d], py = b->y[c] + dy[d];
-			if (v_edge(&v, b->x[c], b->y[c], d) == OPL_RIVER && !v_taken(&v, px, py))
-				found = continuable(&v, px, py, one);
-		}
-	one[type] = 0;
-	return found;
+	return an_end_takes(&v, 0, type);
 }
 
 static unsigned river_why(const opl_board *b, int type, int x, int y, int rot, const opl_rivers *rv)
@@ -453,21 +461,8 @@ static int places_why(const opl_board *b, int type, const opl_rivers *rv, unsign
 static int each_has_place(const opl_board *b, int type, int x, int y, int rot, const opl_rivers *rv)
 {
 	vboard v = { b, x, y, type, rot };
-	static int one[1024];
-	for (int t = 0; t < carc_tile_count(); t++) {
-		if (!rv->counted[t]) continue;
-		int found = 0;
-		one[t] = 1;
-		for (int c = -1; c < b->ncells && !found; c++) {
-			int cx = c < 0 ? x : b->x[c], cy = c < 0 ? y : b->y[c];
-			for (int d = 0; d < 4 && !found; d++) {
-				int px = cx + dx[d], py = cy + dy[d];
-				if (v_edge(&v, cx, cy, d) == OPL_RIVER && !v_taken(&v, px, py)) found = continuable(&v, px, py, one);
-			}
-		}
-		one[t] = 0;
-		if (!found) return 0;
-	}
+	for (int t = 0; t < carc_tile_count(); t++)
+		if (rv->counted[t] && !an_end_takes(&v, 1, t)) return 0;
 	return 1;
 }
 

@@ -955,6 +955,21 @@ static void given_order_play(run *r, carc_game *g, const carc_move *m)
 	take_events(r, g);
 }
 
+/* The move a scripted game of given_order plays: at a tile decision the
+ * placement script[*k] (x, y, quarter turns), which must be listed, while
+ * the script (n placements) lasts; a pass at an action decision; else the
+ * first move listed (nm moves in `moves`). */
+static carc_move scripted_move(const carc_game *g, int nm, const int (*script)[3], size_t n, size_t *k)
+{
+	if (carc_game_phase(g) == CARC_PH_TILE && *k < n) {
+		carc_move m = tu_place(g, script[*k][0], script[*k][1], script[*k][2]);
+		TU_ASSERT_MSG(tu_find_move(moves, nm, &m) >= 0, "placement %zu of %s is not listed", *k, carc_tile_id(m.tile));
+		(*k)++;
+		return m;
+	}
+	return carc_game_phase(g) == CARC_PH_ACTION ? tu_pass() : moves[0];
+}
+
 /* Two springs and the river's free end: the curve drawn first may turn
  * south, though the other spring's end lies ahead of it, exactly `reach`
  * + 1 steps on (the river tiles still to come + 2): none of them can get
@@ -1154,14 +1169,7 @@ START_TEST(test_put_back_copy)
 	size_t k = 0;
 	for (int played = 0; !carc_game_over(g); played++) {
 		int nm = given_order_moves(r, g, played);
-		carc_move m = moves[0];
-		if (carc_game_phase(g) == CARC_PH_TILE && k < sizeof script / sizeof script[0]) {
-			m = tu_place(g, script[k][0], script[k][1], script[k][2]);
-			TU_ASSERT_MSG(tu_find_move(moves, nm, &m) >= 0, "placement %zu of %s is not listed", k, carc_tile_id(m.tile));
-			k++;
-		} else if (carc_game_phase(g) == CARC_PH_ACTION) {
-			m = tu_pass();
-		}
+		carc_move m = scripted_move(g, nm, script, sizeof script / sizeof script[0], &k);
 		given_order_play(r, g, &m);
 		if (k == sizeof script / sizeof script[0] && carc_game_phase(g) == CARC_PH_TILE && st.reshuffles == 2) {
 			TU_EQ(carc_game_drawn(g), tu_tile("RI.2/RrII")); /* the copy, with a place */
@@ -1195,15 +1203,8 @@ START_TEST(test_river_beside_cult)
 	size_t k = 0;
 	for (int played = 0; !carc_game_over(g); played++) {
 		int nm = given_order_moves(r, g, played);
-		carc_move m = tu_pass();
-		if (carc_game_phase(g) == CARC_PH_TILE) {
-			TU_LT(k, sizeof script / sizeof script[0]);
-			m = tu_place(g, script[k][0], script[k][1], script[k][2]);
-			TU_ASSERT_MSG(tu_find_move(moves, nm, &m) >= 0, "placement %zu of %s is not listed", k, carc_tile_id(m.tile));
-			k++;
-		} else if (carc_game_phase(g) != CARC_PH_ACTION) {
-			m = moves[0];
-		}
+		if (carc_game_phase(g) == CARC_PH_TILE) TU_LT(k, sizeof script / sizeof script[0]); /* every tile scripted */
+		carc_move m = scripted_move(g, nm, script, sizeof script / sizeof script[0], &k);
 		given_order_play(r, g, &m);
 	}
 	TU_EQ(k, sizeof script / sizeof script[0]);
