@@ -158,14 +158,6 @@ static rivers rivers_left(const carc_game *g)
 	return r;
 }
 
-static int any_river(const carc_game *g, const rivers *r)
-{
-	for (int k = 0; k < 2; k++)
-		for (int i = r->lo[k]; i < r->hi[k]; i++)
-			if (river_edges(carc_entry_tile(g->supply[i]))) return 1;
-	return 0;
-}
-
 /* Is a tile put back under the supply (`unplaceable_tile` reshuffle) at
  * the bottom now?  Then river_at_end looks at what it may count
  * (boxed_put_back); the answers kept for the next draw assume not. */
@@ -405,6 +397,39 @@ static int each_has_end(const vboard *v, const carc_front *ends, int n)
 	return 1;
 }
 
+/* takes_now past the list of open ends: the same question asked of the
+ * frontier places that show a river. */
+static __attribute__((noinline)) int takes_unlisted(const carc_game *g, int type)
+{
+	carc_v4u code = carc_codes(type);
+	for (int i = 0; i < g->nfront; i++) {
+		const carc_front *f = &g->front[i];
+		if (!shows_river(f) || joins_ends(f)) continue;
+		unsigned taken = taken_sides(f);
+		for (unsigned fits = carc_fit_mask(code, f); fits; fits &= fits - 1) {
+			int rot = __builtin_ctz(fits);
+			vboard v = { g, f->x, f->y, type, rot, 0 };
+			unsigned open = river_turned(type, rot) & ~taken;
+			while (open && room_toward(&v, f->x, f->y, __builtin_ctz(open))) open &= open - 1;
+			if (!open) return 1;
+		}
+	}
+	return 0;
+}
+
+/* Is a river tile still to come (in r) counted: not one of the run put
+ * back at the bottom (from `bottom` on) that no end takes now? */
+static int any_counted(const carc_game *g, const rivers *r)
+{
+	int bottom = bottom_run(g, g->next);
+	for (int k = 0; k < 2; k++)
+		for (int s = r->lo[k]; s < r->hi[k]; s++) {
+			int t = carc_entry_tile(g->supply[s]);
+			if (river_edges(t) && (s < bottom || takes_now(g, t))) return 1;
+		}
+	return 0;
+}
+
 /* river_allowed when the list of open ends overflowed: the same rule,
  * worked out from the board and g->front, but for the free end, which
  * reads the list (no set in scope makes more open ends than it holds).
@@ -424,7 +449,7 @@ static int unlisted_at(const carc_game *g, int type, int x, int y, int rot, int 
 	for (unsigned b = open; b; b &= b - 1)
 		if (!room_toward(&v, x, y, __builtin_ctz(b))) return 0;
 	rivers r = rivers_left(g);
-	if (!any_river(g, &r)) return 1;
+	if (!any_counted(g, &r)) return 1;
 	carc_front list[sizeof g->front / sizeof g->front[0] + 4];
 	int ends = 0, n = 0;
 	for (unsigned b = open; b; b &= b - 1) {
@@ -494,7 +519,7 @@ static inline int room_ahead(unsigned kept, unsigned e) { return !(e & ~(kept >>
  * the room ahead of the ends it would leave (as river_at_end asks)? */
 static int takes_now(const carc_game *g, int type)
 {
-	if (g->nriver_open == 0xff) return 1; /* not worked out: as if it did */
+	if (g->nriver_open == 0xff) return takes_unlisted(g, type);
 	carc_v4u code = carc_codes(type);
 	for (int i = 0; i < g->nriver_open; i++) {
 		const carc_front *f = &g->river_open[i];

@@ -93,7 +93,8 @@
 
 typedef struct stats {
 	long decisions, places, river_decisions, river_places, cult_decisions, abbey_choices, holes, holes_cult_refused,
-	    abbey_draw_checked, discards, river_discards, reshuffles, lakes, forks, games, refusals_named;
+	    abbey_draw_checked, discards, river_discards, reshuffles, lakes, forks, games, refusals_named,
+	    boxed_past_list; /* river decisions past 12 open ends with a tile put back at the bottom left out */
 	/* places whose edges match refused by a rule beyond them: by[b] with
 	 * reason b among others, only[b] with b alone */
 	long by[NWHY], only[NWHY];
@@ -132,6 +133,7 @@ typedef struct run {
 
 static run R;
 static int t_fork;
+static int open_river_ends(const opl_board *b);
 
 static void describe(const run *r, char *buf, size_t cap)
 {
@@ -232,6 +234,8 @@ static void compare_placements(const run *r, const carc_game *g, int n)
 {
 	int type = carc_game_drawn(g), left = river_left(r);
 	const opl_rivers rv = rivers_of(r);
+	if (opl_is_river(type) && memcmp(rv.left, rv.counted, 1024 * sizeof *rv.left) && open_river_ends(&board) > 12)
+		st.boxed_past_list++;
 	int ne = 0;
 	for (int i = 0; i < n && i < CARC_MAX_MOVES; i++) {
 		TU_ASSERT_MSG(moves[i].type == CARC_MV_PLACE_TILE, "a %s move beside the drawn tile's placements",
@@ -1213,6 +1217,85 @@ START_TEST(test_river_beside_cult)
 }
 END_TEST
 
+#define FORK_RESHUFFLE_GAMES 60
+
+/* given_reshuffle past the list of open ends (12, game_int.h river_open),
+ * where the engine judges each river placement from the board alone
+ * (river.c river_unlisted): 13 to 40 forks first, then other river tiles,
+ * land tiles (cult places and their rule in half the games), and two to
+ * four river tiles again at the bottom of the order, under
+ * `unplaceable_tile` reshuffle, in every other game with the spring and
+ * land tiles strewn about as start tiles for the river to find its way
+ * past.  River tiles that fit nowhere go back, some under the whole
+ * supply, and every placement is compared with the model.  Past the list
+ * the engine once counted every tile put back at the bottom, as if an end
+ * took it (takes_now), and refused places the model allows. */
+START_TEST(test_fork_reshuffle)
+{
+	static const char *const rivers[] = { "RI.1/CICI", "RI.1/CIRI", "RI.1/CcII", "RI.1/IFI",   "RI.1/II",   "RI.1/LIRI",
+		                              "RI.1/RIrI", "RI.1/RrII", "RI.2/CIRI", "RI.2/CIcI",  "RI.2/CcII+", "RI.2/IFC",
+		                              "RI.2/II",   "RI.2/II+",  "RI.2/III",  "RI.2/LIFI",  "RI.2/RIrI",  "RI.2/RrII",
+		                              "RI.1/I.e",  "RI.2/I.v" };
+	static const char *const land[] = { "BA/L", "BA/RCr", "BA/C", "BA/Rr", "CU/SR", "CU/SRFR" };
+	const char *const with_cult[] = { "base", "river", "river2", "cult", NULL };
+	const char *const sets[] = { "base", "river", "river2", NULL };
+	/* games past those run, each found by a longer run of this test */
+	static const int found_games[] = { 231, 285 };
+	t_fork = -1; /* forks come one after another here, not only first */
+	long reshuffles = 0, boxed = 0;
+	int past_list = 0, ngames = FORK_RESHUFFLE_GAMES + (int)(sizeof found_games / sizeof found_games[0]);
+	for (int i = 0; i < ngames; i++) {
+		int game = i < FORK_RESHUFFLE_GAMES ? i : found_games[i - FORK_RESHUFFLE_GAMES];
+		carc_rng rng;
+		carc_rng_seed(&rng, 0xf5e5u + (uint64_t)game * 0x9e3779b97f4a7c15ull);
+		const char *supply[120];
+		size_t n = 0;
+		int forks = 13 + (int)carc_rng_below(&rng, 28);
+		for (int k = 0; k < forks; k++) supply[n++] = "RI.2/III";
+		int nriver = (int)carc_rng_below(&rng, 12);
+		for (int k = 0; k < nriver; k++) supply[n++] = rivers[carc_rng_below(&rng, 20)];
+		int nland = (int)carc_rng_below(&rng, 30), cult = game % 4 >= 2;
+		for (int k = 0; k < nland; k++) supply[n++] = land[carc_rng_below(&rng, cult ? 6 : 4)];
+		int tail = 2 + (int)carc_rng_below(&rng, 3);
+		for (int k = 0; k < tail; k++) supply[n++] = carc_rng_below(&rng, 2) ? "RI.2/III" : rivers[carc_rng_below(&rng, 20)];
+		carc_config cfg;
+		given_order(&cfg, cult ? with_cult : sets, supply, n);
+		cfg.nseats = (uint8_t)(1 + carc_rng_below(&rng, 4));
+		cfg.rules[CARC_R_UNPLACEABLE_TILE] = CARC_UNPLACEABLE_RESHUFFLE;
+		if (game & 1) {
+			/* the spring (its river's end (1,0)) and land tiles at places
+			 * apart (both coordinates even), none in front of the mouth */
+			cfg.start[cfg.nstart++] = (carc_start_tile){ (uint16_t)tu_tile("RI/s"), 0, 0, 0 };
+			int walls = 6 + (int)carc_rng_below(&rng, 10);
+			while (cfg.nstart < 1 + walls) {
+				int x = 2 * ((int)carc_rng_below(&rng, 9) - 4), y = 2 * ((int)carc_rng_below(&rng, 9) - 4), k = 0;
+				while (k < cfg.nstart && (cfg.start[k].x != x || cfg.start[k].y != y)) k++;
+				if (k < cfg.nstart || (x == 2 && y == 0)) continue;
+				cfg.start[cfg.nstart++] = (carc_start_tile){ (uint16_t)tu_tile(land[carc_rng_below(&rng, 4)]), (int16_t)x,
+					                                     (int16_t)y, (uint8_t)carc_rng_below(&rng, 4) };
+			}
+		}
+		run *r;
+		carc_game *g = own_supply_game(&cfg, game, &r);
+		int most = 0;
+		for (int played = 0; !carc_game_over(g); played++) {
+			int nm = given_order_moves(r, g, played), ends = open_river_ends(&board);
+			if (ends > most) most = ends;
+			given_order_play(r, g, &moves[carc_rng_below(&rng, (uint32_t)nm)]);
+		}
+		past_list += most > 12;
+		reshuffles += st.reshuffles;
+		boxed += st.boxed_past_list;
+		free(g);
+	}
+	/* past the list in most games, tiles went back, and some river
+	 * decisions there were taken with one at the bottom left out */
+	ck_assert_int_ge(past_list, ngames / 2);
+	ck_assert_int_ge(reshuffles, ngames);
+	ck_assert_int_ge(boxed, 1);
+}
+END_TEST
+
 static Suite *placement_suite(void)
 {
 	const struct {
@@ -1232,6 +1315,7 @@ static Suite *placement_suite(void)
 		{ "given_reshuffle", test_given_reshuffle, 1 },
 		{ "put_back_copy", test_put_back_copy, 1 },
 		{ "river_beside_cult", test_river_beside_cult, 1 },
+		{ "fork_reshuffle", test_fork_reshuffle, 1 },
 	};
 	Suite *s = suite_create("placement_ext");
 	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
