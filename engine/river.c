@@ -20,10 +20,9 @@
  * tile continues, the look ahead refuses every later place too, and the
  * rest of the river goes by that weaker rule.  The fallback and the free
  * end are chosen among the places the other judges of the tile allow too
- * (the cult places' rule, for a river tile with a cloister: allow_mask),
- * except past the list of open ends (river_unlisted: a caller's order
- * with more than 12 of them), where the cult rule still comes after the
- * river's choice.
+ * (the cult places' rule, for a river tile with a cloister: allow_mask);
+ * past the list of open ends (river_unlisted: a caller's order with more
+ * than 12 of them) the fallback is, and no free end is looked for.
  * Under `unplaceable_tile` reshuffle a river tile put back goes under the
  * river tiles still to come, before the lake (river_put_back), and counts
  * with them; put back when no other river tile was left (or under one at
@@ -51,6 +50,8 @@
 #include <string.h>
 
 #include "ext_int.h"
+
+extern const carc_ext carc_ext_river;
 
 /* Edges of the unturned tile that carry the river (bit d: edge d). */
 static inline unsigned river_edges(int type) { return carc_tile_river[type] & 0xf; }
@@ -477,11 +478,17 @@ static __attribute__((noinline)) int river_unlisted(const carc_game *g, int type
 {
 	if (unlisted_at(g, type, x, y, rot, 0)) return 1;
 	if (!unlisted_at(g, type, x, y, rot, 1)) return 0;
-	/* as guard_mask: only if the look ahead refuses every place */
+	/* as allow_mask: only if the look ahead refuses every place the other
+	 * judges of the tile (the cult places' rule) allow */
+	uint32_t others = carc_judges_but(g, &carc_ext_river, type);
 	carc_v4u code = carc_codes(type);
-	for (int i = 0; i < g->nfront; i++)
-		for (unsigned fits = carc_fit_mask(code, &g->front[i]); fits; fits &= fits - 1)
-			if (unlisted_at(g, type, g->front[i].x, g->front[i].y, __builtin_ctz(fits), 0)) return 0;
+	for (int i = 0; i < g->nfront; i++) {
+		const carc_front *f = &g->front[i];
+		for (unsigned fits = carc_fit_mask(code, f); fits; fits &= fits - 1) {
+			int r = __builtin_ctz(fits);
+			if (unlisted_at(g, type, f->x, f->y, r, 0) && carc_judges_allow(g, others, type, f->x, f->y, r)) return 0;
+		}
+	}
 	return 1;
 }
 
@@ -924,8 +931,6 @@ static uint64_t guard_mask(const carc_game *g, int type)
 	}
 	return ok;
 }
-
-extern const carc_ext carc_ext_river;
 
 /* The placements of `ok` (allow_mask's bits) that the other judges
  * allow too (all of them when there are none). */

@@ -1296,6 +1296,38 @@ START_TEST(test_fork_reshuffle)
 }
 END_TEST
 
+/* river_beside_cult past the list of open ends: 13 springs give 13 open
+ * ends, so the engine judges river placements from the board alone
+ * (river.c river_unlisted).  The end at (0,0) has a cult place on each
+ * side behind it, which leave a curve no room there: the curve still to
+ * come continues every end but that one, so the look ahead allows the
+ * straight with a cloister (RI.1/LIRI) only there, where the cult places'
+ * rule refuses a cloister beside two cult places.  The fallback must be
+ * chosen among the places that rule allows: the engine once looked no
+ * further than the look ahead's places and discarded the straight. */
+START_TEST(test_unlisted_beside_cult)
+{
+	const char *const sets[] = { "base", "river", "cult", NULL };
+	static const char *const supply[] = { "RI.1/LIRI", "RI.1/CcII", "BA/C", "BA/Rr" };
+	carc_config cfg;
+	given_order(&cfg, sets, supply, sizeof supply / sizeof supply[0]);
+	cfg.start[cfg.nstart++] = (carc_start_tile){ (uint16_t)tu_tile("RI/s"), -1, 0, 0 }; /* its end: (0,0) */
+	cfg.start[cfg.nstart++] = (carc_start_tile){ (uint16_t)tu_tile("CU/S"), -1, -1, 0 };
+	cfg.start[cfg.nstart++] = (carc_start_tile){ (uint16_t)tu_tile("CU/S"), -1, 1, 0 };
+	for (int k = 1; k <= 12; k++) /* ends far apart, each with room all round */
+		cfg.start[cfg.nstart++] = (carc_start_tile){ (uint16_t)tu_tile("RI/s"), (int16_t)(8 * k), 8, 0 };
+	run *r;
+	carc_game *g = own_supply_game(&cfg, 0, &r);
+	TU_EQ(open_river_ends(&board), 13);
+	int nm = given_order_moves(r, g, 0);
+	TU_EQ(carc_game_drawn(g), tu_tile("RI.1/LIRI")); /* not discarded */
+	TU_EQ(st.discards, 0);
+	for (int i = 0; i < nm; i++) TU_ASSERT_MSG(moves[i].x != 0 || moves[i].y != 0, "the cloister listed beside two cult places");
+	TU_GT(nm, 0);
+	free(g);
+}
+END_TEST
+
 static Suite *placement_suite(void)
 {
 	const struct {
@@ -1316,6 +1348,7 @@ static Suite *placement_suite(void)
 		{ "put_back_copy", test_put_back_copy, 1 },
 		{ "river_beside_cult", test_river_beside_cult, 1 },
 		{ "fork_reshuffle", test_fork_reshuffle, 1 },
+		{ "unlisted_beside_cult", test_unlisted_beside_cult, 1 },
 	};
 	Suite *s = suite_create("placement_ext");
 	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
