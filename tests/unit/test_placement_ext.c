@@ -1081,6 +1081,14 @@ END_TEST
 
 #define RESHUFFLE_GAMES 2000
 
+/* The river tiles of River I and II, springs aside, that caller-given
+ * orders below are drawn from. */
+static const char *const rivers[] = { "RI.1/CICI", "RI.1/CIRI", "RI.1/CcII", "RI.1/IFI",   "RI.1/II",   "RI.1/LIRI",
+	                              "RI.1/RIrI", "RI.1/RrII", "RI.2/CIRI", "RI.2/CIcI",  "RI.2/CcII+", "RI.2/IFC",
+	                              "RI.2/II",   "RI.2/II+",  "RI.2/III",  "RI.2/LIFI",  "RI.2/RIrI",  "RI.2/RrII",
+	                              "RI.1/I.e",  "RI.2/I.v" };
+#define NRIVERS ((uint32_t)(sizeof rivers / sizeof rivers[0]))
+
 /* Caller-given river orders (PROTOCOL.md `tiles`: ordering the river is
  * the caller's job) under `unplaceable_tile` reshuffle, with few land
  * tiles or none and lakes anywhere: river tiles that fit nowhere go back
@@ -1094,10 +1102,6 @@ END_TEST
  * tile then, refused. */
 START_TEST(test_given_reshuffle)
 {
-	static const char *const rivers[] = { "RI.1/CICI", "RI.1/CIRI", "RI.1/CcII", "RI.1/IFI",   "RI.1/II",   "RI.1/LIRI",
-		                              "RI.1/RIrI", "RI.1/RrII", "RI.2/CIRI", "RI.2/CIcI",  "RI.2/CcII+", "RI.2/IFC",
-		                              "RI.2/II",   "RI.2/II+",  "RI.2/III",  "RI.2/LIFI",  "RI.2/RIrI",  "RI.2/RrII",
-		                              "RI.1/I.e",  "RI.2/I.v" };
 	static const char *const found[] = { "RI.2/IFC",  "RI.1/RrII", "RI.1/IFI", "RI.1/LIRI", "RI.2/CIcI", "RI.2/LIFI",
 		                             "RI.2/II",   "RI.1/LIRI", "RI.1/RrII", "RI.1/CIRI", "RI.2/RIrI", "RI.2/III" };
 	static const char *const land[] = { "BA/L", "BA/RCr" };
@@ -1119,7 +1123,7 @@ START_TEST(test_given_reshuffle)
 		if (game & 1) {
 			int nriver = 6 + (int)carc_rng_below(&rng, 8);
 			for (int k = 0; k < nriver; k++)
-				supply[n++] = carc_rng_below(&rng, 4) ? rivers[carc_rng_below(&rng, 20)] : "RI.2/III";
+				supply[n++] = carc_rng_below(&rng, 4) ? rivers[carc_rng_below(&rng, NRIVERS)] : "RI.2/III";
 		} else {
 			for (size_t k = 0; k < sizeof found / sizeof found[0]; k++) supply[n++] = found[k];
 		}
@@ -1232,10 +1236,6 @@ END_TEST
  * took it (takes_now), and refused places the model allows. */
 START_TEST(test_fork_reshuffle)
 {
-	static const char *const rivers[] = { "RI.1/CICI", "RI.1/CIRI", "RI.1/CcII", "RI.1/IFI",   "RI.1/II",   "RI.1/LIRI",
-		                              "RI.1/RIrI", "RI.1/RrII", "RI.2/CIRI", "RI.2/CIcI",  "RI.2/CcII+", "RI.2/IFC",
-		                              "RI.2/II",   "RI.2/II+",  "RI.2/III",  "RI.2/LIFI",  "RI.2/RIrI",  "RI.2/RrII",
-		                              "RI.1/I.e",  "RI.2/I.v" };
 	static const char *const land[] = { "BA/L", "BA/RCr", "BA/C", "BA/Rr", "CU/SR", "CU/SRFR" };
 	const char *const with_cult[] = { "base", "river", "river2", "cult", NULL };
 	const char *const sets[] = { "base", "river", "river2", NULL };
@@ -1253,11 +1253,11 @@ START_TEST(test_fork_reshuffle)
 		int forks = 13 + (int)carc_rng_below(&rng, 28);
 		for (int k = 0; k < forks; k++) supply[n++] = "RI.2/III";
 		int nriver = (int)carc_rng_below(&rng, 12);
-		for (int k = 0; k < nriver; k++) supply[n++] = rivers[carc_rng_below(&rng, 20)];
+		for (int k = 0; k < nriver; k++) supply[n++] = rivers[carc_rng_below(&rng, NRIVERS)];
 		int nland = (int)carc_rng_below(&rng, 30), cult = game % 4 >= 2;
 		for (int k = 0; k < nland; k++) supply[n++] = land[carc_rng_below(&rng, cult ? 6 : 4)];
 		int tail = 2 + (int)carc_rng_below(&rng, 3);
-		for (int k = 0; k < tail; k++) supply[n++] = carc_rng_below(&rng, 2) ? "RI.2/III" : rivers[carc_rng_below(&rng, 20)];
+		for (int k = 0; k < tail; k++) supply[n++] = carc_rng_below(&rng, 2) ? "RI.2/III" : rivers[carc_rng_below(&rng, NRIVERS)];
 		carc_config cfg;
 		given_order(&cfg, cult ? with_cult : sets, supply, n);
 		cfg.nseats = (uint8_t)(1 + carc_rng_below(&rng, 4));
