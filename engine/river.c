@@ -297,34 +297,6 @@ static inline unsigned taken_sides(const carc_front *f)
 	return ((f->mask & 0x01010101u) * 0x00204081u) >> 21 & 0xf;
 }
 
-/* Can a river tile still to draw continue the river at the empty place
- * f->x, f->y, whose placed neighbours (the new tile among them) show the
- * edges f->want, f->mask?  Its own open ends must leave room ahead; the
- * room toward each direction is worked out once a call (bit d of `known`:
- * worked out already, of `room`: found).  The tiles are tried from the
- * last: lakes come last, and a lake fits most places. */
-static int continuable(const vboard *v, const carc_front *f, const rivers *r, unsigned known, unsigned room)
-{
-	const carc_game *g = v->g;
-	unsigned taken = taken_sides(f);
-	for (int k = 1; k >= 0; k--)
-		for (int i = r->hi[k] - 1; i >= r->lo[k]; i--) {
-			int t = carc_entry_tile(g->supply[i]);
-			if (!river_edges(t)) continue;
-			for (unsigned fits = carc_fit_mask(carc_codes(t), f); fits; fits &= fits - 1) {
-				unsigned open = river_turned(t, __builtin_ctz(fits)) & ~taken;
-				for (unsigned ask = open & ~known; ask; ask &= ask - 1) {
-					int d = __builtin_ctz(ask);
-					known |= 1u << d;
-					if (room_toward(v, f->x, f->y, d)) room |= 1u << d;
-					else break;
-				}
-				if ((open & room) == open) return 1;
-			}
-		}
-	return 0;
-}
-
 /* The sides of a frontier place that show a river edge of a placed
  * neighbour (want byte CARC_EK_RIVER where the mask byte is set): 0x80 in
  * the byte of each such side. */
@@ -344,6 +316,35 @@ static inline int joins_ends(const carc_front *f)
 {
 	uint32_t r = river_sides(f);
 	return (r & (r - 1)) != 0;
+}
+
+/* Can a river tile still to draw continue the river at the empty place
+ * f->x, f->y, whose placed neighbours (the new tile among them) show the
+ * edges f->want, f->mask?  Its own open ends must leave room ahead; the
+ * room toward each direction is worked out once a call (bit d of `known`:
+ * worked out already, of `room`: found).  The tiles are tried from the
+ * last: lakes come last, and a lake fits most places. */
+static int continuable(const vboard *v, const carc_front *f, const rivers *r, unsigned known, unsigned room)
+{
+	if (joins_ends(f)) return 0; /* no river tile goes where two ends meet */
+	const carc_game *g = v->g;
+	unsigned taken = taken_sides(f);
+	for (int k = 1; k >= 0; k--)
+		for (int i = r->hi[k] - 1; i >= r->lo[k]; i--) {
+			int t = carc_entry_tile(g->supply[i]);
+			if (!river_edges(t)) continue;
+			for (unsigned fits = carc_fit_mask(carc_codes(t), f); fits; fits &= fits - 1) {
+				unsigned open = river_turned(t, __builtin_ctz(fits)) & ~taken;
+				for (unsigned ask = open & ~known; ask; ask &= ask - 1) {
+					int d = __builtin_ctz(ask);
+					known |= 1u << d;
+					if (room_toward(v, f->x, f->y, d)) room |= 1u << d;
+					else break;
+				}
+				if ((open & room) == open) return 1;
+			}
+		}
+	return 0;
 }
 
 /* The end f as it is with the new tile of v placed (it may be a neighbour). */

@@ -1328,6 +1328,39 @@ START_TEST(test_unlisted_beside_cult)
 }
 END_TEST
 
+/* Start tiles may bring two springs' mouths to one place, (1,0) here: no
+ * river tile may go there (it would join the branches, RULES.md 2.3), so
+ * the look ahead must not count that end as one a tile still to come
+ * continues, though a straight's edges fit it.  The engine once did, and
+ * allowed places the model refuses (the fork, then RI.1/IFI at (1,3)).
+ * Four orders of the tiles, the first move listed each time, every
+ * listing compared with the model. */
+START_TEST(test_joined_mouths)
+{
+	const char *const sets[] = { "base", "river", "river2", NULL };
+	static const char *const supplies[][4] = {
+		{ "RI.2/III", "RI.1/IFI", "RI.1/IFI", "BA/L" },
+		{ "RI.1/II", "RI.1/IFI", "RI.1/IFI", "BA/L" },
+		{ "RI.1/IFI", "RI.1/II", "RI.1/IFI", "BA/L" },
+		{ "RI.1/IFI", "RI.1/I.e", "BA/L", "BA/L" },
+	};
+	carc_config cfg;
+	given_order(&cfg, sets, supplies[_i], 4);
+	cfg.start[cfg.nstart++] = (carc_start_tile){ (uint16_t)tu_tile("RI/s"), 0, 0, 0 }; /* its end: (1,0) */
+	cfg.start[cfg.nstart++] = (carc_start_tile){ (uint16_t)tu_tile("RI/s"), 2, 0, 2 }; /* and this one's */
+	cfg.start[cfg.nstart++] = (carc_start_tile){ (uint16_t)tu_tile("RI/s"), 0, 4, 0 };
+	run *r;
+	carc_game *g = own_supply_game(&cfg, _i, &r);
+	for (int played = 0; !carc_game_over(g); played++) {
+		given_order_moves(r, g, played);
+		carc_move m = carc_game_phase(g) == CARC_PH_ACTION ? tu_pass() : moves[0];
+		TU_ASSERT_MSG(m.type != CARC_MV_PLACE_TILE || m.x != 1 || m.y != 0, "a river tile listed where two ends meet");
+		given_order_play(r, g, &m);
+	}
+	free(g);
+}
+END_TEST
+
 static Suite *placement_suite(void)
 {
 	const struct {
@@ -1349,6 +1382,7 @@ static Suite *placement_suite(void)
 		{ "river_beside_cult", test_river_beside_cult, 1 },
 		{ "fork_reshuffle", test_fork_reshuffle, 1 },
 		{ "unlisted_beside_cult", test_unlisted_beside_cult, 1 },
+		{ "joined_mouths", test_joined_mouths, 4 },
 	};
 	Suite *s = suite_create("placement_ext");
 	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
