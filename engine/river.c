@@ -20,9 +20,9 @@
  * tile continues, the look ahead refuses every later place too, and the
  * rest of the river goes by that weaker rule.  The fallback and the free
  * end are chosen among the places the other judges of the tile allow too
- * (the cult places' rule, for a river tile with a cloister: allow_mask);
- * past the list of open ends (river_unlisted: a caller's order with more
- * than 12 of them) the fallback is, and no free end is looked for.
+ * (the cult places' rule, for a river tile with a cloister: allow_mask;
+ * past the list of open ends, a caller's order or start tiles with more
+ * than 12 of them, unlisted_mask does the same from the board).
  * Under `unplaceable_tile` reshuffle a river tile put back goes under the
  * river tiles still to come, before the lake (river_put_back), and counts
  * with them; put back when no other river tile was left (or under one at
@@ -432,12 +432,11 @@ static int any_counted(const carc_game *g, const rivers *r)
 	return 0;
 }
 
-/* river_allowed when the list of open ends overflowed: the same rule,
- * worked out from the board and g->front, but for the free end, which
- * reads the list (no set in scope makes more open ends than it holds).
- * Without `fallback` the look ahead (every open end continued by some
- * river tile still to come), with it what guard_mask asks instead: every
- * river tile still to come has an end. */
+/* One placement past the list of open ends, worked out from the board and
+ * g->front (no set in scope makes more open ends than it holds): without
+ * `fallback` the look ahead (every open end continued by some river tile
+ * still to come), with it what guard_mask asks instead: every river tile
+ * still to come has an end.  unlisted_mask chooses among them. */
 static int unlisted_at(const carc_game *g, int type, int x, int y, int rot, int fallback)
 {
 	vboard v = { g, x, y, type, rot, 0 }; /* reach: end_free only */
@@ -473,24 +472,6 @@ static int unlisted_at(const carc_game *g, int type, int x, int y, int rot, int 
 	}
 	if (!ends) return 0; /* river tiles are still to come: the river may not end yet */
 	return !fallback || each_has_end(&v, list, n);
-}
-
-static __attribute__((noinline)) int river_unlisted(const carc_game *g, int type, int x, int y, int rot)
-{
-	if (unlisted_at(g, type, x, y, rot, 0)) return 1;
-	if (!unlisted_at(g, type, x, y, rot, 1)) return 0;
-	/* as allow_mask: only if the look ahead refuses every place the other
-	 * judges of the tile (the cult places' rule) allow */
-	uint32_t others = carc_judges_but(g, &carc_ext_river, type);
-	carc_v4u code = carc_codes(type);
-	for (int i = 0; i < g->nfront; i++) {
-		const carc_front *f = &g->front[i];
-		for (unsigned fits = carc_fit_mask(code, f); fits; fits &= fits - 1) {
-			int r = __builtin_ctz(fits);
-			if (unlisted_at(g, type, f->x, f->y, r, 0) && carc_judges_allow(g, others, type, f->x, f->y, r)) return 0;
-		}
-	}
-	return 1;
 }
 
 /* river_listed past its quick answers: every open end afterwards, worked
@@ -824,28 +805,43 @@ static void free_begin(const carc_game *g, free_ask *a)
 	a->reach = left + 1;
 }
 
-/* The rest, at listed open end i for the tile type: the other ends. */
-static void free_at_end(const carc_game *g, free_ask *a, int type, int i)
+/* The open end f (another than the new tile's) as a rend, with a new
+ * tile at (x, y): its neighbours are the placed tiles (the mask) and the
+ * new one if it is one; the river it continues comes from the first
+ * placed one that shows a river, and it is plain if there is no other. */
+static rend other_end(const carc_front *f, int x, int y)
 {
 	/* bit d: the place (rx + 1, ry + 1) of 3 x 3 is the neighbour toward d */
 	static const uint8_t next_to[9] = { 0, 1, 0, 8, 0, 2, 0, 4, 0 };
+	unsigned rx = (unsigned)(x - f->x + 1), ry = (unsigned)(y - f->y + 1);
+	unsigned taken = taken_sides(f) | (rx <= 2 && ry <= 2 ? next_to[3 * ry + rx] : 0u);
+	unsigned river = ((river_sides(f) >> 7) * 0x00204081u) >> 21 & 0xf, from = river & -river;
+	return (rend){ f->x, f->y, from ? (__builtin_ctz(from) + 2) & 3 : 1, !(taken & ~from) };
+}
+
+/* The end a new tile at (x, y) leaves toward d, the tiles around its
+ * place being `v` (around()): plain if none is beside the place it
+ * faces, the new tile aside. */
+static rend own_end(uint32_t v, int x, int y, int d)
+{
+	static const uint32_t beside_end[4] = {
+		SQ(-1, -1) | SQ(1, -1) | SQ(0, -2), SQ(1, -1) | SQ(1, 1) | SQ(2, 0),
+		SQ(-1, 1) | SQ(1, 1) | SQ(0, 2), SQ(-1, -1) | SQ(-1, 1) | SQ(-2, 0),
+	};
+	return (rend){ x + carc_dx[d], y + carc_dy[d], d, !(v & beside_end[d]) };
+}
+
+/* The rest, at listed open end i for the tile type: the other ends. */
+static void free_at_end(const carc_game *g, free_ask *a, int type, int i)
+{
 	const carc_front *here = &g->river_open[i];
 	a->v = (vboard){ g, here->x, here->y, type, 0, a->reach };
 	a->around = around(g, here->x, here->y);
 	a->i = i;
 	a->n = 0;
 	memset(a->known, 0, sizeof a->known);
-	for (int j = 0; j < g->nriver_open; j++) {
-		if (j == i) continue;
-		const carc_front *f = &g->river_open[j];
-		/* its neighbours: the placed tiles (the mask), the new one if it
-		 * is one; the river it continues comes from the first placed one
-		 * that shows a river, and it is plain if there is no other */
-		unsigned rx = (unsigned)(here->x - f->x + 1), ry = (unsigned)(here->y - f->y + 1);
-		unsigned taken = taken_sides(f) | (rx <= 2 && ry <= 2 ? next_to[3 * ry + rx] : 0u);
-		unsigned river = ((river_sides(f) >> 7) * 0x00204081u) >> 21 & 0xf, from = river & -river;
-		a->ends[4 + a->n++] = (rend){ f->x, f->y, from ? (__builtin_ctz(from) + 2) & 3 : 1, !(taken & ~from) };
-	}
+	for (int j = 0; j < g->nriver_open; j++)
+		if (j != i) a->ends[4 + a->n++] = other_end(&g->river_open[j], here->x, here->y);
 }
 
 /* Would the river have a free end (end_free) with the tile turned rot at
@@ -860,15 +856,7 @@ static int free_with(const carc_game *g, free_ask *a, int rot)
 	unsigned open = river_turned(a->v.type, rot) & ~(g->river_room[a->i] >> 4);
 	if (a->known[open]) return a->known[open] - 1; /* the same ends as a turn asked before */
 	int k = 4;
-	/* beside the place a new end faces, but the new tile */
-	static const uint32_t beside_end[4] = {
-		SQ(-1, -1) | SQ(1, -1) | SQ(0, -2), SQ(1, -1) | SQ(1, 1) | SQ(2, 0),
-		SQ(-1, 1) | SQ(1, 1) | SQ(0, 2), SQ(-1, -1) | SQ(-1, 1) | SQ(-2, 0),
-	};
-	for (unsigned b = open; b; b &= b - 1) {
-		int d = __builtin_ctz(b);
-		a->ends[--k] = (rend){ here->x + carc_dx[d], here->y + carc_dy[d], d, !(a->around & beside_end[d]) };
-	}
+	for (unsigned b = open; b; b &= b - 1) a->ends[--k] = own_end(a->around, here->x, here->y, __builtin_ctz(b));
 	int n = 4 - k + a->n, free = 0;
 	for (int e = 0; e < n && !free; e++) free = end_free(&a->v, a->ends + k, n, 4 - k, e, a->dead, a->curves);
 	a->known[open] = (uint8_t)(1 + free);
@@ -968,6 +956,90 @@ static uint64_t free_of(const carc_game *g, int type, uint64_t ok)
 	return free ? free : ok;
 }
 
+/* ---- past the list of open ends ---------------------------------------------------- */
+
+/* Front positions a board holds: one byte each for unlisted_mask. */
+#define NFRONT ((int)(sizeof ((carc_game *)0)->front / sizeof ((carc_game *)0)->front[0]))
+
+/* free_with past the list of open ends: would the tile turned rot at
+ * (x, y) leave the river a free end, its open ends read off the frontier
+ * (the places that show a river)? */
+static int free_unlisted(const carc_game *g, const free_ask *a, int type, int x, int y, int rot)
+{
+	rend ends[NFRONT + 4];
+	vboard v = { g, x, y, type, rot, a->reach };
+	uint32_t near = around(g, x, y);
+	int n = 0;
+	for (unsigned b = river_turned(type, rot); b; b &= b - 1) {
+		int d = __builtin_ctz(b);
+		if (!occupied_now(g, x + carc_dx[d], y + carc_dy[d])) ends[n++] = own_end(near, x, y, d);
+	}
+	int nown = n;
+	for (int j = 0; j < g->nfront; j++) {
+		const carc_front *f = &g->front[j];
+		if (shows_river(f) && (f->x != x || f->y != y)) ends[n++] = other_end(f, x, y);
+	}
+	for (int e = 0; e < n; e++)
+		if (end_free(&v, ends, n, nown, e, a->dead, a->curves)) return 1;
+	return 0;
+}
+
+/* allow_mask past the list of open ends, worked out from the board and
+ * g->front: bit rot of ok[i], the tile turned rot at front position i.
+ * The look ahead's places (unlisted_at); where it allows none that the
+ * other judges allow too, the fallback's among those; of those, the ones
+ * that leave a free end whenever one does.  The look ahead's places that
+ * the other judges alone refuse stay allowed, so the refusal is theirs. */
+static void unlisted_mask(const carc_game *g, int type, uint8_t *ok)
+{
+	uint8_t both[NFRONT];
+	uint32_t others = carc_judges_but(g, &carc_ext_river, type);
+	carc_v4u code = carc_codes(type);
+	int nboth = 0;
+	for (int fallback = 0; fallback < 2 && !nboth; fallback++)
+		for (int i = 0; i < g->nfront; i++) {
+			const carc_front *f = &g->front[i];
+			unsigned ahead_ok = 0, theirs = 0;
+			for (unsigned fits = carc_fit_mask(code, f); fits; fits &= fits - 1) {
+				int r = __builtin_ctz(fits);
+				if (!unlisted_at(g, type, f->x, f->y, r, fallback)) continue;
+				if (carc_judges_allow(g, others, type, f->x, f->y, r)) ahead_ok |= 1u << r;
+				else theirs |= 1u << r;
+			}
+			both[i] = (uint8_t)ahead_ok;
+			nboth += __builtin_popcount(ahead_ok);
+			if (!fallback) ok[i] = (uint8_t)theirs;
+		}
+	if (nboth > 1) {
+		free_ask a;
+		free_begin(g, &a);
+		uint8_t with_free[NFRONT];
+		int nfree = 0;
+		for (int i = 0; a.settled < 0 && i < g->nfront; i++) {
+			with_free[i] = 0;
+			for (unsigned b = both[i]; b; b &= b - 1)
+				if (free_unlisted(g, &a, type, g->front[i].x, g->front[i].y, __builtin_ctz(b))) {
+					with_free[i] |= (uint8_t)(b & -b);
+					nfree++;
+				}
+		}
+		if (nfree) memcpy(both, with_free, (size_t)g->nfront);
+	}
+	for (int i = 0; i < g->nfront; i++) ok[i] |= both[i];
+}
+
+/* river_allowed past the list of open ends.  A place that neither the look
+ * ahead nor the fallback allows is refused at once (most places a river
+ * tile's edges fit); else all of them are worked out. */
+static __attribute__((noinline)) int river_unlisted(const carc_game *g, int type, int x, int y, int rot)
+{
+	int i = carc_board_front_at(g, x, y);
+	if (i < 0 || (!unlisted_at(g, type, x, y, rot, 0) && !unlisted_at(g, type, x, y, rot, 1))) return 0;
+	uint8_t ok[NFRONT];
+	unlisted_mask(g, type, ok);
+	return ok[i] >> rot & 1;
+}
+
 /* Bit 4 i + rot: the tile type turned rot may go at listed open end i,
  * by the rules above, and of those placements only the ones that leave
  * the river a free end if any do (free_of).  The free ends are looked for
@@ -1039,9 +1111,13 @@ static int river_filter(const carc_game *g, int type, carc_move *moves, int n)
 	uint64_t near = g->river_near;
 	if (!near) return 0;
 	int k = 0;
-	if (g->nriver_open == 0xff) {
-		for (int i = 0; i < n; i++)
-			if (river_allowed(g, type, moves[i].x, moves[i].y, moves[i].rot)) moves[k++] = moves[i];
+	if (g->nriver_open == 0xff) { /* worked out once for every place */
+		uint8_t ok[NFRONT];
+		unlisted_mask(g, type, ok);
+		for (int i = 0; i < n; i++) {
+			int at = carc_board_front_at(g, moves[i].x, moves[i].y);
+			if (at >= 0 && (ok[at] >> moves[i].rot & 1)) moves[k++] = moves[i];
+		}
 		return k;
 	}
 	/* allow_mask's answers, looked up once for all the turns at a place

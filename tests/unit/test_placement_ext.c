@@ -1233,24 +1233,27 @@ END_TEST
  * past.  River tiles that fit nowhere go back, some under the whole
  * supply, and every placement is compared with the model.  Past the list
  * the engine once counted every tile put back at the bottom, as if an end
- * took it (takes_now), and refused places the model allows. */
+ * took it (takes_now), and refused places the model allows.  Batch 1
+ * starts past the list: 13 to 15 springs as start tiles, then up to 14
+ * forks; there the engine once looked for no free end (games 109, 145). */
 START_TEST(test_fork_reshuffle)
 {
 	static const char *const land[] = { "BA/L", "BA/RCr", "BA/C", "BA/Rr", "CU/SR", "CU/SRFR" };
 	const char *const with_cult[] = { "base", "river", "river2", "cult", NULL };
 	const char *const sets[] = { "base", "river", "river2", NULL };
 	/* games past those run, each found by a longer run of this test */
-	static const int found_games[] = { 231, 285 };
+	static const int found_games[2][2] = { { 231, 285 }, { 109, 145 } };
+	int springs = _i; /* batch 1: many springs as start tiles */
 	t_fork = -1; /* forks come one after another here, not only first */
 	long reshuffles = 0, boxed = 0;
-	int past_list = 0, ngames = FORK_RESHUFFLE_GAMES + (int)(sizeof found_games / sizeof found_games[0]);
+	int past_list = 0, ngames = FORK_RESHUFFLE_GAMES + 2;
 	for (int i = 0; i < ngames; i++) {
-		int game = i < FORK_RESHUFFLE_GAMES ? i : found_games[i - FORK_RESHUFFLE_GAMES];
+		int game = i < FORK_RESHUFFLE_GAMES ? i : found_games[springs][i - FORK_RESHUFFLE_GAMES];
 		carc_rng rng;
-		carc_rng_seed(&rng, 0xf5e5u + (uint64_t)game * 0x9e3779b97f4a7c15ull);
+		carc_rng_seed(&rng, 0xf5e5u + (uint64_t)springs * 0x51u + (uint64_t)game * 0x9e3779b97f4a7c15ull);
 		const char *supply[120];
 		size_t n = 0;
-		int forks = 13 + (int)carc_rng_below(&rng, 28);
+		int forks = springs ? (int)carc_rng_below(&rng, 15) : 13 + (int)carc_rng_below(&rng, 28);
 		for (int k = 0; k < forks; k++) supply[n++] = "RI.2/III";
 		int nriver = (int)carc_rng_below(&rng, 12);
 		for (int k = 0; k < nriver; k++) supply[n++] = rivers[carc_rng_below(&rng, NRIVERS)];
@@ -1262,7 +1265,22 @@ START_TEST(test_fork_reshuffle)
 		given_order(&cfg, cult ? with_cult : sets, supply, n);
 		cfg.nseats = (uint8_t)(1 + carc_rng_below(&rng, 4));
 		cfg.rules[CARC_R_UNPLACEABLE_TILE] = CARC_UNPLACEABLE_RESHUFFLE;
-		if (game & 1) {
+		if (springs) {
+			/* 13 to 15 springs at places apart (both coordinates even),
+			 * any way round, two mouths at one place at times, and land
+			 * tiles between them (odd coordinates) */
+			int nspr = 13 + (int)carc_rng_below(&rng, 3);
+			while (cfg.nstart < 16) {
+				int spring = cfg.nstart < nspr, x = 2 * ((int)carc_rng_below(&rng, 9) - 4) + !spring,
+				    y = 2 * ((int)carc_rng_below(&rng, 9) - 4) + !spring, k = 0;
+				while (k < cfg.nstart && (cfg.start[k].x != x || cfg.start[k].y != y)) k++;
+				if (k < cfg.nstart) continue;
+				const char *t = spring ? "RI/s" : land[carc_rng_below(&rng, 4)];
+				cfg.start[cfg.nstart++] =
+				    (carc_start_tile){ (uint16_t)tu_tile(t), (int16_t)x, (int16_t)y, (uint8_t)carc_rng_below(&rng, 4) };
+				if (!spring && carc_rng_below(&rng, 2)) break;
+			}
+		} else if (game & 1) {
 			/* the spring (its river's end (1,0)) and land tiles at places
 			 * apart (both coordinates even), none in front of the mouth */
 			cfg.start[cfg.nstart++] = (carc_start_tile){ (uint16_t)tu_tile("RI/s"), 0, 0, 0 };
@@ -1288,9 +1306,11 @@ START_TEST(test_fork_reshuffle)
 		boxed += st.boxed_past_list;
 		free(g);
 	}
-	/* past the list in most games, tiles went back, and some river
-	 * decisions there were taken with one at the bottom left out */
+	/* past the list in most games; with forks first, tiles went back,
+	 * and some river decisions there were taken with one at the bottom
+	 * left out */
 	ck_assert_int_ge(past_list, ngames / 2);
+	if (springs) return;
 	ck_assert_int_ge(reshuffles, ngames);
 	ck_assert_int_ge(boxed, 1);
 }
@@ -1380,7 +1400,7 @@ static Suite *placement_suite(void)
 		{ "given_reshuffle", test_given_reshuffle, 1 },
 		{ "put_back_copy", test_put_back_copy, 1 },
 		{ "river_beside_cult", test_river_beside_cult, 1 },
-		{ "fork_reshuffle", test_fork_reshuffle, 1 },
+		{ "fork_reshuffle", test_fork_reshuffle, 2 },
 		{ "unlisted_beside_cult", test_unlisted_beside_cult, 1 },
 		{ "joined_mouths", test_joined_mouths, 4 },
 	};
