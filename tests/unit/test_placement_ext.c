@@ -1381,6 +1381,54 @@ START_TEST(test_joined_mouths)
 }
 END_TEST
 
+/* The free end past the list of open ends (a review's case): 13 springs
+ * in a row at (4k,0), each facing E, its end (4k+1,0) three steps short
+ * of the next spring (the last one's of a land tile), and a land tile at
+ * (1,-4); a curve is drawn, then two straights.  Only the ends facing
+ * the land tiles are not free, and the curve may not take a place that
+ * leaves no free end: the engine, past the list, once allowed the curve
+ * north at (1,0), and the last straight was lost.  Batch 1: twelve lakes
+ * first close the ends (4k+1,0) from the east, so that one open end is
+ * left, and the engine must still look for a free end (it once judged the
+ * rest of the river as past the list).  Every listing against the model;
+ * the last move listed is played, and no river tile is discarded. */
+START_TEST(test_unlisted_free_end)
+{
+	const char *const sets[] = { "base", "river", NULL };
+	const char *supply[20];
+	size_t n = 0;
+	int lakes = _i ? 12 : 0;
+	for (int k = 0; k < lakes; k++) supply[n++] = "RI.1/I.e";
+	supply[n++] = "RI.1/II";
+	supply[n++] = "RI.1/IFI";
+	supply[n++] = "RI.1/IFI";
+	for (int k = 0; k < 3; k++) supply[n++] = "BA/L";
+	carc_config cfg;
+	given_order(&cfg, sets, supply, n);
+	for (int k = 0; k < 13; k++) cfg.start[cfg.nstart++] = (carc_start_tile){ (uint16_t)tu_tile("RI/s"), (int16_t)(4 * k), 0, 0 };
+	cfg.start[cfg.nstart++] = (carc_start_tile){ (uint16_t)tu_tile("BA/L"), 52, 0, 0 };
+	cfg.start[cfg.nstart++] = (carc_start_tile){ (uint16_t)tu_tile("BA/L"), 1, -4, 0 };
+	run *r;
+	carc_game *g = own_supply_game(&cfg, _i, &r);
+	TU_EQ(open_river_ends(&board), 13);
+	int lake = 0;
+	for (int played = 0; !carc_game_over(g); played++) {
+		int nm = given_order_moves(r, g, played);
+		carc_move m = moves[nm - 1];
+		if (carc_game_phase(g) == CARC_PH_TILE && carc_game_drawn(g) == tu_tile("RI.1/I.e")) {
+			m = tu_place(g, 4 * (12 - lake++) + 1, 0, 0); /* the end farthest east */
+			TU_ASSERT_MSG(tu_find_move(moves, nm, &m) >= 0, "lake %d not listed", lake);
+		} else if (carc_game_phase(g) == CARC_PH_ACTION) {
+			m = tu_pass();
+		}
+		given_order_play(r, g, &m);
+	}
+	TU_EQ(st.river_discards, 0);
+	TU_EQ(lake, lakes);
+	free(g);
+}
+END_TEST
+
 static Suite *placement_suite(void)
 {
 	const struct {
@@ -1403,6 +1451,7 @@ static Suite *placement_suite(void)
 		{ "fork_reshuffle", test_fork_reshuffle, 2 },
 		{ "unlisted_beside_cult", test_unlisted_beside_cult, 1 },
 		{ "joined_mouths", test_joined_mouths, 4 },
+		{ "unlisted_free_end", test_unlisted_free_end, 2 },
 	};
 	Suite *s = suite_create("placement_ext");
 	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
