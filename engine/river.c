@@ -378,11 +378,19 @@ static inline carc_front new_end(int x, int y, int d)
 
 static int takes_now(const carc_game *g, int type);
 
-/* Has every river tile still to come (as rivers_left reads them) one of
- * the open ends ends[0..n) (the new tile of v placed) to continue?  A
- * tile in the run put back to the bottom (from `bottom` on) that no end
- * takes now is not counted, as in boxed_put_back, in a given order too,
- * where rivers_left reads that run with the rest. */
+/* Is supply[s], still to come, a river tile the look ahead counts?  A
+ * tile in the run put back to the bottom (from `bottom`, bottom_run) that
+ * no end takes now is not counted, as in boxed_put_back, in a given order
+ * too, where rivers_left reads that run with the rest. */
+static int counted_at(const carc_game *g, int s, int bottom)
+{
+	int t = carc_entry_tile(g->supply[s]);
+	return river_edges(t) && (s < bottom || takes_now(g, t));
+}
+
+/* Has every river tile still to come (as rivers_left reads them) that
+ * counts (counted_at) one of the open ends ends[0..n) (the new tile of v
+ * placed) to continue? */
 static int each_has_end(const vboard *v, const carc_front *ends, int n)
 {
 	const carc_game *g = v->g;
@@ -390,8 +398,8 @@ static int each_has_end(const vboard *v, const carc_front *ends, int n)
 	int bottom = bottom_run(g, g->next);
 	for (int k = 0; k < 2; k++)
 		for (int s = r.lo[k]; s < r.hi[k]; s++) {
-			int t = carc_entry_tile(g->supply[s]), e = 0;
-			if (!river_edges(t) || (s >= bottom && !takes_now(g, t))) continue;
+			int e = 0;
+			if (!counted_at(g, s, bottom)) continue;
 			rivers one = { { s, 0 }, { s + 1, 0 } }; /* this tile alone, for continuable */
 			while (e < n && !continuable(v, &ends[e], &one, 0, 0)) e++;
 			if (e == n) return 0;
@@ -419,16 +427,13 @@ static __attribute__((noinline)) int takes_unlisted(const carc_game *g, int type
 	return 0;
 }
 
-/* Is a river tile still to come (in r) counted: not one of the run put
- * back at the bottom (from `bottom` on) that no end takes now? */
+/* Is a river tile still to come (in r) counted (counted_at)? */
 static int any_counted(const carc_game *g, const rivers *r)
 {
 	int bottom = bottom_run(g, g->next);
 	for (int k = 0; k < 2; k++)
-		for (int s = r->lo[k]; s < r->hi[k]; s++) {
-			int t = carc_entry_tile(g->supply[s]);
-			if (river_edges(t) && (s < bottom || takes_now(g, t))) return 1;
-		}
+		for (int s = r->lo[k]; s < r->hi[k]; s++)
+			if (counted_at(g, s, bottom)) return 1;
 	return 0;
 }
 
@@ -984,6 +989,26 @@ static int free_unlisted(const carc_game *g, const free_ask *a, int type, int x,
 	return 0;
 }
 
+/* free_of past the list of open ends: of the placements both[] (bits as
+ * in unlisted_mask), only those that leave a free end, whenever one does. */
+static void free_of_unlisted(const carc_game *g, int type, uint8_t *both)
+{
+	free_ask a;
+	free_begin(g, &a);
+	if (a.settled >= 0) return; /* every placement leaves a free end, or none does */
+	uint8_t with_free[NFRONT];
+	int nfree = 0;
+	for (int i = 0; i < g->nfront; i++) {
+		with_free[i] = 0;
+		for (unsigned b = both[i]; b; b &= b - 1)
+			if (free_unlisted(g, &a, type, g->front[i].x, g->front[i].y, __builtin_ctz(b))) {
+				with_free[i] |= (uint8_t)(b & -b);
+				nfree++;
+			}
+	}
+	if (nfree) memcpy(both, with_free, (size_t)g->nfront);
+}
+
 /* allow_mask past the list of open ends, worked out from the board and
  * g->front: bit rot of ok[i], the tile turned rot at front position i.
  * The look ahead's places (unlisted_at); where it allows none that the
@@ -1010,21 +1035,7 @@ static void unlisted_mask(const carc_game *g, int type, uint8_t *ok)
 			nboth += __builtin_popcount(ahead_ok);
 			if (!fallback) ok[i] = (uint8_t)theirs;
 		}
-	if (nboth > 1) {
-		free_ask a;
-		free_begin(g, &a);
-		uint8_t with_free[NFRONT];
-		int nfree = 0;
-		for (int i = 0; a.settled < 0 && i < g->nfront; i++) {
-			with_free[i] = 0;
-			for (unsigned b = both[i]; b; b &= b - 1)
-				if (free_unlisted(g, &a, type, g->front[i].x, g->front[i].y, __builtin_ctz(b))) {
-					with_free[i] |= (uint8_t)(b & -b);
-					nfree++;
-				}
-		}
-		if (nfree) memcpy(both, with_free, (size_t)g->nfront);
-	}
+	if (nboth > 1) free_of_unlisted(g, type, both);
 	for (int i = 0; i < g->nfront; i++) ok[i] |= both[i];
 }
 
