@@ -1223,6 +1223,14 @@ END_TEST
 
 #define FORK_RESHUFFLE_GAMES 60
 
+/* Does one of cfg's start tiles lie at (x, y)? */
+static int start_at(const carc_config *cfg, int x, int y)
+{
+	for (int k = 0; k < cfg->nstart; k++)
+		if (cfg->start[k].x == x && cfg->start[k].y == y) return 1;
+	return 0;
+}
+
 /* given_reshuffle past the list of open ends (12, game_int.h river_open),
  * where the engine judges each river placement from the board alone
  * (river.c river_unlisted): 13 to 40 forks first, then other river tiles,
@@ -1272,9 +1280,8 @@ START_TEST(test_fork_reshuffle)
 			int nspr = 13 + (int)carc_rng_below(&rng, 3);
 			while (cfg.nstart < 16) {
 				int spring = cfg.nstart < nspr, x = 2 * ((int)carc_rng_below(&rng, 9) - 4) + !spring,
-				    y = 2 * ((int)carc_rng_below(&rng, 9) - 4) + !spring, k = 0;
-				while (k < cfg.nstart && (cfg.start[k].x != x || cfg.start[k].y != y)) k++;
-				if (k < cfg.nstart) continue;
+				    y = 2 * ((int)carc_rng_below(&rng, 9) - 4) + !spring;
+				if (start_at(&cfg, x, y)) continue;
 				const char *t = spring ? "RI/s" : land[carc_rng_below(&rng, 4)];
 				cfg.start[cfg.nstart++] =
 				    (carc_start_tile){ (uint16_t)tu_tile(t), (int16_t)x, (int16_t)y, (uint8_t)carc_rng_below(&rng, 4) };
@@ -1286,9 +1293,8 @@ START_TEST(test_fork_reshuffle)
 			cfg.start[cfg.nstart++] = (carc_start_tile){ (uint16_t)tu_tile("RI/s"), 0, 0, 0 };
 			int walls = 6 + (int)carc_rng_below(&rng, 10);
 			while (cfg.nstart < 1 + walls) {
-				int x = 2 * ((int)carc_rng_below(&rng, 9) - 4), y = 2 * ((int)carc_rng_below(&rng, 9) - 4), k = 0;
-				while (k < cfg.nstart && (cfg.start[k].x != x || cfg.start[k].y != y)) k++;
-				if (k < cfg.nstart || (x == 2 && y == 0)) continue;
+				int x = 2 * ((int)carc_rng_below(&rng, 9) - 4), y = 2 * ((int)carc_rng_below(&rng, 9) - 4);
+				if (start_at(&cfg, x, y) || (x == 2 && y == 0)) continue;
 				cfg.start[cfg.nstart++] = (carc_start_tile){ (uint16_t)tu_tile(land[carc_rng_below(&rng, 4)]), (int16_t)x,
 					                                     (int16_t)y, (uint8_t)carc_rng_below(&rng, 4) };
 			}
