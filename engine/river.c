@@ -963,15 +963,12 @@ static uint64_t free_of(const carc_game *g, int type, uint64_t ok)
 
 /* ---- past the list of open ends ---------------------------------------------------- */
 
-/* Front positions a board holds: one byte each for unlisted_mask. */
-#define NFRONT ((int)(sizeof ((carc_game *)0)->front / sizeof ((carc_game *)0)->front[0]))
-
 /* free_with past the list of open ends: would the tile turned rot at
  * (x, y) leave the river a free end, its open ends read off the frontier
  * (the places that show a river)? */
 static int free_unlisted(const carc_game *g, const free_ask *a, int type, int x, int y, int rot)
 {
-	rend ends[NFRONT + 4];
+	rend ends[CARC_MAX_FRONTIER + 4];
 	vboard v = { g, x, y, type, rot, a->reach };
 	uint32_t near = around(g, x, y);
 	int n = 0;
@@ -996,7 +993,7 @@ static void free_of_unlisted(const carc_game *g, int type, uint8_t *both)
 	free_ask a;
 	free_begin(g, &a);
 	if (a.settled >= 0) return; /* every placement leaves a free end, or none does */
-	uint8_t with_free[NFRONT];
+	uint8_t with_free[CARC_MAX_FRONTIER];
 	int nfree = 0;
 	for (int i = 0; i < g->nfront; i++) {
 		with_free[i] = 0;
@@ -1017,7 +1014,7 @@ static void free_of_unlisted(const carc_game *g, int type, uint8_t *both)
  * the other judges alone refuse stay allowed, so the refusal is theirs. */
 static void unlisted_mask(const carc_game *g, int type, uint8_t *ok)
 {
-	uint8_t both[NFRONT];
+	uint8_t both[CARC_MAX_FRONTIER];
 	uint32_t others = carc_judges_but(g, &carc_ext_river, type);
 	carc_v4u code = carc_codes(type);
 	int nboth = 0;
@@ -1046,7 +1043,7 @@ static __attribute__((noinline)) int river_unlisted(const carc_game *g, int type
 {
 	int i = carc_board_front_at(g, x, y);
 	if (i < 0 || (!unlisted_at(g, type, x, y, rot, 0) && !unlisted_at(g, type, x, y, rot, 1))) return 0;
-	uint8_t ok[NFRONT];
+	uint8_t ok[CARC_MAX_FRONTIER];
 	unlisted_mask(g, type, ok);
 	return ok[i] >> rot & 1;
 }
@@ -1123,7 +1120,7 @@ static int river_filter(const carc_game *g, int type, carc_move *moves, int n)
 	if (!near) return 0;
 	int k = 0;
 	if (g->nriver_open == 0xff) { /* worked out once for every place */
-		uint8_t ok[NFRONT];
+		uint8_t ok[CARC_MAX_FRONTIER];
 		unlisted_mask(g, type, ok);
 		for (int i = 0; i < n; i++) {
 			int at = carc_board_front_at(g, moves[i].x, moves[i].y);

@@ -1254,7 +1254,7 @@ START_TEST(test_fork_reshuffle)
 	int springs = _i; /* batch 1: many springs as start tiles */
 	t_fork = -1; /* forks come one after another here, not only first */
 	long reshuffles = 0, boxed = 0;
-	int past_list = 0, ngames = FORK_RESHUFFLE_GAMES + 2;
+	int past_list = 0, ngames = FORK_RESHUFFLE_GAMES + (int)(sizeof found_games[0] / sizeof found_games[0][0]);
 	for (int i = 0; i < ngames; i++) {
 		int game = i < FORK_RESHUFFLE_GAMES ? i : found_games[springs][i - FORK_RESHUFFLE_GAMES];
 		carc_rng rng;
