@@ -258,10 +258,20 @@ class Stops(unittest.TestCase):
         with harness.Daemon(tcp=False) as d:
             proc = self.start("--address", d.unix_address, parallel=2)
             self.wait_for_the_slow_bots(proc, 4)   # two games' slow bots, each with its child
-            # each bot leads a process group of its own, with what it started
-            leaders = [pid for pid in pids_with_arg(d.unix_address) if pid not in (d.proc.pid, proc.pid)]
+            # each bot leads a process group of its own, with what it started.
+            # The other bots may still be starting: a child the arena has
+            # forked but not yet exec'd carries the arena's command line,
+            # and until setsid() its group is the arena's.  So look until
+            # all have settled (or the time is up), then count.
+            found = {}
+
+            def settled():
+                found["leaders"] = [pid for pid in pids_with_arg(d.unix_address) if pid not in (d.proc.pid, proc.pid)]
+                found["bots"] = in_groups(found["leaders"])
+                return len(found["leaders"]) == 4 and len(found["bots"]) == 6
+            harness.wait_for(settled, 30)
+            leaders, bots = found["leaders"], found["bots"]
             self.assertEqual(len(leaders), 4, "the bots were not found")
-            bots = in_groups(leaders)
             self.assertEqual(len(bots), 6, "the bots and the slow bots' children were not found")
 
             def kill_the_bots():
