@@ -1435,6 +1435,70 @@ START_TEST(test_unlisted_free_end)
 }
 END_TEST
 
+/* The river far from the first tile placed, and ends with tiles beside
+ * them before the river gets there.  river.c keeps the places within 15
+ * of the first tile one bit a place (river_occ) and looks at tiles
+ * farther off one by one (placed_in); a start tile placed before its
+ * spring gives the spring's end a neighbour at once (new_open_end).  No
+ * dealt game goes there, and no other test did.  A caller's order of 32
+ * to 56 river tiles of both sets, one river (no fork, no dead end), the
+ * lake last, played at random.  Batch 1 adds a second spring 20 to 30
+ * places off, any way round, with one or two land tiles beside the place
+ * in front of its mouth, placed before it.  Every listing against the
+ * model; in most games river placements were listed 16 or more places
+ * off. */
+#define FAR_GAMES 40
+START_TEST(test_far_river)
+{
+	static const char *const land[] = { "BA/L", "BA/C", "BA/RCr", "BA/Rr" };
+	static const int dx[4] = { 1, 0, -1, 0 }, dy[4] = { 0, 1, 0, -1 }; /* RI/s turned r flows this way */
+	const char *const sets[] = { "base", "river", "river2", NULL };
+	t_fork = -1; /* forks come anywhere */
+	int far_games = 0;
+	for (int game = 0; game < FAR_GAMES; game++) {
+		carc_rng rng;
+		carc_rng_seed(&rng, 0xfa7u + (uint64_t)_i * 0x51u + (uint64_t)game * 0x9e3779b97f4a7c15ull);
+		const char *supply[64];
+		size_t n = 0;
+		int nriver = 32 + (int)carc_rng_below(&rng, 25);
+		while (n < (size_t)nriver) { /* one river: no fork, no dead end, no lake */
+			const char *t = rivers[carc_rng_below(&rng, NRIVERS - 2)];
+			if (strcmp(t, "RI.2/III") && strcmp(t, "RI.2/IFC")) supply[n++] = t;
+		}
+		supply[n++] = "RI.1/I.e";
+		for (int k = 0; k < 4; k++) supply[n++] = land[k];
+		carc_config cfg;
+		given_order(&cfg, sets, supply, n);
+		cfg.nseats = (uint8_t)(1 + carc_rng_below(&rng, 4));
+		tu_random_rules(&cfg, &rng);
+		cfg.start[cfg.nstart++] = (carc_start_tile){ (uint16_t)tu_tile("RI/s"), 0, 0, 0 };
+		if (_i) {
+			int r = (int)carc_rng_below(&rng, 4), x = 20 + (int)carc_rng_below(&rng, 11),
+			    y = (int)carc_rng_below(&rng, 11) - 5, mx = x + dx[r], my = y + dy[r];
+			for (int side = 1; side < 4; side += 2) /* beside the mouth, left and right */
+				if (side == 1 || carc_rng_below(&rng, 2))
+					cfg.start[cfg.nstart++] = (carc_start_tile){ (uint16_t)tu_tile(land[carc_rng_below(&rng, 4)]),
+						                                     (int16_t)(mx + dx[(r + side) & 3]),
+						                                     (int16_t)(my + dy[(r + side) & 3]),
+						                                     (uint8_t)carc_rng_below(&rng, 4) };
+			cfg.start[cfg.nstart++] = (carc_start_tile){ (uint16_t)tu_tile("RI/s"), (int16_t)x, (int16_t)y, (uint8_t)r };
+		}
+		run *r;
+		carc_game *g = own_supply_game(&cfg, game, &r);
+		int far = 0;
+		for (int played = 0; !carc_game_over(g); played++) {
+			int nm = given_order_moves(r, g, played);
+			if (carc_game_phase(g) == CARC_PH_TILE && opl_is_river(carc_game_drawn(g)))
+				for (int k = 0; k < nm; k++) far |= abs(moves[k].x) >= 16 || abs(moves[k].y) >= 16;
+			given_order_play(r, g, &moves[carc_rng_below(&rng, (uint32_t)nm)]);
+		}
+		far_games += far;
+		free(g);
+	}
+	ck_assert_int_ge(far_games, FAR_GAMES / 2);
+}
+END_TEST
+
 static Suite *placement_suite(void)
 {
 	const struct {
@@ -1458,6 +1522,7 @@ static Suite *placement_suite(void)
 		{ "unlisted_beside_cult", test_unlisted_beside_cult, 1 },
 		{ "joined_mouths", test_joined_mouths, 4 },
 		{ "unlisted_free_end", test_unlisted_free_end, 2 },
+		{ "far_river", test_far_river, 2 },
 	};
 	Suite *s = suite_create("placement_ext");
 	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
