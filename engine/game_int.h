@@ -420,7 +420,6 @@ void carc_score_feature(carc_game *g, int root, int final, carc_sink *out);
 void carc_score_final(carc_game *g, carc_sink *out);
 void carc_return_figures(carc_game *g, int root, carc_sink *out);
 void carc_add_score(carc_game *g, int seat, int sc, int points, int node, int final, carc_sink *out);
-int carc_completed_count(const carc_game *g, int fkind); /* completed roads, cities, ... on the board */
 void carc_score_farm_now(carc_game *g, int root, int per_city, carc_sink *out);
 int carc_farm_worth(carc_game *g, int root);
 /* game.c */

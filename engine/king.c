@@ -62,8 +62,8 @@ static void king_completed(carc_game *g, int root, carc_sink *out)
 	king_record(g, root, city, out);
 }
 
-/* The completed cities and roads on the board (carc_completed_count of
- * both), in one pass over the nodes. */
+/* The completed cities and roads on the board, in one pass over the
+ * nodes: the root of each completed road or city counts once. */
 static void completed_counts(const carc_game *g, int *cities, int *roads)
 {
 	int n[2] = { 0, 0 };

@@ -164,14 +164,6 @@ void carc_score_feature(carc_game *g, int root, int final, carc_sink *out)
 	pay_majority(g, root, sc, points, pennants, final, out);
 }
 
-int carc_completed_count(const carc_game *g, int fkind)
-{
-	int n = 0;
-	for (int i = 0; i < g->nnodes; i++)
-		n += g->nodes[i].parent == i && g->nodes[i].done && g->nodes[i].kind == fkind;
-	return n;
-}
-
 /* ---- farms ---------------------------------------------------------------- */
 
 #define MAX_FARMS CARC_MAX_FIGS /* one farm per farmer at most */
