@@ -1439,14 +1439,14 @@ END_TEST
  * them before the river gets there.  river.c keeps the places within 15
  * of the first tile one bit a place (river_occ) and looks at tiles
  * farther off one by one (placed_in); a start tile placed before its
- * spring gives the spring's end a neighbour at once (new_open_end).  No
- * dealt game goes there, and no other test did.  A caller's order of 32
- * to 56 river tiles of both sets, one river (no fork, no dead end), the
- * lake last, played at random.  Batch 1 adds a second spring 20 to 30
- * places off, any way round, with one or two land tiles beside the place
- * in front of its mouth, placed before it.  Every listing against the
- * model; in most games river placements were listed 16 or more places
- * off. */
+ * spring gives the spring's end a neighbour at once (new_open_end).
+ * Dealt games seldom if ever go there, and no other test did.  A
+ * caller's order of 32 to 56 river tiles of both sets, one river (no
+ * fork, no dead end), the lake last, played at random.  Batch 1 adds a
+ * second spring 20 to 30 places off, any way round, with one or two land
+ * tiles beside the place in front of its mouth, placed before it.  Every
+ * listing against the model; in most games river placements were listed
+ * 16 or more places off. */
 #define FAR_GAMES 40
 START_TEST(test_far_river)
 {
