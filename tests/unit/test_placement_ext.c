@@ -822,11 +822,14 @@ START_TEST(test_many_river_ends)
 }
 END_TEST
 
+/* The step to the next place toward a tile's side (opl_edge's sides:
+ * N, E, S, W). */
+static const int dx[4] = { 0, 1, 0, -1 }, dy[4] = { -1, 0, 1, 0 };
+
 /* Places next to a placed river edge that no tile covers: the open ends
  * of the river (a place two edges face counts once). */
 static int open_river_ends(const opl_board *b)
 {
-	static const int dx[4] = { 0, 1, 0, -1 }, dy[4] = { -1, 0, 1, 0 };
 	int ends[4 * CARC_MAX_TILES][2], n = 0;
 	for (int i = 0; i < b->ncells; i++)
 		for (int side = 0; side < 4; side++) {
@@ -1451,7 +1454,6 @@ END_TEST
 START_TEST(test_far_river)
 {
 	static const char *const land[] = { "BA/L", "BA/C", "BA/RCr", "BA/Rr" };
-	static const int dx[4] = { 1, 0, -1, 0 }, dy[4] = { 0, 1, 0, -1 }; /* RI/s turned r flows this way */
 	const char *const sets[] = { "base", "river", "river2", NULL };
 	t_fork = -1; /* forks come anywhere */
 	int far_games = 0;
@@ -1473,13 +1475,14 @@ START_TEST(test_far_river)
 		tu_random_rules(&cfg, &rng);
 		cfg.start[cfg.nstart++] = (carc_start_tile){ (uint16_t)tu_tile("RI/s"), 0, 0, 0 };
 		if (_i) {
-			int r = (int)carc_rng_below(&rng, 4), x = 20 + (int)carc_rng_below(&rng, 11),
-			    y = (int)carc_rng_below(&rng, 11) - 5, mx = x + dx[r], my = y + dy[r];
+			int r = (int)carc_rng_below(&rng, 4), flow = (r + 1) & 3; /* RI/s turned r flows E, S, W, N */
+			int x = 20 + (int)carc_rng_below(&rng, 11), y = (int)carc_rng_below(&rng, 11) - 5;
+			int mx = x + dx[flow], my = y + dy[flow];
 			for (int side = 1; side < 4; side += 2) /* beside the mouth, left and right */
 				if (side == 1 || carc_rng_below(&rng, 2))
 					cfg.start[cfg.nstart++] = (carc_start_tile){ (uint16_t)tu_tile(land[carc_rng_below(&rng, 4)]),
-						                                     (int16_t)(mx + dx[(r + side) & 3]),
-						                                     (int16_t)(my + dy[(r + side) & 3]),
+						                                     (int16_t)(mx + dx[(flow + side) & 3]),
+						                                     (int16_t)(my + dy[(flow + side) & 3]),
 						                                     (uint8_t)carc_rng_below(&rng, 4) };
 			cfg.start[cfg.nstart++] = (carc_start_tile){ (uint16_t)tu_tile("RI/s"), (int16_t)x, (int16_t)y, (uint8_t)r };
 		}
