@@ -23,22 +23,35 @@ static uint32_t cell_key(int x, int y)
  * next to its own in the map (one slot away along y, 32 along x), and
  * the board around the start tile, up to 15 places away, lies in one
  * piece in the middle of the map.  A board wider than 32 folds over
- * itself, and linear probing takes the collisions. */
+ * itself: a key whose home slot holds another goes on by a step of its
+ * own (double hashing).  A step of one would walk into the slots of the
+ * key's own neighbours, and on a folded board the runs of filled slots
+ * would join into runs hundreds long (caller-given start tiles far apart
+ * make such boards). */
 _Static_assert(CARC_HASH_SIZE == 32 * 32, "the cell map is a 32 x 32 torus");
 static unsigned home(uint32_t key)
 {
 	return ((key >> 16 << 5) + key + 32 * 16 + 16) & (CARC_HASH_SIZE - 1);
 }
 
-/* Slot of a key in the cell map, from slot h on: its own slot, or the empty
- * one where it would go.  The map never fills: it holds at most
- * 3 * CARC_MAX_TILES + 4. */
+/* Slot of a key in the cell map, from its home slot h on: its own slot, or
+ * the empty one where it would go.  The map never fills: it holds at most
+ * CARC_MAX_TILES + CARC_MAX_FRONTIER keys (game_int.h).  No key is ever
+ * taken out (a place of the frontier that gets a tile keeps its slot), so
+ * an empty slot on a key's way ends the search. */
 static inline int probe(const carc_game *g, unsigned h, uint32_t key)
 {
 	/* one test, not two, for the key or an empty slot (either is found
 	 * about as often as the other, which two tests would have to guess):
 	 * (k ^ key) * k is 0 only when one of its factors is */
-	while (__builtin_expect((uint64_t)(g->hkey[h] ^ key) * g->hkey[h] != 0, 0)) h = (h + 1) & (CARC_HASH_SIZE - 1);
+#define OTHER_KEY(h) ((uint64_t)(g->hkey[h] ^ key) * g->hkey[h] != 0)
+	if (__builtin_expect(OTHER_KEY(h), 0)) {
+		/* odd, so the steps visit every slot of the map */
+		unsigned step = (key * 0x9e3779b1u) >> 22 | 1;
+		do h = (h + step) & (CARC_HASH_SIZE - 1);
+		while (OTHER_KEY(h));
+	}
+#undef OTHER_KEY
 	return (int)h;
 }
 
