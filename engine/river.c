@@ -390,19 +390,23 @@ static int counted_at(const carc_game *g, int s, int bottom)
 
 /* Has every river tile still to come (as rivers_left reads them) that
  * counts (counted_at) one of the open ends ends[0..n) (the new tile of v
- * placed) to continue? */
+ * placed) to continue?  Tiles of one type have the same ends, so each
+ * type is asked once (a caller's order may repeat one tile hundreds of
+ * times; the river tile types in scope are fewer than `seen` holds). */
 static int each_has_end(const vboard *v, const carc_front *ends, int n)
 {
 	const carc_game *g = v->g;
 	rivers r = rivers_left(g);
-	int bottom = bottom_run(g, g->next);
+	int bottom = bottom_run(g, g->next), seen[64], nseen = 0;
 	for (int k = 0; k < 2; k++)
 		for (int s = r.lo[k]; s < r.hi[k]; s++) {
-			int e = 0;
-			if (!counted_at(g, s, bottom)) continue;
+			int e = 0, t = carc_entry_tile(g->supply[s]), i = 0;
+			while (i < nseen && seen[i] != t) i++;
+			if (i < nseen || !counted_at(g, s, bottom)) continue;
 			rivers one = { { s, 0 }, { s + 1, 0 } }; /* this tile alone, for continuable */
 			while (e < n && !continuable(v, &ends[e], &one, 0, 0)) e++;
 			if (e == n) return 0;
+			if (nseen < 64) seen[nseen++] = t;
 		}
 	return 1;
 }
@@ -437,12 +441,40 @@ static int any_counted(const carc_game *g, const rivers *r)
 	return 0;
 }
 
+/* What unlisted_at needs of the board as it is, the same for every
+ * placement of one listing: the river tiles still to come, whether one
+ * counts, the frontier places that show a river, and for each of these
+ * whether a river tile still to come continues it (-1: not worked out
+ * yet).  A tile placed more than two places from such an end, along x or
+ * y, changes neither its edges nor the room ahead of it, so the answer
+ * there is the board's own, and it is worked out once a listing rather
+ * than once a placement (a board with many open ends asks it of every
+ * end for every placement). */
+typedef struct unlisted_ask {
+	rivers r;
+	int counted, n;
+	uint16_t at[CARC_MAX_FRONTIER];
+	int8_t ok[CARC_MAX_FRONTIER];
+} unlisted_ask;
+
+static void unlisted_begin(const carc_game *g, unlisted_ask *a)
+{
+	a->r = rivers_left(g);
+	a->counted = any_counted(g, &a->r);
+	a->n = 0;
+	for (int i = 0; i < g->nfront; i++)
+		if (shows_river(&g->front[i])) {
+			a->ok[a->n] = -1;
+			a->at[a->n++] = (uint16_t)i;
+		}
+}
+
 /* One placement past the list of open ends, worked out from the board and
  * g->front (no set in scope makes more open ends than it holds): without
  * `fallback` the look ahead (every open end continued by some river tile
  * still to come), with it what guard_mask asks instead: every river tile
  * still to come has an end.  unlisted_mask chooses among them. */
-static int unlisted_at(const carc_game *g, int type, int x, int y, int rot, int fallback)
+static int unlisted_at(const carc_game *g, unlisted_ask *a, int type, int x, int y, int rot, int fallback)
 {
 	vboard v = { g, x, y, type, rot, 0 }; /* reach: end_free only */
 	unsigned e = river_turned(type, rot), open = 0;
@@ -454,23 +486,27 @@ static int unlisted_at(const carc_game *g, int type, int x, int y, int rot, int 
 	if ((e & ~open) & ((e & ~open) - 1)) return 0; /* and one end only: branches never meet */
 	for (unsigned b = open; b; b &= b - 1)
 		if (!room_toward(&v, x, y, __builtin_ctz(b))) return 0;
-	rivers r = rivers_left(g);
-	if (!any_counted(g, &r)) return 1;
+	if (!a->counted) return 1;
 	carc_front list[sizeof g->front / sizeof g->front[0] + 4];
 	int ends = 0, n = 0;
 	for (unsigned b = open; b; b &= b - 1) {
 		carc_front end = new_end(x, y, __builtin_ctz(b));
 		if (fallback) list[n++] = end;
-		else if (!continuable(&v, &end, &r, 0, 0)) return 0;
+		else if (!continuable(&v, &end, &a->r, 0, 0)) return 0;
 		ends++;
 	}
-	for (int i = 0; i < g->nfront; i++) {
-		const carc_front *f = &g->front[i];
-		if (!shows_river(f) || (f->x == x && f->y == y)) continue;
+	for (int j = 0; j < a->n; j++) {
+		const carc_front *f = &g->front[a->at[j]];
+		int rx = f->x - x, ry = f->y - y;
+		if (!rx && !ry) continue;
 		if (fallback) {
-			carc_front end = with_new_tile(&v, *f);
+			/* only a neighbour's edges change */
+			carc_front end = rx * rx + ry * ry == 1 ? with_new_tile(&v, *f) : *f;
 			if (!joins_ends(&end)) list[n++] = end;
-		} else if (!other_end_ok(&v, f, &r, 0, 0)) {
+		} else if (rx < -2 || rx > 2 || ry < -2 || ry > 2) {
+			if (a->ok[j] < 0) a->ok[j] = (int8_t)continuable(&v, f, &a->r, 0, 0); /* the board's own answer */
+			if (!a->ok[j]) return 0;
+		} else if (!other_end_ok(&v, f, &a->r, 0, 0)) {
 			return 0;
 		}
 		ends++;
@@ -1015,6 +1051,8 @@ static void free_of_unlisted(const carc_game *g, int type, uint8_t *both)
 static void unlisted_mask(const carc_game *g, int type, uint8_t *ok)
 {
 	uint8_t both[CARC_MAX_FRONTIER];
+	unlisted_ask a;
+	unlisted_begin(g, &a);
 	uint32_t others = carc_judges_but(g, &carc_ext_river, type);
 	carc_v4u code = carc_codes(type);
 	int nboth = 0;
@@ -1024,7 +1062,7 @@ static void unlisted_mask(const carc_game *g, int type, uint8_t *ok)
 			unsigned ahead_ok = 0, theirs = 0;
 			for (unsigned fits = carc_fit_mask(code, f); fits; fits &= fits - 1) {
 				int r = __builtin_ctz(fits);
-				if (!unlisted_at(g, type, f->x, f->y, r, fallback)) continue;
+				if (!unlisted_at(g, &a, type, f->x, f->y, r, fallback)) continue;
 				if (carc_judges_allow(g, others, type, f->x, f->y, r)) ahead_ok |= 1u << r;
 				else theirs |= 1u << r;
 			}
@@ -1042,7 +1080,10 @@ static void unlisted_mask(const carc_game *g, int type, uint8_t *ok)
 static __attribute__((noinline)) int river_unlisted(const carc_game *g, int type, int x, int y, int rot)
 {
 	int i = carc_board_front_at(g, x, y);
-	if (i < 0 || (!unlisted_at(g, type, x, y, rot, 0) && !unlisted_at(g, type, x, y, rot, 1))) return 0;
+	if (i < 0) return 0;
+	unlisted_ask a;
+	unlisted_begin(g, &a);
+	if (!unlisted_at(g, &a, type, x, y, rot, 0) && !unlisted_at(g, &a, type, x, y, rot, 1)) return 0;
 	uint8_t ok[CARC_MAX_FRONTIER];
 	unlisted_mask(g, type, ok);
 	return ok[i] >> rot & 1;
