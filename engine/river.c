@@ -1463,10 +1463,19 @@ static int river_extra_turn(carc_game *g)
 }
 
 /* first_allowed: river_follow has found it (river_fit) when the tile
- * drawn is the one it looked at (peek_drawn). */
+ * drawn is the one it looked at (peek_drawn).  Past the list of open ends
+ * every placement is worked out at once (unlisted_mask), as the listing
+ * does: asked place by place, as the draw would, each place the quick
+ * test lets through would work them all out again. */
 static int river_first(const carc_game *g, int type)
 {
-	(void)type;
+	if (g->nriver_open == 0xff && g->river_near) {
+		uint8_t ok[CARC_MAX_FRONTIER];
+		unlisted_mask(g, type, ok);
+		for (int i = 0; i < g->nfront; i++)
+			if (ok[i]) return i;
+		return -1;
+	}
 	return g->river_known && peek_drawn(g, g->next) ? g->river_fit - 1 : CARC_FIRST_UNKNOWN;
 }
 
