@@ -1047,12 +1047,11 @@ static void free_of_unlisted(const carc_game *g, int type, uint8_t *both)
  * The look ahead's places (unlisted_at); where it allows none that the
  * other judges allow too, the fallback's among those; of those, the ones
  * that leave a free end whenever one does.  The look ahead's places that
- * the other judges alone refuse stay allowed, so the refusal is theirs. */
-static void unlisted_mask(const carc_game *g, int type, uint8_t *ok)
+ * the other judges alone refuse stay allowed, so the refusal is theirs.
+ * `a`: unlisted_begin's, for the board as it is. */
+static void unlisted_mask(const carc_game *g, unlisted_ask *a, int type, uint8_t *ok)
 {
 	uint8_t both[CARC_MAX_FRONTIER];
-	unlisted_ask a;
-	unlisted_begin(g, &a);
 	uint32_t others = carc_judges_but(g, &carc_ext_river, type);
 	carc_v4u code = carc_codes(type);
 	int nboth = 0;
@@ -1062,7 +1061,7 @@ static void unlisted_mask(const carc_game *g, int type, uint8_t *ok)
 			unsigned ahead_ok = 0, theirs = 0;
 			for (unsigned fits = carc_fit_mask(code, f); fits; fits &= fits - 1) {
 				int r = __builtin_ctz(fits);
-				if (!unlisted_at(g, &a, type, f->x, f->y, r, fallback)) continue;
+				if (!unlisted_at(g, a, type, f->x, f->y, r, fallback)) continue;
 				if (carc_judges_allow(g, others, type, f->x, f->y, r)) ahead_ok |= 1u << r;
 				else theirs |= 1u << r;
 			}
@@ -1085,7 +1084,7 @@ static __attribute__((noinline)) int river_unlisted(const carc_game *g, int type
 	unlisted_begin(g, &a);
 	if (!unlisted_at(g, &a, type, x, y, rot, 0) && !unlisted_at(g, &a, type, x, y, rot, 1)) return 0;
 	uint8_t ok[CARC_MAX_FRONTIER];
-	unlisted_mask(g, type, ok);
+	unlisted_mask(g, &a, type, ok); /* with what the quick test worked out */
 	return ok[i] >> rot & 1;
 }
 
@@ -1162,7 +1161,9 @@ static int river_filter(const carc_game *g, int type, carc_move *moves, int n)
 	int k = 0;
 	if (g->nriver_open == 0xff) { /* worked out once for every place */
 		uint8_t ok[CARC_MAX_FRONTIER];
-		unlisted_mask(g, type, ok);
+		unlisted_ask a;
+		unlisted_begin(g, &a);
+		unlisted_mask(g, &a, type, ok);
 		for (int i = 0; i < n; i++) {
 			int at = carc_board_front_at(g, moves[i].x, moves[i].y);
 			if (at >= 0 && (ok[at] >> moves[i].rot & 1)) moves[k++] = moves[i];
@@ -1471,7 +1472,9 @@ static int river_first(const carc_game *g, int type)
 {
 	if (g->nriver_open == 0xff && g->river_near) {
 		uint8_t ok[CARC_MAX_FRONTIER];
-		unlisted_mask(g, type, ok);
+		unlisted_ask a;
+		unlisted_begin(g, &a);
+		unlisted_mask(g, &a, type, ok);
 		for (int i = 0; i < g->nfront; i++)
 			if (ok[i]) return i;
 		return -1;
