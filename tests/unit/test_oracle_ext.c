@@ -970,8 +970,8 @@ static void play(int game)
 		TU_ASSERT_MSG(nplayed < MAX_GAME_MOVES, "no end after %d moves", nplayed);
 		int n = carc_legal_moves(g, moves, CARC_MAX_MOVES);
 		TU_GT(n, 0);
-		int k = (int)carc_rng_below(&pick, (uint32_t)n);
-		if (carc_game_phase(g) == CARC_PH_ACTION && (int)carc_rng_below(&pick, 100) < pass_pct) {
+		int k = (int)tu_pick(&pick, (uint32_t)n);
+		if (carc_game_phase(g) == CARC_PH_ACTION && (int)tu_pick(&pick, 100) < pass_pct) {
 			carc_move pass = tu_pass();
 			int p = tu_find_move(moves, n, &pass);
 			if (p >= 0) k = p;
@@ -1078,8 +1078,27 @@ START_TEST(test_oracle_crowded)
 }
 END_TEST
 
+#ifdef TU_FUZZ
+/* tests/unit/fuzz_oracle_ext: the input's first four bytes name the game
+ * (its sets, seats, rules, components and supply, as make_config deals
+ * game n: crowded from CROWDED_FROM on), the rest picks its decisions. */
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	(void)test_oracle_games; /* the Check tests, not run here */
+	(void)test_oracle_crowded;
+	if (size < 4) return 0;
+	uint32_t game = (uint32_t)data[0] | (uint32_t)data[1] << 8 | (uint32_t)data[2] << 16 | (uint32_t)data[3] << 24;
+	trace = getenv("ORACLE_EXT_TRACE") && atoi(getenv("ORACLE_EXT_TRACE"));
+	tu_fuzz_input(data + 4, size - 4);
+	play((int)(game & 0x7fffffff));
+	tu_fuzz_input(NULL, 0);
+	return 0;
+}
+#else
 int main(void)
 {
 	return tu_run_batches2("oracle_ext", test_oracle_games, GAMES / GAMES_PER_TEST, test_oracle_crowded,
 	                       CROWDED_GAMES / CROWDED_PER_TEST, 120);
 }
+#endif

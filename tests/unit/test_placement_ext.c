@@ -517,8 +517,8 @@ static void play(const carc_config *cfg, int game, uint64_t pick_seed, int river
 			compare_holes(r, g, n);
 			if (phase == CARC_PH_ABBEY_FINAL) r->final_asked[seat] = 1;
 		}
-		carc_move m = moves[carc_rng_below(&pick, (uint32_t)n)];
-		if (phase == CARC_PH_ACTION && (int)carc_rng_below(&pick, 100) < pass_pct) {
+		carc_move m = moves[tu_pick(&pick, (uint32_t)n)];
+		if (phase == CARC_PH_ACTION && (int)tu_pick(&pick, 100) < pass_pct) {
 			carc_move pass = tu_pass();
 			int p = tu_find_move(moves, n, &pass);
 			if (p >= 0) m = moves[p];
@@ -1537,7 +1537,31 @@ static Suite *placement_suite(void)
 	return s;
 }
 
+#ifdef TU_FUZZ
+/* tests/unit/fuzz_placement_ext: the input's first four bytes name the
+ * game as test_placements deals game n (game_config), the rest picks its
+ * decisions.  Every placement and abbey hole is held against the model,
+ * and no river tile of the dealt supply may be discarded (2.3, 4.20). */
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	(void)placement_suite; /* the Check tests, not run here */
+	if (size < 4) return 0;
+	int game = (int)(((uint32_t)data[0] | (uint32_t)data[1] << 8 | (uint32_t)data[2] << 16 |
+	                  (uint32_t)data[3] << 24) & 0x7fffffff);
+	t_fork = tu_tile("RI.2/III");
+	memset(&st, 0, sizeof st);
+	carc_config cfg;
+	game_config(&cfg, game);
+	tu_fuzz_input(data + 4, size - 4);
+	play(&cfg, game, (uint64_t)game * 6151 + 29, 0);
+	tu_fuzz_input(NULL, 0);
+	TU_ASSERT_MSG(!st.river_discards, "game %d: %ld river tiles discarded", game, st.river_discards);
+	return 0;
+}
+#else
 int main(void)
 {
 	return tu_run(placement_suite());
 }
+#endif

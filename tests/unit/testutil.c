@@ -1,10 +1,77 @@
 /*
  * testutil.c - helpers shared by the Check unit tests (see testutil.h).
  */
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "testutil.h"
+
+static const uint8_t *fuzz_p;
+static size_t fuzz_n;
+
+void tu_fuzz_input(const uint8_t *p, size_t n)
+{
+	fuzz_p = p;
+	fuzz_n = p ? n : 0;
+}
+
+uint32_t tu_pick(carc_rng *rng, uint32_t n)
+{
+	if (fuzz_n < 2) return carc_rng_below(rng, n);
+	uint32_t v = (uint32_t)fuzz_p[0] | (uint32_t)fuzz_p[1] << 8;
+	fuzz_p += 2;
+	fuzz_n -= 2;
+	return v % n;
+}
+
+#ifdef TU_FUZZ
+void tu_fuzz_failed(const char *file, int line, const char *expr, const char *msg, ...)
+{
+	fprintf(stderr, "%s:%d: %s", file, line, expr);
+	if (msg) {
+		va_list ap;
+		va_start(ap, msg);
+		fputs(": ", stderr);
+		vfprintf(stderr, msg, ap);
+		va_end(ap);
+	}
+	fputc('\n', stderr);
+	abort();
+}
+
+#ifdef FUZZ_STANDALONE
+/* Without libFuzzer (gcc): -runs=N inputs of random bytes, each a game
+ * and its first decisions; the rest of a game goes by its own seed. */
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int main(int argc, char **argv)
+{
+	long runs = 100;
+	for (int i = 1; i < argc; i++) {
+		if (!strncmp(argv[i], "-runs=", 6)) runs = atol(argv[i] + 6);
+		else {
+			fprintf(stderr, "usage: %s [-runs=N]\n", argv[0]);
+			return 2;
+		}
+	}
+	static uint8_t buf[2048];
+	uint64_t x = 0x2545f4914f6cdd1dull;
+	for (long r = 0; r < runs; r++) {
+		size_t n = (size_t)(x % sizeof buf);
+		for (size_t i = 0; i < n; i++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			buf[i] = (uint8_t)x;
+		}
+		LLVMFuzzerTestOneInput(buf, n);
+	}
+	printf("%s: %ld random inputs, every game as its model says\n", argv[0], runs);
+	return 0;
+}
+#endif
+#endif
 
 void tu_events_reset(tu_events *e)
 {

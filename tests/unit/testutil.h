@@ -9,8 +9,25 @@
 #define CARC_TESTUTIL_H
 
 #include <check.h>
+#include <stddef.h>
 
 #include "carc.h"
+
+/*
+ * Fuzz builds.  The tests that hold random games against a model can be
+ * built with -DTU_FUZZ into coverage-guided fuzz targets (`make fuzz`,
+ * tests/unit/fuzz_*): the input picks the game and then its decisions
+ * (tu_pick), so that libFuzzer steers the games into the rare corners
+ * that uniform random play seldom reaches, and the model checks every
+ * one of them.  There is no Check runner there: a failed check prints
+ * where and why, and aborts, which the fuzzer reports with the input.
+ */
+#ifdef TU_FUZZ
+void tu_fuzz_failed(const char *file, int line, const char *expr, const char *msg, ...)
+	__attribute__((noreturn, format(printf, 4, 5)));
+#define _ck_assert_failed tu_fuzz_failed
+#define _mark_point(file, line) ((void)0)
+#endif
 
 /*
  * Cheap assertions for hot loops.  A passing ck_assert_* is not free: it
@@ -101,6 +118,13 @@ void tu_crowded_supply(carc_config *cfg, carc_rng *rng);
  * bring, their tiles in play or not (RULES.md section 6): a figure without
  * its set, a set without some of its figures. */
 void tu_random_components(carc_config *cfg, carc_rng *rng);
+
+/* A choice among n (n > 0) for a random game: the next two bytes of the
+ * fuzz input while it lasts (tu_fuzz_input), else carc_rng_below(rng, n).
+ * Outside a fuzz target there is no input, and the games are those of rng. */
+uint32_t tu_pick(carc_rng *rng, uint32_t n);
+/* The bytes tu_pick takes from now on (NULL, 0: none). */
+void tu_fuzz_input(const uint8_t *p, size_t n);
 
 /* Runs a suite (in fork mode, Check's default) and gives main's exit code. */
 int tu_run(Suite *s);
