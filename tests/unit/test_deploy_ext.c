@@ -323,13 +323,13 @@ static void play(int game)
 		TU_GT(n, 0);
 		TU_LE(n, CARC_MAX_MOVES);
 		if (carc_game_phase(g) == CARC_PH_ACTION) check_action(g, n);
-		int k = (int)carc_rng_below(&pick, (uint32_t)n);
-		if (carc_game_phase(g) == CARC_PH_ACTION && (int)carc_rng_below(&pick, 100) < special_pct) {
+		int k = (int)tu_pick(&pick, (uint32_t)n);
+		if (carc_game_phase(g) == CARC_PH_ACTION && (int)tu_pick(&pick, 100) < special_pct) {
 			/* a figure other than a plain follower, when one is listed */
 			for (int j = 0; j < n && (moves[k].type != CARC_MV_DEPLOY || moves[k].kind == CARC_FIG_FOLLOWER); j++)
 				k = (k + 1) % n;
 		}
-		if (carc_game_phase(g) == CARC_PH_ACTION && (int)carc_rng_below(&pick, 100) < pass_pct) {
+		if (carc_game_phase(g) == CARC_PH_ACTION && (int)tu_pick(&pick, 100) < pass_pct) {
 			carc_move pass = tu_pass();
 			int p = tu_find_move(moves, n, &pass);
 			if (p >= 0) k = p;
@@ -420,8 +420,22 @@ START_TEST(test_deploy_crowded)
 }
 END_TEST
 
+#ifdef TU_FUZZ
+/* tests/unit/fuzz_deploy_ext: the input names game n, dealt as
+ * test_deploy_games deals it (crowded from CROWDED_FROM on), and picks
+ * its decisions (tu_fuzz_game). */
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	(void)test_deploy_games; /* the Check tests, not run here */
+	(void)test_deploy_crowded;
+	tu_fuzz_game(data, size, play);
+	return 0;
+}
+#else
 int main(void)
 {
 	return tu_run_batches2("deploy_ext", test_deploy_games, GAMES / GAMES_PER_TEST, test_deploy_crowded,
 	                       CROWDED_GAMES / CROWDED_PER_TEST, 120);
 }
+#endif

@@ -1079,20 +1079,16 @@ START_TEST(test_oracle_crowded)
 END_TEST
 
 #ifdef TU_FUZZ
-/* tests/unit/fuzz_oracle_ext: the input's first four bytes name the game
- * (its sets, seats, rules, components and supply, as make_config deals
- * game n: crowded from CROWDED_FROM on), the rest picks its decisions. */
+/* tests/unit/fuzz_oracle_ext: the input names game n, dealt as
+ * make_config deals it (crowded from CROWDED_FROM on), and picks its
+ * decisions (tu_fuzz_game). */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	(void)test_oracle_games; /* the Check tests, not run here */
 	(void)test_oracle_crowded;
-	if (size < 4) return 0;
-	uint32_t game = (uint32_t)data[0] | (uint32_t)data[1] << 8 | (uint32_t)data[2] << 16 | (uint32_t)data[3] << 24;
 	trace = getenv("ORACLE_EXT_TRACE") && atoi(getenv("ORACLE_EXT_TRACE"));
-	tu_fuzz_input(data + 4, size - 4);
-	play((int)(game & 0x7fffffff));
-	tu_fuzz_input(NULL, 0);
+	tu_fuzz_game(data, size, play);
 	return 0;
 }
 #else

@@ -1538,25 +1538,26 @@ static Suite *placement_suite(void)
 }
 
 #ifdef TU_FUZZ
-/* tests/unit/fuzz_placement_ext: the input's first four bytes name the
- * game as test_placements deals game n (game_config), the rest picks its
- * decisions.  Every placement and abbey hole is held against the model,
- * and no river tile of the dealt supply may be discarded (2.3, 4.20). */
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+/* tests/unit/fuzz_placement_ext: the input names game n, dealt as
+ * test_placements deals it (game_config), and picks its decisions
+ * (tu_fuzz_game).  Every placement and abbey hole is held against the
+ * model, and no river tile of the dealt supply may be discarded (2.3,
+ * 4.20). */
+static void play_fuzzed(int game)
 {
-	(void)placement_suite; /* the Check tests, not run here */
-	if (size < 4) return 0;
-	int game = (int)(((uint32_t)data[0] | (uint32_t)data[1] << 8 | (uint32_t)data[2] << 16 |
-	                  (uint32_t)data[3] << 24) & 0x7fffffff);
 	t_fork = tu_tile("RI.2/III");
 	memset(&st, 0, sizeof st);
 	carc_config cfg;
 	game_config(&cfg, game);
-	tu_fuzz_input(data + 4, size - 4);
 	play(&cfg, game, (uint64_t)game * 6151 + 29, 0);
-	tu_fuzz_input(NULL, 0);
 	TU_ASSERT_MSG(!st.river_discards, "game %d: %ld river tiles discarded", game, st.river_discards);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	(void)placement_suite; /* the Check tests, not run here */
+	tu_fuzz_game(data, size, play_fuzzed);
 	return 0;
 }
 #else

@@ -26,6 +26,15 @@ uint32_t tu_pick(carc_rng *rng, uint32_t n)
 	return v % n;
 }
 
+void tu_fuzz_game(const uint8_t *data, size_t size, void (*play)(int game))
+{
+	if (size < 4) return;
+	uint32_t game = (uint32_t)data[0] | (uint32_t)data[1] << 8 | (uint32_t)data[2] << 16 | (uint32_t)data[3] << 24;
+	tu_fuzz_input(data + 4, size - 4);
+	play((int)(game & 0x7fffffff));
+	tu_fuzz_input(NULL, 0);
+}
+
 #ifdef TU_FUZZ
 void tu_fuzz_failed(const char *file, int line, const char *expr, const char *msg, ...)
 {

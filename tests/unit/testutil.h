@@ -125,6 +125,10 @@ void tu_random_components(carc_config *cfg, carc_rng *rng);
 uint32_t tu_pick(carc_rng *rng, uint32_t n);
 /* The bytes tu_pick takes from now on (NULL, 0: none). */
 void tu_fuzz_input(const uint8_t *p, size_t n);
+/* A fuzz target's input: its first four bytes name the game, play(game)
+ * plays it with the rest as the bytes of tu_pick.  An input too short to
+ * name a game is skipped. */
+void tu_fuzz_game(const uint8_t *data, size_t size, void (*play)(int game));
 
 /* Runs a suite (in fork mode, Check's default) and gives main's exit code. */
 int tu_run(Suite *s);
