@@ -30,7 +30,10 @@
  *
  * Then river games against an adversary (test_river_adversary), who at
  * every river tile takes the placement that leaves the next tile the
- * fewest places: no river tile may ever be discarded.
+ * fewest places, and against every player at once (test_river_every_way:
+ * every way to place a dealt river, searched to the end in most games of
+ * the River, the River II and the mini expansion's river tiles): no river
+ * tile may ever be discarded.
  *
  * How the model reads RULES.md where it is uncertain (oracle_place.c):
  *
@@ -731,6 +734,86 @@ START_TEST(test_river_adversary)
 	ck_assert_int_ge(decisions, 5 * ADVERSARY_GAMES);
 	free(g);
 	free(c);
+}
+END_TEST
+
+/* The same rule against every player at once: every way there is to
+ * place the river of a dealt supply (each river tile at each place and
+ * turn the engine lists, the figures' decisions as to_next_tile takes
+ * them), searched depth first from the spring.  On no way may a river
+ * tile be discarded.  Where the search of a game reaches EVERY_WAY_BUDGET
+ * placements it stops; most games of these mixes (the River, the River
+ * and the mini expansion's river tiles, the River II alone or with them:
+ * a few hundred to tens of thousands of ways) are searched to the end.
+ * Both rivers together fork into far more ways than a test can try: only
+ * the greedy adversary above and the random games play them. */
+#define EVERY_WAY_GAMES 12  /* a batch: 3 of each mix */
+#define EVERY_WAY_TESTS 2
+#define EVERY_WAY_BUDGET 40000
+#define EVERY_WAY_DEPTH 40  /* river tiles and extra turns on one way */
+#define EVERY_WAY_OPTIONS 256
+
+typedef struct way_search {
+	long placements; /* tried so far */
+	int lost;        /* river tiles discarded on the first way that lost one */
+	carc_game *copy[EVERY_WAY_DEPTH]; /* the game at each depth, made when first needed */
+} way_search;
+
+static void every_way(const carc_game *g, int depth, way_search *w)
+{
+	static carc_move options[EVERY_WAY_DEPTH][EVERY_WAY_OPTIONS];
+	static tu_events seen;
+	if (carc_game_over(g) || carc_game_drawn(g) < 0 || !opl_is_river(carc_game_drawn(g))) return;
+	TU_LT(depth, EVERY_WAY_DEPTH);
+	carc_game **copy = w->copy;
+	if (!copy[depth]) copy[depth] = malloc(carc_game_size());
+	TU_ASSERT(copy[depth]);
+	int n = carc_legal_moves(g, options[depth], EVERY_WAY_OPTIONS);
+	TU_LE(n, EVERY_WAY_OPTIONS);
+	for (int k = 0; k < n && !w->lost && w->placements < EVERY_WAY_BUDGET; k++) {
+		TU_EQ(options[depth][k].type, CARC_MV_PLACE_TILE);
+		w->placements++;
+		carc_game_clone(copy[depth], g);
+		w->lost = to_next_tile(copy[depth], &options[depth][k], &seen);
+		if (!w->lost) every_way(copy[depth], depth + 1, w);
+	}
+}
+
+START_TEST(test_river_every_way)
+{
+	static const char *const way_mixes[][4] = {
+		{ "base", "river", NULL },
+		{ "base", "river", "mini", NULL },
+		{ "base", "river2", NULL },
+		{ "base", "river2", "mini", NULL },
+	};
+	carc_game *g = malloc(carc_game_size());
+	ck_assert(g);
+	static way_search w;
+	int searched = 0;
+	for (int game = _i * EVERY_WAY_GAMES; game < (_i + 1) * EVERY_WAY_GAMES; game++) {
+		carc_config cfg;
+		carc_config_init(&cfg);
+		cfg.expansions = tu_expansions(way_mixes[game % 4], 4);
+		cfg.nseats = (uint8_t)(1 + game % 6);
+		cfg.seed = 0xe7e2000u + (uint64_t)game;
+		ck_assert_int_eq(carc_game_init(g, &cfg, NULL), CARC_OK);
+		w.placements = 0;
+		w.lost = 0;
+		every_way(g, 0, &w);
+		ck_assert_msg(!w.lost, "game %d (%s): a way of placing the river discards %d river tiles", game,
+		              way_mixes[game % 4][1], w.lost);
+		ck_assert_int_gt(w.placements, 10);
+		searched += w.placements < EVERY_WAY_BUDGET;
+	}
+	if (getenv("CARC_PLACEMENT_STATS"))
+		fprintf(stderr, "every way %d: %d of %d games searched to the end\n", _i, searched, EVERY_WAY_GAMES);
+	ck_assert_int_ge(searched, EVERY_WAY_GAMES * 2 / 3);
+	for (int d = 0; d < EVERY_WAY_DEPTH; d++) {
+		free(w.copy[d]);
+		w.copy[d] = NULL;
+	}
+	free(g);
 }
 END_TEST
 
@@ -1512,6 +1595,7 @@ static Suite *placement_suite(void)
 		{ "placements", test_placements, NTESTS },
 		{ "rivers", test_rivers, RIVER_TESTS },
 		{ "adversary", test_river_adversary, ADVERSARY_TESTS },
+		{ "every_way", test_river_every_way, EVERY_WAY_TESTS },
 		{ "crowded", test_crowded, 2 },
 		{ "many_river_ends", test_many_river_ends, 1 },
 		{ "fork_supply", test_fork_supply, 1 },
