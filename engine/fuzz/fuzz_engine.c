@@ -181,26 +181,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 }
 
 #ifdef FUZZ_STANDALONE
+#include "fuzz/standalone.h"
 int main(int argc, char **argv)
 {
-	long runs = 1000;
-	for (int i = 1; i < argc; i++) {
-		if (!strncmp(argv[i], "-runs=", 6)) runs = atol(argv[i] + 6);
-		else {
-			fprintf(stderr, "usage: fuzz_engine [-runs=N]\n");
-			return 2;
-		}
-	}
+	long runs = fuzz_runs(argc, argv, 1000);
 	static uint8_t buf[4096];
 	uint64_t x = 88172645463325252ull;
 	for (long r = 0; r < runs; r++) {
-		size_t n = (size_t)(x % sizeof buf);
-		for (size_t i = 0; i < n; i++) {
-			x ^= x << 13;
-			x ^= x >> 7;
-			x ^= x << 17;
-			buf[i] = (uint8_t)x;
-		}
+		size_t n = fuzz_random_input(&x, buf, sizeof buf);
 		/* raw config fields one time in eight each, so most inputs play */
 		if (n > 2) buf[0] &= buf[1] & buf[2];
 		LLVMFuzzerTestOneInput(buf, n);

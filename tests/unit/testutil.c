@@ -51,31 +51,16 @@ void tu_fuzz_failed(const char *file, int line, const char *expr, const char *ms
 }
 
 #ifdef FUZZ_STANDALONE
-/* Without libFuzzer (gcc): -runs=N inputs of random bytes, each a game
- * and its first decisions; the rest of a game goes by its own seed. */
+#include "fuzz/standalone.h"
+/* Without libFuzzer (gcc): random inputs, each a game and its first
+ * decisions; the rest of a game goes by its own seed. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int main(int argc, char **argv)
 {
-	long runs = 100;
-	for (int i = 1; i < argc; i++) {
-		if (!strncmp(argv[i], "-runs=", 6)) runs = atol(argv[i] + 6);
-		else {
-			fprintf(stderr, "usage: %s [-runs=N]\n", argv[0]);
-			return 2;
-		}
-	}
+	long runs = fuzz_runs(argc, argv, 100);
 	static uint8_t buf[2048];
 	uint64_t x = 0x2545f4914f6cdd1dull;
-	for (long r = 0; r < runs; r++) {
-		size_t n = (size_t)(x % sizeof buf);
-		for (size_t i = 0; i < n; i++) {
-			x ^= x << 13;
-			x ^= x >> 7;
-			x ^= x << 17;
-			buf[i] = (uint8_t)x;
-		}
-		LLVMFuzzerTestOneInput(buf, n);
-	}
+	for (long r = 0; r < runs; r++) LLVMFuzzerTestOneInput(buf, fuzz_random_input(&x, buf, sizeof buf));
 	printf("%s: %ld random inputs, every game as its model says\n", argv[0], runs);
 	return 0;
 }
