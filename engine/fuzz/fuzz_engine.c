@@ -13,8 +13,10 @@
  * a copy of the game now.  When the input runs out, the first listed move
  * is played until the game ends, so every input reaches the final scoring.
  *
- * Built by `make fuzz`.  With -DFUZZ_STANDALONE it has its own main(): it
- * runs -runs=N inputs of random bytes (a poor man's fuzzer for gcc).
+ * Built by `make fuzz`.  With -DFUZZ_STANDALONE it has its own main()
+ * (standalone.h): it runs the files named, such as a libFuzzer corpus or
+ * a crash it saved, then -runs=N inputs of random bytes (a poor man's
+ * fuzzer for gcc).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -184,7 +186,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 #include "fuzz/standalone.h"
 int main(int argc, char **argv)
 {
-	long runs = fuzz_runs(argc, argv, 1000);
+	long files = fuzz_files(argc, argv), runs = fuzz_runs(argc, argv, files ? 0 : 1000);
 	static uint8_t buf[4096];
 	uint64_t x = 88172645463325252ull;
 	for (long r = 0; r < runs; r++) {
@@ -193,7 +195,8 @@ int main(int argc, char **argv)
 		if (n > 2) buf[0] &= buf[1] & buf[2];
 		LLVMFuzzerTestOneInput(buf, n);
 	}
-	printf("fuzz_engine: %ld random inputs, %ld games, %ld decisions, no crash\n", runs, games_played, moves_played);
+	printf("fuzz_engine: %ld files and %ld random inputs, %ld games, %ld decisions, no crash\n", files, runs, games_played,
+	       moves_played);
 	return 0;
 }
 #endif

@@ -52,16 +52,16 @@ void tu_fuzz_failed(const char *file, int line, const char *expr, const char *ms
 
 #ifdef FUZZ_STANDALONE
 #include "fuzz/standalone.h"
-/* Without libFuzzer (gcc): random inputs, each a game and its first
- * decisions; the rest of a game goes by its own seed. */
+/* Without libFuzzer (gcc): the files named, then random inputs, each a
+ * game and its first decisions; the rest of a game goes by its own seed. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int main(int argc, char **argv)
 {
-	long runs = fuzz_runs(argc, argv, 100);
+	long files = fuzz_files(argc, argv), runs = fuzz_runs(argc, argv, files ? 0 : 100);
 	static uint8_t buf[2048];
 	uint64_t x = 0x2545f4914f6cdd1dull;
 	for (long r = 0; r < runs; r++) LLVMFuzzerTestOneInput(buf, fuzz_random_input(&x, buf, sizeof buf));
-	printf("%s: %ld random inputs, every game as its model says\n", argv[0], runs);
+	printf("%s: %ld files and %ld random inputs, every game as its model says\n", argv[0], files, runs);
 	return 0;
 }
 #endif
