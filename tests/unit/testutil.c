@@ -54,7 +54,6 @@ void tu_fuzz_failed(const char *file, int line, const char *expr, const char *ms
 #include "fuzz/standalone.h"
 /* Without libFuzzer (gcc): the files named, then random inputs, each a
  * game and its first decisions; the rest of a game goes by its own seed. */
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int main(int argc, char **argv)
 {
 	long files = fuzz_files(argc, argv), runs = fuzz_runs(argc, argv, files ? 0 : 100);
