@@ -19,8 +19,8 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* Runs the target on the file at `path`; returns 1, or 0 when it cannot
- * be read. */
+/* Runs the target on the file at `path` (its first MiB: far more than
+ * any input of these targets); returns 1, or 0 when it cannot be read. */
 static int fuzz_file(const char *path)
 {
 	FILE *f = fopen(path, "rb");
