@@ -31,10 +31,11 @@ A bot's output (stdout and stderr) goes to its log with --logs, else to a
 file in $TMPDIR that is gone when the game ends; the last line of it is
 quoted when the bot's process ends early.  A log that grows past
 --log-limit bytes (default 16 MiB) is cut back to its first half, a line
-saying how much was cut and the last 4 KiB, and the bot writes on after
-that: a bot that prints without end cannot fill the disk, also while it
-is given time to exit after its game.  The arena looks about every 0.2 s,
-so a log may pass the limit by what the bot writes in that time.
+saying how much was cut and the whole lines of its last 4 KiB, and the
+bot writes on after that: a bot that prints without end cannot fill the
+disk, also while it is given time to exit after its game.  The arena
+looks about every 0.2 s, so a log may pass the limit by what the bot
+writes in that time.
 
 A bot forfeits a game when its process ends before the game does, or when
 its seat is due and nothing happens for --move-timeout seconds.  The arena
@@ -486,12 +487,19 @@ class Match:
     @staticmethod
     def cut_log(out, limit, before):
         """Cuts a bot's output file that has grown past `limit` bytes back to
-        its first half, a line saying how much was cut, and its last
-        LOG_TAIL bytes; returns the bytes cut so far, `before` those of
-        the earlier cuts.  The bot appends (see output_file), so that what
-        it writes after the truncation comes after what is kept, with no
-        hole; what it writes between the look at the size and the
-        truncation (microseconds) is lost, and not counted."""
+        its first half, a line saying how much was cut, and the whole
+        lines of its last LOG_TAIL bytes (all of them, ended by a newline,
+        when they hold no line end); returns the bytes cut so far, `before`
+        those of the earlier cuts.
+
+        The bot appends (see output_file) while this runs, so the size
+        looked at may end in the middle of one of its writes: the rest of
+        that write, and whatever it writes until the truncation
+        (microseconds), is lost and not counted.  The kept tail is cut
+        back to a line end so that the bot's next write starts a line.
+        The cut line and the tail are written in place through a second
+        descriptor that does not append, and the file is truncated after
+        them: a write of the bot's in between never lands before them."""
         try:
             fd = out.fileno()
             size = os.fstat(fd).st_size
@@ -499,10 +507,22 @@ class Match:
                 return before
             head = limit // 2
             tail = os.pread(fd, LOG_TAIL, size - LOG_TAIL)
+            whole = tail.rfind(b"\n") + 1
+            kept = tail[:whole] if whole else tail
             # what goes now holds the earlier cut's line (not the bot's)
-            cut = before + size - head - len(tail) - (len(Match.cut_line(before)) if before else 0)
-            os.ftruncate(fd, head)
-            os.write(fd, Match.cut_line(cut) + tail)   # appended, as the bot's writes are
+            cut = before + size - head - len(kept) - (len(Match.cut_line(before)) if before else 0)
+            text = Match.cut_line(cut) + (kept if whole else kept + b"\n")
+            try:   # Linux: the same file, opened anew without O_APPEND
+                w = os.open("/proc/self/fd/%d" % fd, os.O_WRONLY)
+            except OSError:   # elsewhere: appended, a write of the bot's may come first
+                os.ftruncate(fd, head)
+                os.write(fd, text)
+                return cut
+            try:
+                os.pwrite(w, text, head)
+                os.ftruncate(w, head + len(text))
+            finally:
+                os.close(w)
             return cut
         except (OSError, ValueError):
             return before   # a log that cannot be cut is no reason to stop the game

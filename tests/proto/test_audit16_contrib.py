@@ -604,6 +604,55 @@ class Logs(unittest.TestCase):
         self.assertTrue(kept.endswith(b"written after the cut\n"), kept[-100:])
         self.assertEqual(cut, len(first) - 4096 - 4096)
 
+    def test_a_write_just_after_the_truncation_comes_after_the_tail(self):
+        # cut_log used to truncate the file to its first half and then
+        # append the cut line and the tail: a write of the bot's between
+        # the two landed before the cut line.  Now the line and the tail
+        # are written first, in place, and the truncation comes last; the
+        # bot's write is made certain to come right after it here.
+        arena = load_arena()
+        out = arena.Match.output_file()
+        self.addCleanup(out.close)
+        bot = os.dup(out.fileno())
+        self.addCleanup(os.close, bot)
+        first = b"".join(b"%05d\n" % i for i in range(4000))
+        os.write(bot, first)
+        truncate = os.ftruncate
+
+        def racing(fd, length):
+            truncate(fd, length)
+            os.write(bot, b"written right after the truncation\n")
+        with mock.patch("os.ftruncate", racing):
+            cut = arena.Match.cut_log(out, 8192, 0)
+        kept = os.pread(out.fileno(), 1 << 20, 0)
+        self.assertEqual(kept, first[:4096] + arena.Match.cut_line(cut) + first[-4096:]
+                         + b"written right after the truncation\n")
+
+    def test_a_cut_keeps_whole_lines_at_the_end(self):
+        # The size cut_log looks at may end in the middle of a write of
+        # the bot's (the file grows page by page as the write goes on),
+        # and the rest of that write is cut away: the kept tail ends at
+        # its last line end, or, with none in it, is ended by a newline,
+        # so that the bot's next write starts a line of its own.
+        arena = load_arena()
+        # (the bot's last bytes, the tail kept, how many of the tail's bytes are the bot's):
+        # its last 4096 bytes but the 50 past a line end; its last 4096 bytes and a newline
+        part = b"x" * 5000 + b"\n" + b"y" * 50
+        for last, tail, bots in ((part, part[-4096:-50], 4046), (b"z" * 5000, b"z" * 4096 + b"\n", 4096)):
+            # and where /proc/self/fd cannot open the file anew (not Linux)
+            for proc in (True, False):
+                with self.subTest(bots=bots, proc=proc):
+                    out = arena.Match.output_file()
+                    self.addCleanup(out.close)
+                    body = b"x" * 9999 + b"\n" + last
+                    os.write(out.fileno(), body)
+                    with mock.patch("os.open", side_effect=None if proc else OSError("no /proc"),
+                                    wraps=os.open if proc else None):
+                        cut = arena.Match.cut_log(out, 8192, 0)
+                    kept = os.pread(out.fileno(), 1 << 20, 0)
+                    self.assertEqual(kept, body[:4096] + arena.Match.cut_line(cut) + tail)
+                    self.assertEqual(cut, len(body) - 4096 - bots)   # every byte of the bot's is kept or counted
+
     def test_a_bot_that_prints_on_after_its_game_is_cut_back_too(self):
         # the game is over and the bot writes on for 3 s (some 13 MB/s)
         # before it exits, within the STOP_GRACE the arena gives it: its
@@ -626,9 +675,11 @@ class Logs(unittest.TestCase):
             self.assertLessEqual(os.path.getsize(log), limit)
             with open(log, "rb") as f:
                 kept = f.read()
-            # the first half, the line, the last 4 KiB (the end of a line of
-            # x), and what the bot wrote since the last cut, in whole lines
-            self.assertTrue(re.search(rb"\n\[arena.py: \d+ bytes of this bot's output cut here\]\nx{1,4095}\n"
+            # the first half, the line, the whole lines of the last 4 KiB (the
+            # end of a line of x, ended by a newline of the arena's when the
+            # cut fell in the middle of a write), and what the bot wrote
+            # since the last cut, in whole lines
+            self.assertTrue(re.search(rb"\n\[arena.py: \d+ bytes of this bot's output cut here\]\nx{1,4096}\n"
                                       rb"(x{65535}\n)*\Z", kept[limit // 2:]), kept[limit // 2:limit // 2 + 100])
 
 if __name__ == "__main__":
