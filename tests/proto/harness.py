@@ -38,8 +38,11 @@ PYTHON = os.environ.get("PYTHON3") or "/usr/bin/python3"
 BYTE_ORDER = os.environ.get("CARCD_BYTE_ORDER", "=")
 # `make check-valgrind` sets CARCD_VALGRIND: the daemon then runs under it
 # (its error exit code fails the test that stops it), and slowly.
+# CARCD_SLOW, when set, says how much slower than a native daemon the one
+# under test is (tests/port/daemon sets it for a carcd under qemu-user):
+# the tests' waits and time limits are stretched by it.
 WRAPPER = os.environ.get("CARCD_VALGRIND", "").split()
-SLOW = 20.0 if WRAPPER else 1.0
+SLOW = float(os.environ.get("CARCD_SLOW") or (20.0 if WRAPPER else 1.0))
 START_TIMEOUT = 15.0 * SLOW
 STOP_TIMEOUT = 10.0 * SLOW
 
