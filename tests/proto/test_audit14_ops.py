@@ -174,26 +174,31 @@ class Signals(unittest.TestCase):
             with harness.Daemon("--journal", j, tcp=False) as d:
                 make_games(d, 3000)
             sock = os.path.join(top, "s.sock")
-            p = Proc(["--journal", j, "--listen", "unix:" + sock])
-            try:
-                # from its first line carcd holds the signals back; before
-                # that, the default action (death) is still in place (polled
-                # each millisecond: the restore is soon over)
-                deadline = time.monotonic() + 10
-                while not sig_blocked(p.proc.pid, signal.SIGHUP) and time.monotonic() < deadline:
-                    time.sleep(0.001)
-                self.assertTrue(sig_blocked(p.proc.pid, signal.SIGHUP))
-                early = not os.path.exists(sock)
-                p.proc.send_signal(signal.SIGHUP)
-                p.proc.send_signal(signal.SIGTERM)
-                status, err = exited(p, 60)
-            finally:
-                p.close()
-            self.assertEqual(status, 0, err)
-            self.assertIn("SIGHUP: nothing to reload", err)
-            self.assertIn("SIGTERM: no new connections", err)
-            self.assertIn("journal: %s: 3000 games restored" % j, err)
-            self.assertTrue(err.rstrip().endswith("info: stopped"), err[-300:])
+            # the restore takes a few tenths of a second: a test held up
+            # that long on a loaded machine tries again (3 times at most)
+            for _ in range(3):
+                p = Proc(["--journal", j, "--listen", "unix:" + sock])
+                try:
+                    # from its first line carcd holds the signals back; before
+                    # that, the default action (death) is still in place (polled
+                    # each millisecond: the restore is soon over)
+                    deadline = time.monotonic() + 10
+                    while not sig_blocked(p.proc.pid, signal.SIGHUP) and time.monotonic() < deadline:
+                        time.sleep(0.001)
+                    self.assertTrue(sig_blocked(p.proc.pid, signal.SIGHUP))
+                    early = not os.path.exists(sock)
+                    p.proc.send_signal(signal.SIGHUP)
+                    p.proc.send_signal(signal.SIGTERM)
+                    status, err = exited(p, 60)
+                finally:
+                    p.close()
+                self.assertEqual(status, 0, err)
+                self.assertIn("SIGHUP: nothing to reload", err)
+                self.assertIn("SIGTERM: no new connections", err)
+                self.assertIn("journal: %s: 3000 games restored" % j, err)
+                self.assertTrue(err.rstrip().endswith("info: stopped"), err[-300:])
+                if early:
+                    break
             self.assertTrue(early, "the signals came after the restore: the test shows nothing")
         finally:
             shutil.rmtree(top, ignore_errors=True)

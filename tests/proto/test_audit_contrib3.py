@@ -258,8 +258,13 @@ class RandomBot3(unittest.TestCase):
                 bot = start([harness.PYTHON, BOT, "--address", "unix:" + proxy.path, "--game", str(game),
                              "--token", tokens[1], "--timeout", "30"])
                 try:
-                    time.sleep(1.5)          # seat 0 is due all this while
-                    tries = [m for m in proxy.requests if m[2] == "apply_move"]
+                    # seat 0 is due all this while: the bot's first try (its start
+                    # may be slow on a loaded machine), then 1.5 s for any other
+                    def apply_moves():
+                        return [m for m in proxy.requests if m[2] == "apply_move"]
+                    self.assertTrue(harness.wait_for(apply_moves, 30), "the bot never tried a move")
+                    time.sleep(1.5)
+                    tries = apply_moves()
                     self.assertIsNone(bot.poll())
                     while True:              # seat 0's moves, by hand
                         lm = c.legal_moves(game)

@@ -95,6 +95,8 @@ class Lifecycle(AuditCase):
 
     def test_stats_counts_connections_and_errors(self):
         with Daemon("--max-connections", "3") as d, d.client("unix") as c:
+            # the connections of the check that the daemon is up may still be closing
+            self.assertTrue(wait_for(lambda: c.stats()["connections"] == 1, 5))
             s0 = c.stats()
             self.assertEqual((s0["connections"], s0["games"]), (1, 0))
             a, b = d.client("tcp"), d.client("unix")
@@ -248,14 +250,16 @@ class Limits(AuditCase):
                 c.apply_move(g, lm["moves"][0])
                 n += 1
                 time.sleep(0.3)
+            # the n notifications are all there (the last came 0.3 s ago, the
+            # idle timeout counting from it), then the watcher is still served;
+            # waiting for silence first would leave the ping little of the 1 s
             seqs = []
-            while True:
-                note = w.next_event(timeout=0.5)
-                if note is None:
-                    break
-                seqs.append(note["seq"])
+            for _ in range(n):
+                note = w.next_event(timeout=5)
+                seqs.append(None if note is None else note["seq"])
             self.assertEqual(seqs, list(range(1, n + 1)))
             self.assertEqual(w.ping(), {})
+            self.assertIsNone(w.next_event(timeout=0.3))
 
     def test_subscription_limit_and_closed_games(self):
         with Daemon() as d, d.client("unix") as c:

@@ -277,21 +277,27 @@ class Pipelining(AuditCase):
         with unread replies (the previous test: it is never cut off while
         the daemon runs) gets every one at SIGTERM as it reads: the pause
         holds through the shutdown, rather than every answer being queued
-        at once past --max-output and the connection dropped."""
-        d = Daemon().start()
+        at once past --max-output and the connection dropped.
+
+        The replies must be written within the daemon's 10 s of grace,
+        which does not stretch under valgrind: so a --max-output of 2 MiB
+        and a quarter of PIPELINED, which still add up to past it."""
+        n = PIPELINED // 4
+        d = Daemon("--max-output", str(2 << 20)).start()
         try:
             with d.client("unix") as c:
                 g = finished_game(c)
+                self.assertGreater(len(msgpack.packb(c.history(g))) * n, 2 << 20)
             r = d.raw("unix", timeout=20)
-            r.send(b"".join(msgpack.packb([0, i, "history", {"game": g}]) for i in range(PIPELINED)))
+            r.send(b"".join(msgpack.packb([0, i, "history", {"game": g}]) for i in range(n)))
             time.sleep(1.0 * SLOW)
             d.proc.send_signal(signal.SIGTERM)
-            msgs = r.read("msgpack", PIPELINED, timeout=60)
+            msgs = r.read("msgpack", n, timeout=60)
             r.close()
             self.assertEqual(d.proc.wait(STOP_TIMEOUT), 0)
-            self.assertEqual(len(msgs), PIPELINED,
+            self.assertEqual(len(msgs), n,
                              "%d of %d replies, then the connection was dropped:\n%s"
-                             % (len(msgs), PIPELINED, d.log_tail()))
+                             % (len(msgs), n, d.log_tail()))
         finally:
             d.stop()
 
@@ -653,7 +659,7 @@ class Fairness(AuditCase):
                 self.assertEqual(other.ping(), {})
                 seen = counts["n"]
             self.assertLess(seen, n * 3 // 4, "the other client waited for most of the flood")
-            t.join(120)
+            t.join(120 * SLOW)
             stop.set()
             r.close()
             self.assertEqual(counts["n"], n)

@@ -154,7 +154,8 @@ class Timeout(unittest.TestCase):
         """--game-timeout closes a game as close_game does: its `decision`
         watcher hears game_closed with the phase, seat and over, its plain
         one without."""
-        with harness.Daemon("--game-timeout", "1", tcp=False) as d, d.client() as mover, \
+        # 3 s: time for both to subscribe first on a loaded machine (or under valgrind)
+        with harness.Daemon("--game-timeout", "3", tcp=False) as d, d.client() as mover, \
                 d.client() as told, d.client() as plain:
             g = mover.new_game(["ann", "bob"], seed=3, auth=False)["game"]
             told.call("subscribe", game=g, decision=True)
