@@ -173,9 +173,9 @@ class Shutdown(unittest.TestCase):
                 raw.send(whole + whole[:5])
                 self.assertEqual(raw.read_one("msgpack", timeout=5), [1, 1, None, {}])
                 d.proc.send_signal(signal.SIGTERM)
-                self.assertEqual(raw.read("msgpack", 5, timeout=5), [])
+                self.assertEqual(raw.read("msgpack", 5, timeout=5 * SLOW), [])
                 self.assertTrue(raw.eof)
-            self.assertEqual(d.proc.wait(10), 0)
+            self.assertEqual(d.proc.wait(STOP_TIMEOUT), 0)
         finally:
             d.stop()
 

@@ -15,7 +15,7 @@ import unittest
 import msgpack
 
 import harness
-from harness import CARCD, START_TIMEOUT, STOP_TIMEOUT, Daemon, wait_for
+from harness import CARCD, SLOW, START_TIMEOUT, STOP_TIMEOUT, Daemon, wait_for
 import carcd  # noqa: E402  (harness puts contrib/python on the path)
 
 ALL_CITY = [{"tile": "BA/Cccc+", "x": 0, "y": 0, "rot": 0}]
@@ -381,7 +381,7 @@ class SignalsAndAddresses(AuditCase):
             r = d.raw("unix", timeout=10)
             n = 300
             r.send(b"".join(msgpack.packb([0, i, "history", {"game": game}]) for i in range(n)))
-            time.sleep(0.1)
+            time.sleep(0.1 * SLOW)   # time to read them all: it answers what it has read
             d.proc.send_signal(signal.SIGTERM)
             msgs = r.read("msgpack", n + 1, timeout=STOP_TIMEOUT)
             self.assertEqual([m[1] for m in msgs], list(range(n)))
