@@ -583,14 +583,12 @@ class Logs(unittest.TestCase):
         self.assertEqual(e.exception.returncode, 2)
         self.assertIn("--log-limit: must be at least 8192 bytes, not 8191", e.exception.stderr)
 
-    def test_what_the_bot_writes_during_a_cut_leaves_no_hole(self):
-        # The bot writes at the offset it shares with the arena's file.
-        # cut_log moved that offset back, then truncated the file: a write
-        # that came between the two was cut away while the bot's offset
-        # stayed past the new end, and its next write left a run of NUL
-        # bytes in the log.  The bot writing then is made certain here by
-        # hooking os.ftruncate; its fd is a dup, which shares the offset as
-        # the one it inherits does.
+    def racing_cut(self, during, after):
+        """A bot's log of 24000 bytes cut back to 8192 with the bot writing
+        `during` just before the truncation and `after` just after it, made
+        certain by hooking os.ftruncate; the bot's fd is a dup, which shares
+        the offset as the one it inherits does.  Returns (arena, out, bot,
+        what the bot wrote first, cut)."""
         arena = load_arena()
         out = arena.Match.output_file()   # as start_bot makes it
         self.addCleanup(out.close)
@@ -601,10 +599,20 @@ class Logs(unittest.TestCase):
         truncate = os.ftruncate
 
         def racing(fd, length):
-            os.write(bot, b"written during the cut\n")
+            os.write(bot, during)
             truncate(fd, length)
+            os.write(bot, after)
         with mock.patch("os.ftruncate", racing):
             cut = arena.Match.cut_log(out, 8192, 0)
+        return arena, out, bot, first, cut
+
+    def test_what_the_bot_writes_during_a_cut_leaves_no_hole(self):
+        # The bot writes at the offset it shares with the arena's file.
+        # cut_log moved that offset back, then truncated the file: a write
+        # that came between the two was cut away while the bot's offset
+        # stayed past the new end, and its next write left a run of NUL
+        # bytes in the log.
+        arena, out, bot, first, cut = self.racing_cut(b"written during the cut\n", b"")
         os.write(bot, b"written after the cut\n")
         kept = os.pread(out.fileno(), 1 << 20, 0)
         self.assertNotIn(b"\0", kept)
@@ -619,22 +627,8 @@ class Logs(unittest.TestCase):
         # cut_log used to truncate the file to its first half and then
         # append the cut line and the tail: a write of the bot's between
         # the two landed before the cut line.  Now the line and the tail
-        # are written first, in place, and the truncation comes last; the
-        # bot's write is made certain to come right after it here.
-        arena = load_arena()
-        out = arena.Match.output_file()
-        self.addCleanup(out.close)
-        bot = os.dup(out.fileno())
-        self.addCleanup(os.close, bot)
-        first = b"".join(b"%05d\n" % i for i in range(4000))
-        os.write(bot, first)
-        truncate = os.ftruncate
-
-        def racing(fd, length):
-            truncate(fd, length)
-            os.write(bot, b"written right after the truncation\n")
-        with mock.patch("os.ftruncate", racing):
-            cut = arena.Match.cut_log(out, 8192, 0)
+        # are written first, in place, and the truncation comes last.
+        arena, out, _, first, cut = self.racing_cut(b"", b"written right after the truncation\n")
         kept = os.pread(out.fileno(), 1 << 20, 0)
         self.assertEqual(kept, first[:4096] + arena.Match.cut_line(cut) + first[-4096:]
                          + b"written right after the truncation\n")
