@@ -11,7 +11,8 @@
 static const uint8_t *fuzz_p;
 static size_t fuzz_n;
 
-void tu_fuzz_input(const uint8_t *p, size_t n)
+/* The bytes tu_pick takes from now on (NULL, 0: none). */
+static void tu_fuzz_input(const uint8_t *p, size_t n)
 {
 	fuzz_p = p;
 	fuzz_n = p ? n : 0;

@@ -120,11 +120,9 @@ void tu_crowded_supply(carc_config *cfg, carc_rng *rng);
 void tu_random_components(carc_config *cfg, carc_rng *rng);
 
 /* A choice among n (n > 0) for a random game: the next two bytes of the
- * fuzz input while it lasts (tu_fuzz_input), else carc_rng_below(rng, n).
+ * fuzz input while it lasts (tu_fuzz_game), else carc_rng_below(rng, n).
  * Outside a fuzz target there is no input, and the games are those of rng. */
 uint32_t tu_pick(carc_rng *rng, uint32_t n);
-/* The bytes tu_pick takes from now on (NULL, 0: none). */
-void tu_fuzz_input(const uint8_t *p, size_t n);
 /* A fuzz target's input: its first four bytes name the game, play(game)
  * plays it with the rest as the bytes of tu_pick.  An input too short to
  * name a game is skipped. */
