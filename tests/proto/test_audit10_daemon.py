@@ -148,13 +148,16 @@ class Idle(unittest.TestCase):
         """PROTOCOL.md section 5: idle is "no request, no notification" for
         --idle-timeout.  Under --idle-timeout 1, a connection that pings
         half a second after it was made is closed about 1 s after that
-        ping (within 1.3 s), not 1.5 s after it."""
+        ping, not half a second after it as it would be if the timeout
+        counted from the connection.  Any close within 3 s counts: the
+        bound only says that the timeout fires at all, and leaves room for
+        a loaded machine."""
         with Daemon("--idle-timeout", "1", tcp=False) as d, d.raw("unix") as raw:
             time.sleep(0.5)
             raw.send_line("ping")
             self.assertEqual(raw.read_one("json", timeout=2), [1, None, None, {}])
             t0 = time.monotonic()
-            self.assertTrue(raw.closed_by_peer(timeout=1.3 * SLOW), "still open 1.3 s after the last request")
+            self.assertTrue(raw.closed_by_peer(timeout=3 * SLOW), "still open 3 s after the last request")
             self.assertGreater(time.monotonic() - t0, 0.8)
 
 
@@ -375,11 +378,17 @@ class MaxOutput(unittest.TestCase):
                 before = c.stats()["requests"]
                 r.send(b"".join(msgpack.packb([0, i, "history", {"game": g}]) for i in range(200)))
                 served = [-1]
+                since = [time.monotonic()]
 
+                # settled: the count has not moved for 0.3 s (x SLOW), so a
+                # daemon slowed by a loaded machine is not caught between
+                # two replies and taken for a paused one
                 def settled():
                     n = c.stats()["requests"] - before - 1 - len(served)
+                    if n != served[-1]:
+                        since[0] = time.monotonic()
                     served.append(n)
-                    return served[-1] == served[-2] and n > 0
+                    return n > 0 and time.monotonic() - since[0] >= 0.3 * SLOW
                 time.sleep(0.1 * SLOW)
                 self.assertTrue(wait_for(settled, 10 * SLOW))
                 self.assertTrue(d.alive())
