@@ -9,7 +9,9 @@ A later walk through the documents found the rule options' meanings only
 in the rules reference beside the repository; PROTOCOL.md's table of them
 is held to what hello lists.  A UI author's walk found two counts left
 unsaid: a tile gone under a hill leaves tiles_left with no tile_drawn, and
-feature_completed's `tiles` for a cloister is 1.
+feature_completed's `tiles` for a cloister is 1.  The scenarios that the
+documents cite as pinning a rule or a reading are held to exist, and each
+scenario to have its row in tests/scenarios/README.md.
 """
 
 import json
@@ -174,6 +176,54 @@ class RuleOptionsTable(unittest.TestCase):
             values = o["values"] if o["type"] != "boolean" else [o["default"], not o["default"]]
             want = [o["default"]] + [v for v in values if v != o["default"]]
             self.assertEqual(rows[o["key"]], want, o["key"])
+
+
+SCENARIOS = os.path.join(harness.TOP_SRCDIR, "tests", "scenarios")
+# A scenario's name as the documents cite it: the file name up to its
+# two-digit number (audit5-hs-03 for audit5-hs-03-gathered-flock-....scn,
+# 07 for 07-city-pennants.scn), or the whole name when it has no number.
+SCENARIO_ID = r"(?:[a-z][a-z0-9]*-)*[0-9]{2}"
+
+
+def scenario_ids():
+    ids = set()
+    for name in os.listdir(SCENARIOS):
+        if name.endswith(".scn"):
+            m = re.match(SCENARIO_ID + "(?=-|\\.scn$)", name)
+            ids.add(m.group(0) if m else name[:-4])
+    return ids
+
+
+def coverage_table_cells():
+    """The last cell of each row of tests/scenarios/README.md's table of
+    what the scenarios cover: the scenarios that pin the row's rule."""
+    with open(os.path.join(SCENARIOS, "README.md"), encoding="utf-8") as f:
+        table = f.read().split("## What the scenarios cover\n", 1)[1]
+    return [line.strip().strip("|").split("|")[-1] for line in table.splitlines()
+            if line.startswith("|") and not line.startswith("|---")]
+
+
+class ScenarioCitations(unittest.TestCase):
+    """A scenario renamed or removed must not leave a document pointing at
+    nothing, and a new one must say in the table what it pins."""
+
+    def test_every_scenario_cited_exists(self):
+        ids = scenario_ids()
+        cited = {}
+        for doc in ("README.md", os.path.join("proto", "PROTOCOL.md"), os.path.join("tests", "scenarios", "README.md")):
+            with open(os.path.join(harness.TOP_SRCDIR, doc), encoding="utf-8") as f:
+                for name in re.findall("`(" + SCENARIO_ID + ")`", f.read()):
+                    cited.setdefault(name, doc)
+        for cell in coverage_table_cells():
+            for name in re.findall("(?<![\\w-])" + SCENARIO_ID + "(?![\\w-])", cell):
+                cited.setdefault(name, "tests/scenarios/README.md's table")
+        self.assertGreater(len(cited), 600)
+        self.assertEqual({n: d for n, d in cited.items() if n not in ids}, {})
+
+    def test_every_scenario_has_its_row(self):
+        rows = " ".join(coverage_table_cells())
+        named = set(re.findall("(?<![\\w-])[a-z0-9]+(?:-[a-z0-9]+)*(?![\\w-])", rows))
+        self.assertEqual(sorted(scenario_ids() - named), [])
 
 
 if __name__ == "__main__":
