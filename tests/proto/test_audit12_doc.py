@@ -179,6 +179,7 @@ class RuleOptionsTable(unittest.TestCase):
 
 
 SCENARIOS = os.path.join(harness.TOP_SRCDIR, "tests", "scenarios")
+SCENARIOS_MD = os.path.join(SCENARIOS, "README.md")
 # A scenario's name as the documents cite it: the file name up to its
 # two-digit number (audit5-hs-03 for audit5-hs-03-gathered-flock-....scn,
 # 07 for 07-city-pennants.scn), or the whole name when it has no number.
@@ -197,7 +198,7 @@ def scenario_ids():
 def coverage_table_cells():
     """The last cell of each row of tests/scenarios/README.md's table of
     what the scenarios cover: the scenarios that pin the row's rule."""
-    with open(os.path.join(SCENARIOS, "README.md"), encoding="utf-8") as f:
+    with open(SCENARIOS_MD, encoding="utf-8") as f:
         table = f.read().split("## What the scenarios cover\n", 1)[1]
     return [line.strip().strip("|").split("|")[-1] for line in table.splitlines()
             if line.startswith("|") and not line.startswith("|---")]
@@ -210,8 +211,8 @@ class ScenarioCitations(unittest.TestCase):
     def test_every_scenario_cited_exists(self):
         ids = scenario_ids()
         cited = {}
-        for doc in ("README.md", os.path.join("proto", "PROTOCOL.md"), os.path.join("tests", "scenarios", "README.md")):
-            with open(os.path.join(harness.TOP_SRCDIR, doc), encoding="utf-8") as f:
+        for doc in (os.path.join(harness.TOP_SRCDIR, "README.md"), PROTOCOL_MD, SCENARIOS_MD):
+            with open(doc, encoding="utf-8") as f:
                 for name in re.findall("`(" + SCENARIO_ID + ")`", f.read()):
                     cited.setdefault(name, doc)
         for cell in coverage_table_cells():
