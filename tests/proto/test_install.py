@@ -304,6 +304,29 @@ class Distributed(unittest.TestCase):
                     missing.append(path)
         self.assertEqual(missing, [], "Makefile.am's EXTRA_DIST leaves them out")
 
+    def test_the_tarball_holds_every_file_make_dist_gathers(self):
+        """make dist gathers the files (make distdir), then packs them with
+        tar in the format AM_INIT_AUTOMAKE names; a path the format cannot
+        hold (automake's old default, v7, takes 99 bytes at most, the
+        package's directory included) is left out of the tarball with no
+        more than a warning, and the release lacks it.  Both steps as make
+        dist takes them, into a directory of the test's own."""
+        tmp = tempfile.mkdtemp(prefix="carcd-dist-")
+        self.addCleanup(shutil.rmtree, tmp, True)
+        v = build_vars("PACKAGE_TARNAME", "PACKAGE_VERSION", "am__tar")
+        tardir = "%s-%s" % (v["PACKAGE_TARNAME"], v["PACKAGE_VERSION"])
+        p = make("distdir", "distdir=" + os.path.join(tmp, tardir))
+        self.assertEqual(p.returncode, 0, p.stderr)
+        gathered = files_under(tmp)
+        self.assertIn(os.path.join(tardir, "tests/scenarios/README.md"), gathered)
+        tar = subprocess.run(v["am__tar"], shell=True, cwd=tmp, env=dict(make_env(), tardir=tardir),
+                             capture_output=True, timeout=TIMEOUT)
+        self.assertEqual(tar.returncode, 0, tar.stderr)
+        listed = subprocess.run(["tar", "tf", "-"], input=tar.stdout, capture_output=True, timeout=TIMEOUT)
+        self.assertEqual(listed.returncode, 0, listed.stderr)
+        packed = {n for n in listed.stdout.decode().splitlines() if not n.endswith("/")}
+        self.assertEqual([f for f in gathered if f not in packed], [], tar.stderr.decode())
+
 
 if __name__ == "__main__":
     unittest.main()
