@@ -11,11 +11,14 @@ is held to what hello lists.  A UI author's walk found two counts left
 unsaid: a tile gone under a hill leaves tiles_left with no tile_drawn, and
 feature_completed's `tiles` for a cloister is 1.  The scenarios that the
 documents cite as pinning a rule or a reading are held to exist, and each
-scenario to have its row in tests/scenarios/README.md.
+scenario to have its row in tests/scenarios/README.md.  A bot author's walk
+found history's `setup` shape without the `bag` a game made with one shows
+at its end: the shape is held to the keys the daemon sends.
 """
 
 import json
 import os
+import random
 import re
 import unittest
 
@@ -163,6 +166,32 @@ def documented_options():
             rows[key.group(1)] = [json.loads(v) if v in ("true", "false") else v
                                   for v in re.findall(r"`([^`]+)`", cells[1])]
     return rows
+
+
+def documented_setup_keys():
+    """The keys of history's `setup` as PROTOCOL.md's history section shows
+    them: (always there, there for a game made with them)."""
+    with open(PROTOCOL_MD, encoding="utf-8") as f:
+        text = f.read()
+    shape = re.search(r"`setup` is what the game was made with: `\{([^}]*)\}`", text).group(1)
+    names = [re.sub(r"\s*\(.*", "", n.strip()) for n in re.sub(r"\([^)]*\)", "", shape).split(",")]
+    return ({n for n in names if not n.endswith("?")}, {n[:-1] for n in names if n.endswith("?")})
+
+
+class HistorySetupShape(unittest.TestCase):
+    def test_the_setup_of_a_game_made_with_everything_has_the_keys_documented(self):
+        always, given = documented_setup_keys()
+        self.assertEqual(given, {"tiles", "bag", "start"})
+        made = dict(expansions=["base", "hills-sheep"], auth=False, bag=[2, "wolf", 1],
+                    start=[tile("BA/C", 0, 0)], tiles=["BA/RFr", "BA/L"])
+        with harness.Daemon() as d, d.client(encoding="json") as c:
+            plain = c.new_game(["a"], auth=False)["game"]
+            self.assertEqual(set(c.history(plain)["setup"]), always)
+            g = c.new_game(["a", "b"], **made)["game"]
+            # tiles and bag are secret until the end; start is not
+            self.assertEqual(set(c.history(g)["setup"]), always | {"start"})
+            harness.play_random_game(lambda lm, m: c.apply_move(g, m), lambda: c.legal_moves(g), random.Random(4))
+            self.assertEqual(set(c.history(g)["setup"]), always | given)
 
 
 class RuleOptionsTable(unittest.TestCase):
