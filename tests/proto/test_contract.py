@@ -803,6 +803,11 @@ class Moves(Case):
             self.assertEqual(other, dict(lm, moves=[]))   # same seat (the one due), phase and seq
         for seat in (3, 6, -1, "0", 0.5):
             self.assertCode("invalid_params", self.c.legal_moves, g["game"], seat=seat)
+        # the two messages PROTOCOL.md gives: a seat this game lacks, a seat no game has
+        self.assertEqual(self.assertCode("invalid_params", self.c.legal_moves, g["game"], seat=3).message,
+                         "game %d has seats 0 to 2" % g["game"])
+        self.assertEqual(self.assertCode("invalid_params", self.c.legal_moves, g["game"], seat=6).message,
+                         "parameter `seat` must be from 0 to 5")
 
 
 # ---- section 4: apply_move's checks -----------------------------------------------------------
