@@ -478,6 +478,30 @@ class CarcctlWatchAndHelp(CtlMixin, unittest.TestCase):
                 self.assertEqual(p.returncode, status, p.stderr)
                 self.assertTrue(p.stderr.splitlines()[-1].startswith("carcctl: "), p.stderr.splitlines()[-1])
 
+    def test_a_usage_error_shows_the_usage_of_the_part_it_is_in(self):
+        """README: bad usage prints the command's usage, then `carcctl:
+        message`; arguments left over used to get carcctl's own usage."""
+        d = daemon["d"]
+        for args, usage, left in ((["moves", "1", "--index", "0"], "usage: carcctl moves", "--index 0"),
+                                  (["state", "1", "--bogus"], "usage: carcctl state", "--bogus"),
+                                  (["play", "1", "{}", "{}"], "usage: carcctl play", "{}"),
+                                  (["--bogus", "state", "1"], "usage: carcctl [-h]", "--bogus")):
+            with self.subTest(args=args):
+                p = run(CARCCTL_CMD + ["--socket", d.unix_path] + args)
+                self.assertEqual((p.returncode, p.stdout), (2, ""), p.stderr)
+                self.assertTrue(p.stderr.startswith(usage), p.stderr)
+                self.assertEqual(p.stderr.splitlines()[-1], "carcctl: unrecognized arguments: " + left)
+
+    def test_play_takes_its_options_before_the_move_too(self):
+        for before in (True, False):
+            with self.subTest(before=before):
+                g = self.ctl("new", "--players", "ann", "--seed", "3")
+                game, token = str(g["game"]), g["seats"][0]["token"]
+                move = json.dumps(self.ctl("moves", game)["moves"][0])
+                opts = ["--token", token, "--seq", "0"]
+                res = self.ctl("play", game, *(opts + [move] if before else [move] + opts))
+                self.assertEqual(res["seq"], 1)
+
     def test_help_of_each_command(self):
         p = run(CARCCTL_CMD + ["--help"])
         self.assertEqual((p.returncode, p.stderr), (0, ""))
