@@ -87,6 +87,12 @@ class Match(unittest.TestCase):
         order = [row["bot"] for row in r["standings"]]
         self.assertEqual(order, sorted(rows, key=lambda n: (-rows[n]["win_rate"], -rows[n]["mean_score"], n)))
 
+    def test_ten_deals_by_default(self):
+        # contrib/README.md: `--deals N`, default 10; one bot: a game a deal
+        r = self.report("--bot", "x=" + RANDOM, "--seed", "9", "--parallel", "4")
+        self.assertEqual((r["deals"], len(r["games"]), sorted(g["seed"] for g in r["games"])),
+                         (10, 10, list(range(9, 19))))
+
     def test_the_same_seed_plays_the_same_tiles(self):
         a = self.report("--bot", "x=" + RANDOM, "--deals", "1", "--seed", "7")
         b = self.report("--bot", "x=" + RANDOM, "--deals", "1", "--seed", "7")

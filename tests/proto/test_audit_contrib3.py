@@ -14,7 +14,9 @@ noticing:
   client's timeout by default; a reset connection is ConnectionClosed;
 - random_bot.py passes the seq of the listing it chose from, so a move slipped
   in between is a conflict it recovers from, not a move on a newer position;
-  with the token of a seat it does not know it tries once, then waits."""
+  with the token of a seat it does not know it tries once, then waits;
+- README's carcd.py example, run as written, gets the notification of its
+  move (it used to subscribe after the move, and got None)."""
 
 import json
 import os
@@ -210,6 +212,33 @@ class PythonClient3(unittest.TestCase):
             srv.close()
             os.unlink(path)
             os.rmdir(tmp)
+
+
+    def test_the_defaults_the_readme_gives(self):
+        # contrib/README.md: timeout 30 s; msgpack when python3-msgpack is there (it is for these tests)
+        with carcd.Client(daemon["d"].unix_address) as c:
+            self.assertEqual((c.timeout, c.encoding), (30, "msgpack"))
+            self.assertIsNotNone(c.ping())
+
+    def test_the_readme_example_runs_as_written(self):
+        """README's example, run literally on this daemon in both encodings:
+        the notification of the move it made is what next_event returns (it
+        subscribed after its move once, and waited five seconds for None)."""
+        with open(os.path.join(harness.TOP_SRCDIR, "contrib", "README.md"), encoding="utf-8") as f:
+            text = f.read()
+        code = text.split("## python/carcd.py\n", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
+        self.assertIn('"unix:/run/carcd/carcd.sock")', code)
+        for encoding in ("msgpack", "json"):
+            here = code.replace('"unix:/run/carcd/carcd.sock")',
+                                "%r, encoding=%r)" % (daemon["d"].unix_address, encoding))
+            names = {}
+            exec(compile(here, "contrib/README.md", "exec"), names)
+            note, g = names["note"], names["g"]
+            self.assertIsNotNone(note, encoding)
+            self.assertEqual((sorted(note), note["game"], note["seq"]), (["events", "game", "seq"], g["game"], 1))
+            placed, move = note["events"][0], names["lm"]["moves"][0]
+            self.assertEqual([placed[k] for k in ("type", "seat", "tile", "x", "y", "rot")],
+                             ["tile_placed", 0] + [move[k] for k in ("tile", "x", "y", "rot")])
 
 
 # ---------------------------------------------------------------------------------------------------------
