@@ -39,7 +39,8 @@ extern "C" {
 /* A sink this large is never filled by one call: the most is the final
  * scoring of a full board, each scored feature, farm and city (first-
  * edition farms score per city: at most 160 on 320 tiles) paying up to 6
- * tied seats, and every figure going home; under 2,500 events. */
+ * tied seats; under 2,500 events.  Final scoring takes no figure off the
+ * board (no `returned` event): the figures stay where the game left them. */
 #define CARC_MAX_EVENTS 4096
 #define CARC_MAX_MOVES 4096  /* legal moves of one decision, worst case */
 #define CARC_MAX_START 16    /* custom start tiles */
@@ -109,7 +110,9 @@ typedef enum carc_figkind {
 const char *carc_figkind_name(int kind);
 int carc_figkind_parse(const char *s); /* -1 when unknown or NULL */
 
-/* ---- rule options (RULES.md section 6); the first value is the default - */
+/* ---- rule options (RULES.md section 6); the first value is the default.
+ * carc_rule(i) lists each with its values and default; proto/PROTOCOL.md,
+ * "Rule options", says what each value changes. -------------------------- */
 typedef enum { CARC_FARM_PER_CITY_4, CARC_FARM_PER_FARM_3, CARC_FARM_PER_FARM_4 } carc_farm_rule;
 typedef enum { CARC_TINY_NORMAL, CARC_TINY_2_PER_TILE_1 } carc_tiny_rule;
 typedef enum { CARC_UNPLACEABLE_DISCARD, CARC_UNPLACEABLE_RESHUFFLE } carc_unplaceable_rule;
@@ -204,7 +207,8 @@ typedef struct carc_config {
 	                                       those an available expansion brings */
 	uint8_t components_given;           /* 0: the chosen expansions' components; any other
 	                                       value: `components` as given */
-	int32_t rules[CARC_R_COUNT];        /* enum: a value's index; boolean: 0 or 1; integer: >= 0 */
+	int32_t rules[CARC_R_COUNT];        /* enum: a value's index; boolean: 0 or 1; integer: >= 0
+	                                       (carcd takes 0 to 1000) */
 	uint64_t seed;                      /* deals the supply; on a stream of its own, the sheep drawn */
 	uint16_t ntiles;                    /* >0: the supply is exactly tiles[] in order; <= CARC_MAX_TILES */
 	uint16_t tiles[CARC_MAX_TILES];     /* tile types of the chosen expansions */
@@ -219,11 +223,13 @@ typedef struct carc_config {
 	                                       without a list; past nbag, at random.  A list of no token
 	                                       more often than the bag holds it (4, 5, 5, 2 sheep, 2
 	                                       wolves) is always drawn as listed; a longer one is the
-	                                       draws of a game, whose tokens went back to the bag */
+	                                       draws of a game, whose tokens went back to the bag.  A
+	                                       game without the shepherd keeps the list and never draws
+	                                       (carcd refuses a bag there) */
 	uint8_t bag[CARC_BAG_DRAWS];        /* 1-4 sheep, CARC_WOLF */
 } carc_config;
 
-/* Defaults: base game, 2 seats, every rule at its section-6 default.  A
+/* Defaults: base game, 2 seats, every rule at its default (carc_rule).  A
  * NULL cfg is left alone. */
 void carc_config_init(carc_config *cfg);
 
@@ -319,9 +325,10 @@ typedef struct carc_event {
 	int32_t points;  /* scored */
 } carc_event;
 
-/* Where a call writes its events.  Events past `cap` are counted in `n`
- * but not stored; pass NULL to a call to record nothing.  `n` goes on from
- * where it is (set it to 0 for a fresh record); `ev` holds `cap` events
+/* Where a call writes its events.  Each event goes to ev[n], then n
+ * grows: events at n >= `cap` are counted in `n` but not stored; pass
+ * NULL to a call to record nothing.  `n` goes on from where it is (set it
+ * to 0 for a fresh record, and ev[0..n) is left alone); `ev` holds `cap` events
  * (it may be NULL when cap <= 0: then events are only counted).  A sink
  * with n < 0, n > INT_MAX - CARC_MAX_EVENTS, or cap > 0 and no ev is
  * refused: carc_game_init and carc_apply answer CARC_E_ARG, carc_end_now
@@ -445,7 +452,7 @@ int carc_board_get(const carc_game *g, int i, carc_placed_info *out);
 int carc_board_find(const carc_game *g, int x, int y); /* index, or -1 for any place with no tile */
 
 typedef struct carc_figure_info {
-	uint8_t seat, kind, n; /* id "<seat>.<kind>.<n>" */
+	uint8_t seat, kind, n; /* id "<seat>.<kind>.<n>"; n counts from 1 in each seat and kind */
 	uint8_t on_board;
 	int16_t x, y;
 	uint8_t port;          /* first port of the part of its feature it stands on (a tile
@@ -457,7 +464,8 @@ int carc_figure_count(const carc_game *g);
  * such figure (i outside [0, carc_figure_count), or a slot of a figure
  * this game does not have), and then writes nothing. */
 int carc_figure_get(const carc_game *g, int i, carc_figure_info *out);
-int carc_figure_find(const carc_game *g, int seat, int kind, int n); /* -1 when none (any bad argument) */
+/* The index of figure "<seat>.<kind>.<n>" (n from 1); -1 when none (any bad argument). */
+int carc_figure_find(const carc_game *g, int seat, int kind, int n);
 /* Figures of a kind a seat has in supply; 0 for an unknown seat or kind. */
 int carc_supply_count(const carc_game *g, int seat, int kind);
 /* How many of a token a seat holds (king and robber: 0 or 1); 0 for an
