@@ -79,7 +79,9 @@ text format (--format text):
        south edge, or just inside the west or east one, for that edge's
        feature; on a half of an edge for a field (the block's corners hold the
        halves of the west and east edges); beside the centre for a cloister;
-       a barn on its corner.  A figure takes the next free cell if its own is
+       left of the centre for a field that touches no edge (I), right of it
+       for a second one (II), whatever city is drawn there; a barn on its
+       corner.  A figure takes the next free cell if its own is
        taken.
 
 exit status: 0 drawn; 1 a tile no manifest describes, no manifests, output
@@ -637,6 +639,15 @@ def tile_svg(placed, s):
             continue
         out.append('<polygon class="city" points="%s" fill="%s" stroke="%s" stroke-width="%s"/>'
                    % (points(city_polygon(edges, s)), CITY, CITY_WALL, num(max(1.0, s / 40.0))))
+    # a field that touches no edge lies between cities, which are drawn
+    # meeting in the middle: it shows as a patch where its farmers stand
+    for f in placed.of_kind("field"):
+        for at in ("I", "II"):
+            if at in f.ports:
+                fx, fy = figure_spot(at, placed.type, placed.rot)
+                out.append('<circle class="enclosed-field" cx="%s" cy="%s" r="%s" fill="%s" stroke="%s" '
+                           'stroke-width="%s"/>' % (num(fx * s), num(fy * s), num(0.16 * s), FIELD, CITY_WALL,
+                                                    num(max(1.0, s / 40.0))))
     # rivers, then roads over them (bridges)
     for kind, colour, width, edge_colour in (("river", RIVER, 0.14, None), ("road", ROAD, 0.08, ROAD_EDGE)):
         dead_ends = 0

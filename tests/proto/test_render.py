@@ -221,6 +221,34 @@ class Crafted(RenderCase):
         self.assertEqual((round((float(c.get("cx")) - tx) / size, 2), round((float(c.get("cy")) - ty) / size, 2)),
                          (0.5, 0.5))
 
+    def test_a_field_that_touches_no_edge_shows_where_its_farmer_stands(self):
+        """Cities are drawn meeting in the middle, so a field between them
+        (I, II) would have no ground of its own and its farmer would stand
+        on a city: each such field has a patch, over the cities, under its
+        farmer."""
+        size = 64
+        enclosed = {"KR/CCcc": ("I", "II"), "AM/CCcc+": ("I", "II"), "AM/CCc+": ("I",), "IC/CCCC": ("I",),
+                    "TB/CcCc.w": ("I",)}
+        for tile, fields in enclosed.items():
+            for rot in (0, 90, 180, 270):
+                for at in fields:
+                    with self.subTest(tile=tile, rot=rot, at=at):
+                        state = start_state(0, [{"id": "0.follower.1", "kind": "follower", "at": at, "ports": [at],
+                                                 "feature": "field"}])
+                        state["board"][0].update(tile=tile, rot=rot)
+                        root = self.svg(state)
+                        group = tile_groups(root)[0]
+                        tx, ty = translation(group)
+                        c = figure_groups(root)[0].find(SVG + "circle")
+                        farmer = (round(float(c.get("cx")) - tx, 1), round(float(c.get("cy")) - ty, 1))
+                        drawn = [el for el in group.iter() if el.get("class") in ("city", "enclosed-field")]
+                        patches = [(round(float(el.get("cx")), 1), round(float(el.get("cy")), 1)) for el in drawn
+                                   if el.get("class") == "enclosed-field"]
+                        self.assertEqual(len(patches), len(fields))
+                        self.assertIn(farmer, patches)
+                        self.assertEqual(drawn[-len(fields):], [el for el in drawn
+                                                                if el.get("class") == "enclosed-field"])
+
     def test_names_are_escaped(self):
         names = ('a<b&c"d', "</text><x y='1'>&amp;")
         figures = [{"id": "1.follower.1", "kind": "follower", "at": "N", "ports": ["N"], "feature": "city"}]
