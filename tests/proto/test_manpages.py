@@ -141,6 +141,38 @@ class Pages(unittest.TestCase):
             self.assertIn('"carcd %s"' % version, th)
         self.assertEqual(run([CARCCTL, "--version"]).split(), ["carcctl", version])
 
+    def test_logging_levels_say_what_protocol_md_says(self):
+        """What each log level holds, in carcd.8's LOGGING and in
+        PROTOCOL.md's list: an operator reading either finds the same
+        lines (the page once left out five that PROTOCOL.md named)."""
+        lines = self.carcd.section("LOGGING")
+        page = {}
+        for i, line in enumerate(lines[:-1]):
+            if line.startswith(".TP"):
+                level, body = plain(lines[i + 1]), []
+                for more in lines[i + 2:]:
+                    if more.startswith((".TP", ".PP", ".SH")):
+                        break
+                    body.append(plain(more))
+                page[level] = " ".join(" ".join(body).split())
+        with open(os.path.join(harness.TOP_SRCDIR, "proto", "PROTOCOL.md"), encoding="utf-8") as f:
+            doc = f.read()
+        listed = {m.group(1): " ".join(m.group(2).replace("`", "").split())
+                  for m in re.finditer(r"^- `(error|warn|info|debug)`: (.*?)(?=^- `|^\n)", doc, re.M | re.S)}
+        said = {"error": ("cannot start", "internal errors", "restored, written or removed", "next-id"),
+                "warn": ("accept", "zero bytes", "--max-connections", "slow reader", "second stop signal",
+                         "descriptor limit", "could not raise", "libevent's own warnings"),
+                "info": ("listener", "ready", "stale socket file", "evicted", "start and end of a shutdown",
+                         "journal restored"),
+                "debug": ("opened and closed", "created, over and closed", "torn move")}
+        self.assertEqual(sorted(page), sorted(said))
+        self.assertEqual(sorted(listed), sorted(said))
+        for level, phrases in said.items():
+            for phrase in phrases:
+                with self.subTest(level=level, phrase=phrase):
+                    self.assertIn(phrase, page[level])
+                    self.assertIn(phrase, listed[level])
+
     def test_groff_reads_the_pages_without_a_warning(self):
         groff = shutil.which("groff")
         self.assertIsNotNone(groff, "groff is missing (apt-get install groff-base): the pages cannot be checked")
