@@ -13,7 +13,10 @@ feature_completed's `tiles` for a cloister is 1.  The scenarios that the
 documents cite as pinning a rule or a reading are held to exist, and each
 scenario to have its row in tests/scenarios/README.md.  A bot author's walk
 found history's `setup` shape without the `bag` a game made with one shows
-at its end: the shape is held to the keys the daemon sends.
+at its end: the shape is held to the keys the daemon sends.  A tester's walk
+found new_game's given supply, start tiles and bag left unsaid in five
+places (empty lists, counts past a set's, a lake given first, the tile a
+hill hides, a bag that runs out); PROTOCOL.md says them now, pinned here.
 """
 
 import json
@@ -23,7 +26,7 @@ import re
 import unittest
 
 import harness
-from crafted import abbey, deploy, error_of, place, tile
+from crafted import PASS, abbey, deploy, error_of, place, tile
 
 
 # A city open to the north at (0,0), cloister tiles round it, one farm;
@@ -192,6 +195,50 @@ class HistorySetupShape(unittest.TestCase):
             self.assertEqual(set(c.history(g)["setup"]), always | {"start"})
             harness.play_random_game(lambda lm, m: c.apply_move(g, m), lambda: c.legal_moves(g), random.Random(4))
             self.assertEqual(set(c.history(g)["setup"]), always | given)
+
+
+class GivenSupply(unittest.TestCase):
+    """What a tester who sets up positions meets, as PROTOCOL.md's new_game
+    table now says it: empty lists, counts past a set's, a lake given
+    before other river tiles, a hill hiding the next tile given."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.d = harness.Daemon().__enter__()
+        cls.c = cls.d.client(encoding="json")
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.c.close()
+        cls.d.__exit__(None, None, None)
+
+    def test_empty_lists(self):
+        self.assertEqual(error_of(self.c.new_game, ["a"], tiles=[])[0], "invalid_params")
+        self.assertEqual(error_of(self.c.new_game, ["a"], start=[])[0], "invalid_params")
+        g = self.c.new_game(["a"], auth=False, expansions=["base", "hills-sheep"], bag=[], tiles=["BA/L"])["game"]
+        harness.play_random_game(lambda lm, m: self.c.apply_move(g, m), lambda: self.c.legal_moves(g),
+                                 random.Random(1))
+        self.assertNotIn("bag", self.c.history(g)["setup"])
+
+    def test_a_tile_more_often_than_its_set_holds_it(self):
+        g = self.c.new_game(["a"], auth=False, tiles=["BA/RRRR"] * 3)   # the base set has one
+        self.assertEqual((g["state"]["tile"]["id"], g["state"]["tiles_left"]), ("BA/RRRR", 2))
+
+    def test_a_lake_given_before_other_river_tiles_is_discarded_not_they(self):
+        g = self.c.new_game(["a"], auth=False, seed=7, expansions=["river", "base"],
+                            tiles=["RI.1/I.e", "RI.1/II", "RI.1/IFI", "BA/L"])["game"]
+        self.assertEqual(self.c.state(g)["tile"]["id"], "RI.1/II")
+        gone = [e for e in self.c.history(g)["events"] if e["type"] == "tile_discarded"]
+        self.assertEqual([(e["tile"], e["seq"]) for e in gone], [("RI.1/I.e", 0)])
+
+    def test_a_hill_hides_the_next_tile_given_a_river_tile_too(self):
+        g = self.c.new_game(["a"], auth=False, seed=9, expansions=["base", "river", "hills-sheep"],
+                            tiles=["RI.1/II", "HS/Cc.h.1", "RI.1/I.e", "BA/L", "HS/RR.h", "BA/Cc+"])["game"]
+        for move in (place("RI.1/II", 1, 0, 0), PASS, place("HS/Cc.h.1", 0, -1, 0), PASS):
+            self.c.apply_move(g, move)
+        events = [e["type"] for e in self.c.history(g)["events"]]
+        self.assertIn("tile_hidden", events)
+        self.assertEqual((self.c.state(g)["tile"]["id"], self.c.state(g)["tiles_left"]), ("BA/L", 2))
 
 
 class RuleOptionsTable(unittest.TestCase):
