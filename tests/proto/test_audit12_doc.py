@@ -44,7 +44,9 @@ HOLE_GAME = dict(expansions=["base", "abbey-mayor"], auth=False,
                  tiles=["BA/L"])
 
 
-class Documented(unittest.TestCase):
+class OwnDaemon(unittest.TestCase):
+    """A daemon of the class's own, and a JSON-lines client of it (self.c)."""
+
     @classmethod
     def setUpClass(cls):
         cls.d = harness.Daemon().__enter__()
@@ -55,6 +57,8 @@ class Documented(unittest.TestCase):
         cls.c.close()
         cls.d.__exit__(None, None, None)
 
+
+class Documented(OwnDaemon):
     def barn_game_at_its_barn(self):
         g = self.c.new_game(["a", "b"], **BARN_GAME)["game"]
         self.c.apply_move(g, place("BA/L", 2, 0, 0))
@@ -197,20 +201,10 @@ class HistorySetupShape(unittest.TestCase):
             self.assertEqual(set(c.history(g)["setup"]), always | given)
 
 
-class GivenSupply(unittest.TestCase):
+class GivenSupply(OwnDaemon):
     """What a tester who sets up positions meets, as PROTOCOL.md's new_game
     table now says it: empty lists, counts past a set's, a lake given
     before other river tiles, a hill hiding the next tile given."""
-
-    @classmethod
-    def setUpClass(cls):
-        cls.d = harness.Daemon().__enter__()
-        cls.c = cls.d.client(encoding="json")
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.c.close()
-        cls.d.__exit__(None, None, None)
 
     def test_empty_lists(self):
         self.assertEqual(error_of(self.c.new_game, ["a"], tiles=[])[0], "invalid_params")
