@@ -632,13 +632,14 @@ def tile_svg(placed, s):
         q = QUARTERS[p[0]]
         out.append('<polygon class="inner" points="%s" fill="%s"/>'
                    % (points(spin(pt, q, s) for pt in tri), INNER_GROUND))
+    wall = num(max(1.0, s / 40.0))   # the city walls' width, the patches' edge too
     # cities
     for f in placed.of_kind("city"):
         edges = [p for p in EDGES if p in f.ports]
         if not edges:
             continue
         out.append('<polygon class="city" points="%s" fill="%s" stroke="%s" stroke-width="%s"/>'
-                   % (points(city_polygon(edges, s)), CITY, CITY_WALL, num(max(1.0, s / 40.0))))
+                   % (points(city_polygon(edges, s)), CITY, CITY_WALL, wall))
     # a field that touches no edge lies between cities, which are drawn
     # meeting in the middle: it shows as a patch where its farmers stand
     for f in placed.of_kind("field"):
@@ -646,8 +647,7 @@ def tile_svg(placed, s):
             if at in f.ports:
                 fx, fy = figure_spot(at, placed.type, placed.rot)
                 out.append('<circle class="enclosed-field" cx="%s" cy="%s" r="%s" fill="%s" stroke="%s" '
-                           'stroke-width="%s"/>' % (num(fx * s), num(fy * s), num(0.16 * s), FIELD, CITY_WALL,
-                                                    num(max(1.0, s / 40.0))))
+                           'stroke-width="%s"/>' % (num(fx * s), num(fy * s), num(0.16 * s), FIELD, CITY_WALL, wall))
     # rivers, then roads over them (bridges)
     for kind, colour, width, edge_colour in (("river", RIVER, 0.14, None), ("road", ROAD, 0.08, ROAD_EDGE)):
         dead_ends = 0

@@ -185,20 +185,20 @@ def documented_setup_keys():
     return ({n for n in names if not n.endswith("?")}, {n[:-1] for n in names if n.endswith("?")})
 
 
-class HistorySetupShape(unittest.TestCase):
+class HistorySetupShape(OwnDaemon):
     def test_the_setup_of_a_game_made_with_everything_has_the_keys_documented(self):
         always, given = documented_setup_keys()
         self.assertEqual(given, {"tiles", "bag", "start"})
         made = dict(expansions=["base", "hills-sheep"], auth=False, bag=[2, "wolf", 1],
                     start=[tile("BA/C", 0, 0)], tiles=["BA/RFr", "BA/L"])
-        with harness.Daemon() as d, d.client(encoding="json") as c:
-            plain = c.new_game(["a"], auth=False)["game"]
-            self.assertEqual(set(c.history(plain)["setup"]), always)
-            g = c.new_game(["a", "b"], **made)["game"]
-            # tiles and bag are secret until the end; start is not
-            self.assertEqual(set(c.history(g)["setup"]), always | {"start"})
-            harness.play_random_game(lambda lm, m: c.apply_move(g, m), lambda: c.legal_moves(g), random.Random(4))
-            self.assertEqual(set(c.history(g)["setup"]), always | given)
+        c = self.c
+        plain = c.new_game(["a"], auth=False)["game"]
+        self.assertEqual(set(c.history(plain)["setup"]), always)
+        g = c.new_game(["a", "b"], **made)["game"]
+        # tiles and bag are secret until the end; start is not
+        self.assertEqual(set(c.history(g)["setup"]), always | {"start"})
+        harness.play_random_game(lambda lm, m: c.apply_move(g, m), lambda: c.legal_moves(g), random.Random(4))
+        self.assertEqual(set(c.history(g)["setup"]), always | given)
 
 
 class GivenSupply(OwnDaemon):

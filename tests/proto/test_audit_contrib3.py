@@ -213,7 +213,6 @@ class PythonClient3(unittest.TestCase):
             os.unlink(path)
             os.rmdir(tmp)
 
-
     def test_the_defaults_the_readme_gives(self):
         # contrib/README.md: timeout 30 s; msgpack when python3-msgpack is there (it is for these tests)
         with carcd.Client(daemon["d"].unix_address) as c:

@@ -68,6 +68,19 @@ class Page:
         lines = self.section(name)
         return [plain(lines[i + 1]) for i, line in enumerate(lines[:-1]) if line.startswith(".TP")]
 
+    def paragraphs(self, name):
+        """The .TP paragraphs of a section: tag -> its body as one line of text"""
+        lines, out = self.section(name), {}
+        for i, line in enumerate(lines[:-1]):
+            if line.startswith(".TP"):
+                body = []
+                for more in lines[i + 2:]:
+                    if more.startswith((".TP", ".PP", ".SH")):
+                        break
+                    body.append(plain(more))
+                out[plain(lines[i + 1])] = " ".join(" ".join(body).split())
+        return out
+
     def mentions(self, word):
         return re.search(r"(?<![\w-])%s(?![\w-])" % re.escape(word), self.text) is not None
 
@@ -145,16 +158,7 @@ class Pages(unittest.TestCase):
         """What each log level holds, in carcd.8's LOGGING and in
         PROTOCOL.md's list: an operator reading either finds the same
         lines (the page once left out five that PROTOCOL.md named)."""
-        lines = self.carcd.section("LOGGING")
-        page = {}
-        for i, line in enumerate(lines[:-1]):
-            if line.startswith(".TP"):
-                level, body = plain(lines[i + 1]), []
-                for more in lines[i + 2:]:
-                    if more.startswith((".TP", ".PP", ".SH")):
-                        break
-                    body.append(plain(more))
-                page[level] = " ".join(" ".join(body).split())
+        page = self.carcd.paragraphs("LOGGING")
         with open(os.path.join(harness.TOP_SRCDIR, "proto", "PROTOCOL.md"), encoding="utf-8") as f:
             doc = f.read()
         listed = {m.group(1): " ".join(m.group(2).replace("`", "").split())
