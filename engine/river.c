@@ -1051,7 +1051,9 @@ static void free_of_unlisted(const carc_game *g, int type, uint8_t *both)
  * `a`: unlisted_begin's, for the board as it is. */
 static void unlisted_mask(const carc_game *g, unlisted_ask *a, int type, uint8_t *ok)
 {
-	uint8_t both[CARC_MAX_FRONTIER];
+	/* each of both[0..nfront) is set below; zeroed all the same for the
+	 * analyser, which cannot tell that g->nfront stays the same */
+	uint8_t both[CARC_MAX_FRONTIER] = { 0 };
 	uint32_t others = carc_judges_but(g, &carc_ext_river, type);
 	carc_v4u code = carc_codes(type);
 	int nboth = 0;
