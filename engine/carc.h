@@ -403,6 +403,34 @@ int carc_legal_moves(const carc_game *g, carc_move *out, int cap);
  * river's, is named by the one in the game); -1 when none does, and for a
  * place the board does not take.  What carcd tells a refused move. */
 int carc_placement_refused_by(const carc_game *g, int type, int x, int y, int rot);
+/* Which condition of that rule refuses it (carc_placement_refusal). */
+typedef enum carc_refusal {
+	CARC_RF_NONE,           /* no rule of an expansion refuses it */
+	CARC_RF_OTHER,          /* a rule with no finer account (none in scope) */
+	CARC_RF_RIVER_UNJOINED, /* its river meets no open end of the river */
+	CARC_RF_RIVER_JOINS,    /* its river would join two ends: the branches must never meet */
+	CARC_RF_RIVER_U_TURN,   /* it turns the way the tile it continues turns: a U-turn */
+	CARC_RF_RIVER_ROOM,     /* an end it leaves open (at) lacks the two places ahead of it and
+	                           the places beside them empty */
+	CARC_RF_RIVER_ENDS,     /* it closes the river while river tiles are still to come */
+	CARC_RF_RIVER_BOXED,    /* it leaves an open end that no river tile still to come continues */
+	CARC_RF_RIVER_NOT_FREE, /* it leaves the river no free end, where another placement does */
+	CARC_RF_CULT_TWO_CLOISTERS, /* a cult place next to two cloisters or abbeys (diagonals count) */
+	CARC_RF_CLOISTER_TWO_CULTS, /* a cloister or abbey next to two cult places */
+	CARC_RF_CLOISTER_HAS_CULT,  /* a cult place next to a cloister or abbey (at) that has a cult
+	                               place next to it already */
+	CARC_RF_CULT_HAS_CLOISTER   /* a cloister or abbey next to a cult place (at) that has a
+	                               cloister or abbey next to it already */
+} carc_refusal;
+/* Why a rule of an expansion keeps tile `type` from (x, y) turned rot
+ * (carc_placement_refused_by names the expansion): one condition of it,
+ * the first of the order above that fails; CARC_RF_NONE where
+ * carc_placement_refused_by answers -1.  *at_x, *at_y (either may be NULL)
+ * receive the place the reason names: the open end for
+ * CARC_RF_RIVER_ROOM, the building for CARC_RF_CLOISTER_HAS_CULT and
+ * CARC_RF_CULT_HAS_CLOISTER, else (x, y) itself; with CARC_RF_NONE they
+ * are left alone.  What carcd tells a refused move, in words. */
+carc_refusal carc_placement_refusal(const carc_game *g, int type, int x, int y, int rot, int *at_x, int *at_y);
 /* Why `m` is illegal now (CARC_OK if it is legal).  `detail` (may be NULL)
  * receives the edge that does not match for CARC_E_EDGE, and is left alone
  * otherwise.  Any bytes in `m` are answered: CARC_E_OVER on a game that is

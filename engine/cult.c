@@ -66,22 +66,40 @@ static int building_at(const carc_game *g, int x, int y)
 	return c < 0 ? 0 : building(g->cells[c].type);
 }
 
+/* Buildings of `kind` on the eight places around (x, y). */
+static int near_count(const carc_game *g, int x, int y, int kind)
+{
+	int n = 0;
+	for (int dy = -1; dy <= 1; dy++)
+		for (int dx = -1; dx <= 1; dx++) n += (dx || dy) && building_at(g, x + dx, y + dy) == kind;
+	return n;
+}
+
+/* Why a building of kind `mine` may not stand at the empty place (x, y),
+ * read off the board (a carc_refusal): next to two of the other kind, or
+ * next to one (its place in *ax, *ay) that has one of `mine` next to it
+ * already; CARC_RF_NONE when it may.  Cult places are kind 2. */
+static int board_why(const carc_game *g, int mine, int x, int y, int *ax, int *ay)
+{
+	int other = 3 - mine;
+	if (near_count(g, x, y, other) > 1) return mine == 2 ? CARC_RF_CULT_TWO_CLOISTERS : CARC_RF_CLOISTER_TWO_CULTS;
+	for (int dy = -1; dy <= 1; dy++)
+		for (int dx = -1; dx <= 1; dx++)
+			if ((dx || dy) && building_at(g, x + dx, y + dy) == other && near_count(g, x + dx, y + dy, mine)) {
+				*ax = x + dx;
+				*ay = y + dy;
+				return mine == 2 ? CARC_RF_CLOISTER_HAS_CULT : CARC_RF_CULT_HAS_CLOISTER;
+			}
+	return CARC_RF_NONE;
+}
+
 /* cult_near_ok read off the board, for a game with more buildings than
  * build[] lists (g->build_full: only with tile orders that repeat
- * buildings, such as a game's `tiles`): the eight places around (x, y)
- * and, around each building of the other kind there, its eight. */
+ * buildings, such as a game's `tiles`). */
 static __attribute__((noinline)) int board_near_ok(const carc_game *g, int mine, int x, int y)
 {
-	int other = 3 - mine, seen = 0;
-	for (int dy = -1; dy <= 1; dy++)
-		for (int dx = -1; dx <= 1; dx++) {
-			if ((!dx && !dy) || building_at(g, x + dx, y + dy) != other) continue;
-			if (seen++) return 0;
-			for (int ey = -1; ey <= 1; ey++) /* one of mine next to it already ((x, y) is empty) */
-				for (int ex = -1; ex <= 1; ex++)
-					if ((ex || ey) && building_at(g, x + dx + ex, y + dy + ey) == mine) return 0;
-		}
-	return 1;
+	int ax, ay;
+	return board_why(g, mine, x, y, &ax, &ay) == CARC_RF_NONE;
 }
 
 static int near_ok(const carc_game *g, int mine, int x, int y)
@@ -104,6 +122,13 @@ static int cult_allowed(const carc_game *g, int type, int x, int y, int rot)
 	int kind = building(type);
 	if (!kind || !(look_of(g, kind)[(unsigned)y & 15] >> (x & 15) & 1)) return 1;
 	return near_ok(g, kind, x, y);
+}
+
+/* placement_why: the rule's two conditions, read off the board. */
+static int cult_why(const carc_game *g, int type, int x, int y, int rot, int *ax, int *ay)
+{
+	(void)rot;
+	return building(type) ? board_why(g, building(type), x, y, ax, ay) : CARC_RF_NONE;
 }
 
 /* Bit 0: build_look does not settle the place of move m. */
@@ -236,6 +261,7 @@ const carc_ext carc_ext_cult = {
 	.placed_tiles = CARC_TT_BUILDING,
 	.name = "cult",
 	.placement_allowed = cult_allowed,
+	.placement_why = cult_why,
 	.placement_tiles = CARC_PT_BUILDING,
 	.filter_placements = cult_filter,
 	.placement_any_rot = 1,

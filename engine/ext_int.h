@@ -39,6 +39,11 @@ typedef struct carc_ext {
 	uint8_t placement_tiles;  /* the tiles it judges: those with one of these CARC_PT_* facts
 	                             (game.c placement_facts); 0: every tile */
 	int placement_any_rot;    /* its verdict is the same for every rotation */
+	/* Why placement_allowed refuses the placement (a carc_refusal; the
+	 * place it names in *ax, *ay, never NULL); asked only of a refused one,
+	 * off the hot path: plain code, which test_placement_ext holds to the
+	 * model's reasons.  NULL: CARC_RF_OTHER. */
+	int (*placement_why)(const carc_game *g, int type, int x, int y, int rot, int *ax, int *ay);
 	/* placement_allowed over a whole listing: moves[0..n) are placements
 	 * of `type` whose edges match (positions in frontier order, each with
 	 * its rotations ascending); drops those placement_allowed refuses,

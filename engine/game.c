@@ -822,21 +822,40 @@ int carc_judges_allow(const carc_game *g, uint32_t judges, int type, int x, int 
 	return judged_allowed(g, judges, type, x, y, rot);
 }
 
-int carc_placement_refused_by(const carc_game *g, int type, int x, int y, int rot)
+/* The judge (carc_exts index) that refuses tile `type` at (x, y) turned
+ * rot where the board takes it (edges that match, or for the abbey a
+ * hole); -1 when none does, or the board does not take it. */
+static int refusing_judge(const carc_game *g, int type, int x, int y, int rot)
 {
 	if (!g || type < 0 || type >= carc_tile_count() || rot < 0 || rot > 3) return -1;
-	/* the judges are asked only where the board takes the tile: edges
-	 * that match, or for the abbey a hole */
 	int fi = carc_board_front_at(g, x, y);
 	if (fi < 0 || (carc_is_abbey(g, type) ? g->front[fi].mask != 0xffffffffu || rot : carc_board_fits(g, type, x, y, rot, NULL) != CARC_OK))
 		return -1;
-	int judge = judge_refusing(g, placement_judged(g, type), type, x, y, rot);
+	return judge_refusing(g, placement_judged(g, type), type, x, y, rot);
+}
+
+int carc_placement_refused_by(const carc_game *g, int type, int x, int y, int rot)
+{
+	int judge = refusing_judge(g, type, x, y, rot);
 	if (judge < 0) return -1;
 	/* rules two sets bring (the river's: river and river2) are named by the
 	 * one in the game */
 	const carc_ext *e = carc_exts[judge];
 	return e->also && !carc_game_has_set(g, e->name) && carc_game_has_set(g, e->also) ? carc_expansion_find(e->also)
 	                                                                                 : carc_expansion_find(e->name);
+}
+
+carc_refusal carc_placement_refusal(const carc_game *g, int type, int x, int y, int rot, int *at_x, int *at_y)
+{
+	int judge = refusing_judge(g, type, x, y, rot);
+	if (judge < 0) return CARC_RF_NONE;
+	const carc_ext *e = carc_exts[judge];
+	int ax = x, ay = y;
+	carc_refusal why = e->placement_why ? (carc_refusal)e->placement_why(g, type, x, y, rot, &ax, &ay) : CARC_RF_OTHER;
+	if (why == CARC_RF_NONE) why = CARC_RF_OTHER; /* refused all the same */
+	if (at_x) *at_x = ax;
+	if (at_y) *at_y = ay;
+	return why;
 }
 
 /* The placements of the drawn tile whose edges match (all of them legal

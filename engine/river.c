@@ -1503,12 +1503,69 @@ static int river_put_back(const carc_game *g, int type, int to)
 	return last >= 0 ? last : to; /* under the last, which moves up one */
 }
 
+/* ---- why a placement is refused ------------------------------------------------------ */
+
+/* The turn a tile whose river edges, turned, are `e` makes, the river
+ * coming in at side `in`: 0 straight on, 1 to the right, 3 to the left;
+ * -1 unless it has two river edges, one of them `in`. */
+static int turn_of(unsigned e, int in)
+{
+	if (__builtin_popcount(e) != 2 || !(e >> in & 1)) return -1;
+	int out = __builtin_ctz(e & ~(1u << in));
+	return (out - ((in + 2) & 3)) & 3;
+}
+
+/* placement_why: the conditions of the placement rule one by one, in
+ * carc_refusal's order, each read plainly off the board; the look ahead
+ * is river_at_end's own answer (the guard before it has passed), and a
+ * placement it allows is refused for leaving no free end (free_of). */
+static int river_why(const carc_game *g, int type, int x, int y, int rot, int *ax, int *ay)
+{
+	unsigned e = river_turned(type, rot), joined = 0;
+	for (unsigned b = e; b; b &= b - 1) {
+		int d = __builtin_ctz(b);
+		if (occupied_now(g, x + carc_dx[d], y + carc_dy[d])) joined |= 1u << d;
+	}
+	if (!joined) return CARC_RF_RIVER_UNJOINED;
+	if (joined & (joined - 1)) return CARC_RF_RIVER_JOINS;
+	/* the tile it continues and the turn the river made there, coming in
+	 * at its other river edge (a spring or a fork makes none) */
+	int in = __builtin_ctz(joined), c = carc_board_lookup(g, x + carc_dx[in], y + carc_dy[in]);
+	unsigned before = river_turned(g->cells[c].type, g->cells[c].rot), back = before & ~(1u << ((in + 2) & 3));
+	int turn = turn_of(e, in);
+	if (turn > 0 && dead_end(back) && turn_of(before, __builtin_ctz(back)) == turn) return CARC_RF_RIVER_U_TURN;
+	vboard v = { g, x, y, type, rot, 0 };
+	unsigned open = e & ~joined;
+	for (unsigned b = open; b; b &= b - 1) {
+		int d = __builtin_ctz(b);
+		if (!room_toward(&v, x, y, d)) {
+			*ax = x + carc_dx[d];
+			*ay = y + carc_dy[d];
+			return CARC_RF_RIVER_ROOM;
+		}
+	}
+	if (g->nriver_open != 0xff) {
+		int i = open_end_at(g, x, y), left, dead;
+		if (i < 0) return CARC_RF_OTHER; /* its river meets one: listed */
+		counts_now(g, &left, &dead);
+		if (!open && g->nriver_open == 1 && left) return CARC_RF_RIVER_ENDS;
+		return river_at_end(g, type, rot, i, e) ? CARC_RF_RIVER_NOT_FREE : CARC_RF_RIVER_BOXED;
+	}
+	unlisted_ask a; /* past the list: the same questions of the board */
+	unlisted_begin(g, &a);
+	int ends = __builtin_popcount(open);
+	for (int j = 0; j < a.n; j++) ends += g->front[a.at[j]].x != x || g->front[a.at[j]].y != y;
+	if (!ends && a.counted) return CARC_RF_RIVER_ENDS;
+	return unlisted_at(g, &a, type, x, y, rot, 0) ? CARC_RF_RIVER_NOT_FREE : CARC_RF_RIVER_BOXED;
+}
+
 const carc_ext carc_ext_river = {
 	.name = "river",
 	.also = "river2",
 	.order_supply = river_order,
 	.put_back = river_put_back,
 	.placement_allowed = river_allowed,
+	.placement_why = river_why,
 	.placement_tiles = CARC_PT_RIVER,
 	.filter_placements = river_filter,
 	.first_allowed = river_first,

@@ -101,6 +101,7 @@ typedef struct stats {
 	/* places whose edges match refused by a rule beyond them: by[b] with
 	 * reason b among others, only[b] with b alone */
 	long by[NWHY], only[NWHY];
+	long reason[CARC_RF_CULT_HAS_CLOISTER + 1]; /* carc_placement_refusal's answers, by reason */
 } stats;
 
 static stats st;
@@ -232,6 +233,74 @@ static const char *river_set(const carc_game *g)
 	return carc_game_config(g)->expansions >> carc_expansion_find("river") & 1 ? "river" : "river2";
 }
 
+/* The reason carc_placement_refusal should give for a refusal the model
+ * explains with `why` (OPL_W_* bits; 0 for a river tile: it leaves no
+ * free end where another placement does): the first condition of
+ * carc_refusal's order that fails. */
+static carc_refusal expected_refusal(int type, unsigned why, int by_cult)
+{
+	static const struct {
+		unsigned bit;
+		carc_refusal rf;
+	} order[] = {
+		{ OPL_W_NOT_CONTINUING, CARC_RF_RIVER_UNJOINED }, { OPL_W_BRANCHES_MEET, CARC_RF_RIVER_JOINS },
+		{ OPL_W_U_TURN, CARC_RF_RIVER_U_TURN },           { OPL_W_ROOM_OWN, CARC_RF_RIVER_ROOM },
+		{ OPL_W_RIVER_ENDS, CARC_RF_RIVER_ENDS },         { OPL_W_BOXED, CARC_RF_RIVER_BOXED },
+	};
+	if (opl_is_river(type) && !by_cult) {
+		for (size_t k = 0; k < sizeof order / sizeof order[0]; k++)
+			if (why & order[k].bit)
+				return order[k].rf;
+		return CARC_RF_RIVER_NOT_FREE;
+	}
+	/* the cult places' rule: check_refusal tells its two conditions apart */
+	return opl_building(type) == OPL_CULT ? CARC_RF_CULT_TWO_CLOISTERS : CARC_RF_CLOISTER_TWO_CULTS;
+}
+
+/* Buildings of kind `kind` (OPL_CLOISTER, OPL_CULT) around (x, y) on the model's board. */
+static int buildings_near(int x, int y, int kind)
+{
+	int n = 0;
+	for (int ry = -1; ry <= 1; ry++)
+		for (int rx = -1; rx <= 1; rx++) {
+			int c = opl_at(&board, x + rx, y + ry);
+			n += (rx || ry) && c >= 0 && opl_building(board.type[c]) == kind;
+		}
+	return n;
+}
+
+/* carc_placement_refusal at a place the board takes: none where no rule
+ * refuses (by < 0), else the reason the model gives, and the place it
+ * names: the open end without room ahead, the building of the other kind
+ * with one of the tile's kind beside it already. */
+static void check_refusal(const run *r, const carc_game *g, int type, int x, int y, int rot, unsigned why, int by)
+{
+	int ax = INT16_MIN, ay = INT16_MIN;
+	carc_refusal got = carc_placement_refusal(g, type, x, y, rot, &ax, &ay), want = CARC_RF_NONE;
+	if (by >= 0)
+		want = expected_refusal(type, why, !strcmp(carc_expansion(by)->name, "cult"));
+	int mine = opl_building(type), other = mine == OPL_CULT ? OPL_CLOISTER : OPL_CULT;
+	if ((want == CARC_RF_CULT_TWO_CLOISTERS || want == CARC_RF_CLOISTER_TWO_CULTS) && buildings_near(x, y, other) < 2)
+		want = mine == OPL_CULT ? CARC_RF_CLOISTER_HAS_CULT : CARC_RF_CULT_HAS_CLOISTER;
+	int at_ok = got == CARC_RF_NONE ? ax == INT16_MIN && ay == INT16_MIN : 1;
+	if (got == CARC_RF_RIVER_ROOM) /* an empty place the tile's river faces */
+		at_ok = abs(ax - x) + abs(ay - y) == 1 && opl_at(&board, ax, ay) < 0 &&
+		        opl_edge(type, rot, ax > x ? 1 : ax < x ? 3 : ay > y ? 2 : 0) == OPL_RIVER;
+	else if (got == CARC_RF_CLOISTER_HAS_CULT || got == CARC_RF_CULT_HAS_CLOISTER)
+		at_ok = abs(ax - x) <= 1 && abs(ay - y) <= 1 && opl_at(&board, ax, ay) >= 0 &&
+		        opl_building(board.type[opl_at(&board, ax, ay)]) == other && buildings_near(ax, ay, mine) >= 1;
+	else if (got != CARC_RF_NONE)
+		at_ok = ax == x && ay == y;
+	if (got != want || !at_ok) {
+		char head[1024];
+		describe(r, head, sizeof head);
+		ck_abort_msg("%s; turn %u: %s at (%d,%d) rot %d: the model says %#x, so reason %d; the engine gives %d "
+		             "at (%d,%d)",
+		             head, carc_game_turn(g), carc_tile_id(type), x, y, rot, why, want, got, ax, ay);
+	}
+	st.reason[got]++;
+}
+
 /* The engine's placements of the drawn tile against the model's. */
 static void compare_placements(const run *r, const carc_game *g, int n)
 {
@@ -286,6 +355,7 @@ static void compare_placements(const run *r, const carc_game *g, int n)
 						             listed ? "listed" : "not listed", name);
 					}
 					st.refusals_named += by >= 0;
+					check_refusal(r, g, type, x, y, rot, why, by);
 					if (!why) continue;
 					for (int k = 0; k < NWHY; k++) {
 						st.by[k] += why >> k & 1;
@@ -613,6 +683,8 @@ static void print_stats(const char *what, int batch)
 	        st.cult_decisions, st.abbey_choices, st.holes, st.holes_cult_refused, st.abbey_draw_checked, st.discards,
 	        st.river_discards, st.reshuffles, st.refusals_named);
 	for (int k = 3; k < NWHY - 1; k++) fprintf(stderr, " %s %ld (%ld)", names[k], st.by[k], st.only[k]);
+	fprintf(stderr, "; reasons given");
+	for (int k = CARC_RF_OTHER; k <= CARC_RF_CULT_HAS_CLOISTER; k++) fprintf(stderr, " %ld", st.reason[k]);
 	fprintf(stderr, "\n");
 }
 
@@ -1473,6 +1545,53 @@ START_TEST(test_joined_mouths)
 }
 END_TEST
 
+/* carc_placement_refusal where no game asks it: the river closed while
+ * river tiles are still to come (a lake drawn then would fit nowhere and
+ * go, so only a caller asking about another tile sees this reason), a
+ * placement no rule refuses, one the edges refuse, bad arguments. */
+START_TEST(test_refusal_by_hand)
+{
+	const char *const sets[] = { "base", "river" };
+	carc_config cfg;
+	carc_config_init(&cfg);
+	cfg.nseats = 2;
+	cfg.seed = 1;
+	cfg.expansions = tu_expansions(sets, 2);
+	carc_game *g = tu_game_new(&cfg, NULL);
+	int lake = tu_tile("RI.1/I.e"), drawn = carc_game_drawn(g), at_x = 99, at_y = 99;
+	ck_assert_int_ne(drawn, lake); /* the lake comes last */
+	/* the spring's end is (1,0): the lake turned to face it closes the river */
+	int closes = 0;
+	for (int rot = 0; rot < 4; rot++) {
+		int refused = carc_placement_refused_by(g, lake, 1, 0, rot);
+		carc_refusal why = carc_placement_refusal(g, lake, 1, 0, rot, &at_x, &at_y);
+		if (refused < 0) { /* the edges do not match */
+			ck_assert_int_eq(why, CARC_RF_NONE);
+			continue;
+		}
+		ck_assert_str_eq(carc_expansion(refused)->name, "river");
+		ck_assert_int_eq(why, CARC_RF_RIVER_ENDS);
+		ck_assert_int_eq(at_x, 1);
+		ck_assert_int_eq(at_y, 0);
+		closes++;
+	}
+	ck_assert_int_eq(closes, 1);
+	/* a placement listed is refused by no rule; a land tile is not the river's to judge */
+	int n = carc_legal_moves(g, moves, CARC_MAX_MOVES);
+	ck_assert_int_gt(n, 0);
+	at_x = at_y = 99;
+	ck_assert_int_eq(carc_placement_refusal(g, drawn, moves[0].x, moves[0].y, moves[0].rot, &at_x, &at_y), CARC_RF_NONE);
+	ck_assert_int_eq(at_x, 99); /* left alone */
+	ck_assert_int_eq(carc_placement_refusal(g, tu_tile("BA/L"), 1, 0, 0, NULL, NULL), CARC_RF_NONE);
+	ck_assert_int_eq(carc_placement_refusal(g, lake, 1, 0, 4, NULL, NULL), CARC_RF_NONE);
+	ck_assert_int_eq(carc_placement_refusal(g, -1, 1, 0, 0, NULL, NULL), CARC_RF_NONE);
+	ck_assert_int_eq(carc_placement_refusal(g, carc_tile_count(), 1, 0, 0, NULL, NULL), CARC_RF_NONE);
+	ck_assert_int_eq(carc_placement_refusal(NULL, lake, 1, 0, 0, NULL, NULL), CARC_RF_NONE);
+	ck_assert_int_eq(carc_placement_refusal(g, lake, 0, 0, 0, NULL, NULL), CARC_RF_NONE); /* taken */
+	free(g);
+}
+END_TEST
+
 /* The free end past the list of open ends (a review's case): 13 springs
  * in a row at (4k,0), each facing E, its end (4k+1,0) three steps short
  * of the next spring (the last one's of a land tile), and a land tile at
@@ -1610,6 +1729,7 @@ static Suite *placement_suite(void)
 		{ "joined_mouths", test_joined_mouths, 4 },
 		{ "unlisted_free_end", test_unlisted_free_end, 2 },
 		{ "far_river", test_far_river, 2 },
+		{ "refusal_by_hand", test_refusal_by_hand, 1 },
 	};
 	Suite *s = suite_create("placement_ext");
 	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
