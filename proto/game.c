@@ -456,20 +456,52 @@ static const char *open_types(proto_arena *a, const carc_game *g)
 	return out;
 }
 
-/* Why expansion e refuses a placement the board takes (the first judge
- * that does, carc_placement_refused_by), in words: the river's rule or
- * the cult places' (the placement rules of the sets in play). */
-static const char *placement_rule(int e)
+/* "abbey" or "cloister": the building placed at (x, y). */
+static const char *cloister_at(const carc_game *g, int x, int y)
 {
-	const char *name = e >= 0 ? carc_expansion(e)->name : "";
-	if (!strcmp(name, "river") || !strcmp(name, "river2"))
-		return "a river tile must continue the river from its open end, without a U-turn, "
-		       "leave room ahead of the open ends it makes, and leave the river tiles still to "
-		       "come an end to continue and, where it can, a free end";
-	if (!strcmp(name, "cult"))
-		return "a cult place may not be next to (diagonals count) more than one cloister or abbey, "
-		       "nor a cloister or abbey next to more than one cult place";
-	return "a rule of the expansion in play forbids it";
+	carc_placed_info p = { 0, 0, 0, 0 };
+	carc_board_get(g, carc_board_find(g, x, y), &p);
+	return p.tile == carc_tile_find("AM/A") ? "abbey" : "cloister";
+}
+
+/* Why an expansion's rule refuses tile `type` at (x, y) turned rot, a
+ * placement the board takes (carc_placement_refusal), in words: the rule,
+ * and the condition of it that fails. */
+static const char *placement_rule(proto_arena *a, const carc_game *g, int type, int x, int y, int rot)
+{
+	int ax = x, ay = y;
+	switch (carc_placement_refusal(g, type, x, y, rot, &ax, &ay)) {
+	case CARC_RF_RIVER_UNJOINED:
+		return "a river tile must continue the river from an open end, and its river meets none here";
+	case CARC_RF_RIVER_JOINS:
+		return "its river would join two ends of the river, and the river's branches must never meet";
+	case CARC_RF_RIVER_U_TURN:
+		return "it would turn the river the same way as the tile it continues, a U-turn";
+	case CARC_RF_RIVER_ROOM:
+		return proto_arena_printf(a, "the river end it would leave open at (%d,%d) needs the two places beyond it "
+		                             "and the places beside them empty, so that the river cannot turn back on "
+		                             "itself or meet its other branch", ax, ay);
+	case CARC_RF_RIVER_ENDS: return "it would close the river while river tiles are still to come";
+	case CARC_RF_RIVER_BOXED:
+		return "it would leave the river an open end that none of the river tiles still to come can continue";
+	case CARC_RF_RIVER_NOT_FREE:
+		return "another placement leaves the river a free end, from which the river tiles still to come can always "
+		       "go on, and this one does not";
+	case CARC_RF_CULT_TWO_CLOISTERS:
+		return "a cult place may not be next to (diagonals count) more than one cloister or abbey, and this one "
+		       "would be next to two";
+	case CARC_RF_CLOISTER_TWO_CULTS:
+		return "a cloister or abbey may not be next to (diagonals count) more than one cult place, and this one "
+		       "would be next to two";
+	case CARC_RF_CLOISTER_HAS_CULT:
+		return proto_arena_printf(a, "the %s at (%d,%d) has a cult place next to it (diagonals count) already, and "
+		                             "a cloister or abbey may not be next to more than one", cloister_at(g, ax, ay),
+		                          ax, ay);
+	case CARC_RF_CULT_HAS_CLOISTER:
+		return proto_arena_printf(a, "the cult place at (%d,%d) has a cloister or abbey next to it (diagonals "
+		                             "count) already, and a cult place may not be next to more than one", ax, ay);
+	default: return "a rule of the expansion in play forbids it";
+	}
 }
 
 uint32_t proto_config_components(const carc_config *cfg)
@@ -549,10 +581,12 @@ const char *proto_move_explain(proto_arena *a, const carc_game *g, const carc_mo
 	case CARC_E_RULE:
 		if (m->type == CARC_MV_PLACE_TILE)
 			return proto_arena_printf(a, "%s may not go at (%d,%d) turned %d°: %s", carc_tile_id(m->tile), m->x, m->y,
-			                          m->rot * 90, placement_rule(carc_placement_refused_by(g, m->tile, m->x, m->y, m->rot)));
+			                          m->rot * 90, placement_rule(a, g, m->tile, m->x, m->y, m->rot));
 		if (m->type == CARC_MV_PLACE_ABBEY) {
-			int e = carc_placement_refused_by(g, carc_tile_find("AM/A"), m->x, m->y, 0);
-			if (e >= 0) return proto_arena_printf(a, "the abbey may not go at (%d,%d): %s", m->x, m->y, placement_rule(e));
+			int abbey = carc_tile_find("AM/A");
+			if (carc_placement_refused_by(g, abbey, m->x, m->y, 0) >= 0)
+				return proto_arena_printf(a, "the abbey may not go at (%d,%d): %s", m->x, m->y,
+				                          placement_rule(a, g, abbey, m->x, m->y, 0));
 			return proto_arena_printf(a, "the abbey may not go at (%d,%d): it goes only into a hole, an empty place "
 			                             "with a tile on each of its four sides", m->x, m->y);
 		}

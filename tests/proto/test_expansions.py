@@ -4,6 +4,7 @@ wagon, the flock and the escape, and bad input for the expansions' moves."""
 
 import collections
 import random
+import re
 import unittest
 
 import harness
@@ -1103,8 +1104,41 @@ class Messages(unittest.TestCase):
                   start=[{"tile": "GQ/F", "x": 1, "y": 0, "rot": 0}], tiles=["CU/S", "CU/S", "BA/L", "CU/S"], seed=5)
         t.play(place("CU/S", 0, 0, 0), PASS, place("CU/S", 2, 0, 0), PASS)
         self.assertEqual(t.refuse(place("BA/L", 1, -1, 0), "illegal_move"),
-                         "BA/L may not go at (1,-1) turned 0°: a cult place may not be next to (diagonals count) "
-                         "more than one cloister or abbey, nor a cloister or abbey next to more than one cult place")
+                         "BA/L may not go at (1,-1) turned 0°: a cloister or abbey may not be next to (diagonals "
+                         "count) more than one cult place, and this one would be next to two")
+
+    def test_cult_refusals_name_the_condition(self):
+        # tests/scenarios/cult-01: a cult place next to two cloisters, then a
+        # cloister next to a cult place that has one already
+        start = [{"tile": "GQ/F", "x": 1, "y": 0, "rot": 0}]
+        t = Table(self, self.c, ["ann", "bob"], expansions=["base", "cult", "mini"], start=start,
+                  tiles=["BA/L", "BA/L", "CU/S", "BA/L"], seed=5)
+        t.play(place("BA/L", 0, 0, 0), PASS, place("BA/L", 2, 0, 0), PASS)
+        self.assertEqual(t.refuse(place("CU/S", 1, -1, 0), "illegal_move"),
+                         "CU/S may not go at (1,-1) turned 0°: a cult place may not be next to (diagonals count) "
+                         "more than one cloister or abbey, and this one would be next to two")
+        t.play(place("CU/S", -1, 0, 0), PASS)
+        self.assertEqual(t.refuse(place("BA/L", -2, 0, 0), "illegal_move"),
+                         "BA/L may not go at (-2,0) turned 0°: the cult place at (-1,0) has a cloister or abbey "
+                         "next to it (diagonals count) already, and a cult place may not be next to more than one")
+        # a cult place beside a cloister that has a cult place beside it
+        t = Table(self, self.c, ["ann", "bob"], expansions=["base", "cult", "mini"], start=start,
+                  tiles=["BA/L", "CU/S", "CU/S", "BA/C"], seed=5)
+        t.play(place("BA/L", 0, 0, 0), PASS, place("CU/S", -1, 0, 0), PASS)
+        self.assertEqual(t.refuse(place("CU/S", 1, -1, 0), "illegal_move"),
+                         "CU/S may not go at (1,-1) turned 0°: the cloister at (0,0) has a cult place next to it "
+                         "(diagonals count) already, and a cloister or abbey may not be next to more than one")
+        # tests/scenarios/audit3-cu-02: the abbey into a hole (0,0) beside a
+        # cult place that has a cloister beside it; the hole (4,0) keeps the
+        # abbey open this turn
+        start = [{"tile": t, "x": x, "y": y, "rot": 0} for t, x, y in (
+            ("CU/S", 0, -1), ("BA/L", -1, -2), ("GQ/F", -1, 0), ("GQ/F", 1, 0), ("GQ/F", 0, 1),
+            ("GQ/F", 3, 0), ("GQ/F", 5, 0), ("GQ/F", 4, -1), ("GQ/F", 4, 1))]
+        t = Table(self, self.c, ["ann", "bob"], expansions=["base", "cult", "abbey-mayor", "mini"], start=start,
+                  tiles=["GQ/F", "GQ/F"], seed=5)
+        self.assertEqual(t.refuse({"type": "place_abbey", "x": 0, "y": 0}, "illegal_move"),
+                         "the abbey may not go at (0,0): the cult place at (0,-1) has a cloister or abbey next to "
+                         "it (diagonals count) already, and a cult place may not be next to more than one")
 
     def test_river_placement_refused(self):
         # tests/scenarios/river-04: the river goes on from its open end only;
@@ -1114,10 +1148,71 @@ class Messages(unittest.TestCase):
             with self.subTest(river=river):
                 t = Table(self, self.c, ["ann", "bob"], expansions=["base", river], tiles=tiles, seed=5)
                 self.assertEqual(t.refuse(place(tiles[0], 0, 1, 0), "illegal_move"),
-                                 "%s may not go at (0,1) turned 0°: a river tile must continue the river from its "
-                                 "open end, without a U-turn, leave room ahead of the open ends it makes, and "
-                                 "leave the river tiles still to come an end to continue and, where it can, a "
-                                 "free end" % tiles[0])
+                                 "%s may not go at (0,1) turned 0°: a river tile must continue the river from an "
+                                 "open end, and its river meets none here" % tiles[0])
+
+    def test_river_refusals_name_the_condition(self):
+        # Every place next to the board that legal_moves leaves out for a
+        # river tile, tried in random games: the refusal names one condition
+        # of the river's rule, and the common ones all come up.
+        reasons = {
+            "unjoined": r"a river tile must continue the river from an open end, and its river meets none here",
+            "u-turn": r"it would turn the river the same way as the tile it continues, a U-turn",
+            "room": r"the river end it would leave open at \((-?\d+),(-?\d+)\) needs the two places beyond it "
+                    r"and the places beside them empty, so that the river cannot turn back on itself or meet its "
+                    r"other branch",
+            "boxed": r"it would leave the river an open end that none of the river tiles still to come can "
+                     r"continue",
+            "not free": r"another placement leaves the river a free end, from which the river tiles still to come "
+                        r"can always go on, and this one does not",
+        }
+        pattern = re.compile(r"(\S+) may not go at \((-?\d+),(-?\d+)\) turned (\d+)°: (.*)$")
+        seen = collections.Counter()
+        for seed in range(1, 41):
+            sets = ["base", "river", "river2", "mini"] if seed % 2 else ["base", "river2"]
+            t = Table(self, self.c, ["ann", "bob"], expansions=sets, seed=seed)
+            while True:
+                lm = t.legal()
+                moves = lm["moves"]
+                if lm["phase"] != "tile" or not moves or moves[0]["type"] != "place_tile":
+                    break
+                tile = moves[0]["tile"]
+                if not (tile.startswith("RI") or tile in ("GQ/RFI", "GQ/CICI")):
+                    break  # the river is done
+                board = {(b["x"], b["y"]) for b in t.state()["board"]}
+                empty = {(x + dx, y + dy) for x, y in board for dx, dy in ((0, 1), (1, 0), (0, -1), (-1, 0))} - board
+                listed = {(m["x"], m["y"], m["rot"]) for m in moves}
+                for (x, y) in sorted(empty):
+                    for rot in (0, 90, 180, 270):
+                        if (x, y, rot) in listed:
+                            continue
+                        with self.assertRaises(carcd.Error) as cm:
+                            self.c.apply_move(t.game, place(tile, x, y, rot), token=t.tokens[lm["seat"]])
+                        self.assertEqual(cm.exception.code, "illegal_move")
+                        match = pattern.match(cm.exception.message)
+                        if not match:
+                            continue  # the edges: another message
+                        self.assertEqual(match.group(1, 2, 3, 4), (tile, str(x), str(y), str(rot)))
+                        named = [k for k, r in reasons.items() if re.fullmatch(r, match.group(5))]
+                        self.assertEqual(len(named), 1, cm.exception.message)
+                        if named == ["room"]:  # an empty place next to the tile's own place
+                            ex, ey = int(re.fullmatch(reasons["room"], match.group(5)).group(1)), \
+                                int(re.fullmatch(reasons["room"], match.group(5)).group(2))
+                            self.assertEqual(abs(ex - x) + abs(ey - y), 1)
+                            self.assertNotIn((ex, ey), board)
+                        seen[named[0]] += 1
+                t.play(random.Random(seed).choice(moves))
+                if t.legal()["phase"] == "action":
+                    t.play(PASS)
+        self.assertEqual(set(seen), set(reasons) - {"boxed"}, seen)
+        # The fork, then a curve east of it that turns south: the fork's
+        # north end is left to the one curve still to come, and either way it
+        # turns there, the room ahead of its end holds a placed tile.
+        t = Table(self, self.c, ["ann", "bob"], expansions=["base", "river2"],
+                  tiles=["RI.2/III", "RI.2/II", "RI.2/II"], seed=1)
+        t.play(place("RI.2/III", 1, 0, 0), PASS)
+        self.assertEqual(t.refuse(place("RI.2/II", 2, 0, 0), "illegal_move"),
+                         "RI.2/II may not go at (2,0) turned 0°: " + reasons["boxed"])
 
     def test_river2_may_name_its_spring_as_start(self):
         # the spring RI/s starts a River II game; named as `start` it is in
