@@ -1213,6 +1213,15 @@ class Messages(unittest.TestCase):
         t.play(place("RI.2/III", 1, 0, 0), PASS)
         self.assertEqual(t.refuse(place("RI.2/II", 2, 0, 0), "illegal_move"),
                          "RI.2/II may not go at (2,0) turned 0°: " + reasons["boxed"])
+        # Start tiles: two springs face each other across (1,0), and a third
+        # has its end at (1,4); a straight between the two would join them.
+        springs = [{"tile": "RI/s", "x": x, "y": y, "rot": rot} for x, y, rot in ((0, 0, 0), (2, 0, 180), (0, 4, 0))]
+        t = Table(self, self.c, ["ann", "bob"], expansions=["base", "river"], start=springs,
+                  tiles=["RI.1/IFI", "BA/L"], seed=1)
+        self.assertIn(place("RI.1/IFI", 1, 4, 0), t.legal()["moves"])
+        self.assertEqual(t.refuse(place("RI.1/IFI", 1, 0, 0), "illegal_move"),
+                         "RI.1/IFI may not go at (1,0) turned 0°: its river would join two ends of the river, and "
+                         "the river's branches must never meet")
 
     def test_river2_may_name_its_spring_as_start(self):
         # the spring RI/s starts a River II game; named as `start` it is in
