@@ -107,7 +107,10 @@
  *                             in carc_legal_moves().  CODEs: arg over phase
  *                             tile occupied not-adjacent edge rule
  *                             not-tile-just-placed no-feature feature-taken
- *                             no-figure kind capacity
+ *                             no-figure kind capacity; for a placement
+ *                             (place, abbey) rule:NAME also names the
+ *                             condition of the rule that fails
+ *                             (carc_placement_refusal; refusal_names)
  *   turn SEAT                 SEAT must decide now
  *   phase NAME                the decision due is of phase NAME (tile,
  *                             action, escape, wagon, over)
@@ -211,6 +214,31 @@ static const char *score_kind_name(int sc)
 	for (int i = 0; i < COUNT(score_kinds); i++)
 		if (score_kinds[i].sc == sc) return score_kinds[i].name;
 	return "?";
+}
+
+/* The conditions of a placement rule (carc_placement_refusal), as
+ * `expect-illegal ... rule:NAME` writes them. */
+static const char *const refusal_names[] = {
+	[CARC_RF_NONE] = "none",
+	[CARC_RF_OTHER] = "other",
+	[CARC_RF_RIVER_UNJOINED] = "unjoined",
+	[CARC_RF_RIVER_JOINS] = "joins",
+	[CARC_RF_RIVER_U_TURN] = "u-turn",
+	[CARC_RF_RIVER_ROOM] = "room",
+	[CARC_RF_RIVER_ENDS] = "ends",
+	[CARC_RF_RIVER_BOXED] = "boxed",
+	[CARC_RF_RIVER_NOT_FREE] = "not-free",
+	[CARC_RF_CULT_TWO_CLOISTERS] = "two-cloisters",
+	[CARC_RF_CLOISTER_TWO_CULTS] = "two-cult-places",
+	[CARC_RF_CLOISTER_HAS_CULT] = "cloister-has-cult-place",
+	[CARC_RF_CULT_HAS_CLOISTER] = "cult-place-has-cloister",
+};
+
+static int find_refusal(const char *s)
+{
+	for (int i = 0; i < COUNT(refusal_names); i++)
+		if (!strcmp(refusal_names[i], s)) return i;
+	return -1;
 }
 
 static int find_rc(const char *s)
@@ -771,12 +799,29 @@ static void do_illegal(run *r, char **t, int nt)
 		ERR(r, "expect-illegal wants MOVE CODE");
 		return;
 	}
-	int want = find_rc(t[nt - 1]);
+	/* CODE, or rule:NAME for a placement a rule refuses */
+	char code[32];
+	snprintf(code, sizeof code, "%s", t[nt - 1]);
+	char *colon = strchr(code, ':');
+	int reason = -1;
+	if (colon) {
+		*colon = 0;
+		reason = find_refusal(colon + 1);
+		if (strcmp(code, "rule") || reason <= CARC_RF_NONE) {
+			ERR(r, "unknown condition `%s` (rule:NAME, NAME as runner.c refusal_names lists them)", t[nt - 1]);
+			return;
+		}
+	}
+	int want = find_rc(code);
 	if (want < 0 || want == CARC_OK) {
 		ERR(r, "unknown error code '%s'", t[nt - 1]);
 		return;
 	}
 	if (!parse_move(r, t + 1, nt - 2, &m) || !r->g) return;
+	if (colon && m.type != CARC_MV_PLACE_TILE && m.type != CARC_MV_PLACE_ABBEY) {
+		ERR(r, "rule:%s names a condition of a placement rule, and this is no placement", colon + 1);
+		return;
+	}
 	flush(r);
 	char text[160];
 	join_tokens(text, sizeof text, t + 1, nt - 2);
@@ -785,6 +830,14 @@ static void do_illegal(run *r, char **t, int nt)
 	if ((int)got != want)
 		FAIL(r, "carc_check_move(`%s`) gave %s (%s), expected %s", text, rc_name(got), carc_strerror(got), t[nt - 1]);
 	if (is_listed(r->g, &m)) FAIL(r, "`%s` is listed by carc_legal_moves() but should be illegal", text);
+	if (got == CARC_E_RULE && (m.type == CARC_MV_PLACE_TILE || m.type == CARC_MV_PLACE_ABBEY)) {
+		int abbey = m.type == CARC_MV_PLACE_ABBEY;
+		int why = carc_placement_refusal(r->g, abbey ? carc_tile_find("AM/A") : m.tile, m.x, m.y, abbey ? 0 : m.rot,
+		                                 NULL, NULL);
+		if (getenv("SCENARIO_SHOW_REASONS")) printf("%s:%d: rule:%s\n", r->path, r->line, refusal_names[why]);
+		if (colon && why != reason)
+			FAIL(r, "`%s` is refused for %s, expected rule:%s", text, refusal_names[why], colon + 1);
+	}
 	carc_rc applied = carc_apply(r->g, &m, &r->sink);
 	if ((int)applied != want)
 		FAIL(r, "carc_apply(`%s`) gave %s, expected %s", text, rc_name(applied), t[nt - 1]);
