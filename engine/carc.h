@@ -419,9 +419,16 @@ typedef enum carc_refusal {
 	CARC_RF_CLOISTER_TWO_CULTS, /* a cloister or abbey next to two cult places */
 	CARC_RF_CLOISTER_HAS_CULT,  /* a cult place next to a cloister or abbey (at) that has a cult
 	                               place next to it already */
-	CARC_RF_CULT_HAS_CLOISTER   /* a cloister or abbey next to a cult place (at) that has a
+	CARC_RF_CULT_HAS_CLOISTER,  /* a cloister or abbey next to a cult place (at) that has a
 	                               cloister or abbey next to it already */
+	CARC_RF_COUNT
 } carc_refusal;
+/* "none", "other", "river_unjoined", "river_joins", "river_u_turn",
+ * "river_room", "river_ends", "river_boxed", "river_not_free",
+ * "cult_place_two_cloisters", "cloister_two_cult_places",
+ * "cloister_has_cult_place", "cult_place_has_cloister". */
+const char *carc_refusal_name(int refusal);
+int carc_refusal_find(const char *s); /* -1 when unknown or NULL */
 /* Why a rule of an expansion keeps tile `type` from (x, y) turned rot
  * (carc_placement_refused_by names the expansion): one condition of it,
  * the first of the order above that fails; CARC_RF_NONE where

@@ -86,6 +86,14 @@ const char *carc_sc_name(int s) { return name_of(scs, CARC_SC_COUNT, s); }
 static const char *const tokens[CARC_TOK_COUNT] = { "king", "robber", "wine", "grain", "cloth" };
 const char *carc_token_name(int t) { return name_of(tokens, CARC_TOK_COUNT, t); }
 
+static const char *const refusals[CARC_RF_COUNT] = {
+	"none", "other", "river_unjoined", "river_joins", "river_u_turn", "river_room", "river_ends", "river_boxed",
+	"river_not_free", "cult_place_two_cloisters", "cloister_two_cult_places", "cloister_has_cult_place",
+	"cult_place_has_cloister"
+};
+const char *carc_refusal_name(int r) { return name_of(refusals, CARC_RF_COUNT, r); }
+int carc_refusal_find(const char *s) { return index_of(refusals, CARC_RF_COUNT, s); }
+
 static const char *const components[CARC_C_NUM] = {
 	"large", "wagon", "mayor", "builder", "pig", "barn", "shepherd", "abbey", "tower", "king",
 	"robber", "goods", "fairy", "dragon", "count", "catapult"

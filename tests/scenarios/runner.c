@@ -110,7 +110,8 @@
  *                             no-figure kind capacity; for a placement
  *                             (place, abbey) rule:NAME also names the
  *                             condition of the rule that fails
- *                             (carc_placement_refusal; refusal_names)
+ *                             (carc_placement_refusal, named as
+ *                             carc_refusal_name names it)
  *   turn SEAT                 SEAT must decide now
  *   phase NAME                the decision due is of phase NAME (tile,
  *                             action, escape, wagon, over)
@@ -214,31 +215,6 @@ static const char *score_kind_name(int sc)
 	for (int i = 0; i < COUNT(score_kinds); i++)
 		if (score_kinds[i].sc == sc) return score_kinds[i].name;
 	return "?";
-}
-
-/* The conditions of a placement rule (carc_placement_refusal), as
- * `expect-illegal ... rule:NAME` writes them. */
-static const char *const refusal_names[] = {
-	[CARC_RF_NONE] = "none",
-	[CARC_RF_OTHER] = "other",
-	[CARC_RF_RIVER_UNJOINED] = "unjoined",
-	[CARC_RF_RIVER_JOINS] = "joins",
-	[CARC_RF_RIVER_U_TURN] = "u-turn",
-	[CARC_RF_RIVER_ROOM] = "room",
-	[CARC_RF_RIVER_ENDS] = "ends",
-	[CARC_RF_RIVER_BOXED] = "boxed",
-	[CARC_RF_RIVER_NOT_FREE] = "not-free",
-	[CARC_RF_CULT_TWO_CLOISTERS] = "two-cloisters",
-	[CARC_RF_CLOISTER_TWO_CULTS] = "two-cult-places",
-	[CARC_RF_CLOISTER_HAS_CULT] = "cloister-has-cult-place",
-	[CARC_RF_CULT_HAS_CLOISTER] = "cult-place-has-cloister",
-};
-
-static int find_refusal(const char *s)
-{
-	for (int i = 0; i < COUNT(refusal_names); i++)
-		if (!strcmp(refusal_names[i], s)) return i;
-	return -1;
 }
 
 static int find_rc(const char *s)
@@ -806,9 +782,9 @@ static void do_illegal(run *r, char **t, int nt)
 	int reason = -1;
 	if (colon) {
 		*colon = 0;
-		reason = find_refusal(colon + 1);
+		reason = carc_refusal_find(colon + 1);
 		if (strcmp(code, "rule") || reason <= CARC_RF_NONE) {
-			ERR(r, "unknown condition `%s` (rule:NAME, NAME as runner.c refusal_names lists them)", t[nt - 1]);
+			ERR(r, "unknown condition `%s` (rule:NAME, NAME as carc_refusal_name gives them)", t[nt - 1]);
 			return;
 		}
 	}
@@ -834,9 +810,9 @@ static void do_illegal(run *r, char **t, int nt)
 		int abbey = m.type == CARC_MV_PLACE_ABBEY;
 		int why = carc_placement_refusal(r->g, abbey ? carc_tile_find("AM/A") : m.tile, m.x, m.y, abbey ? 0 : m.rot,
 		                                 NULL, NULL);
-		if (getenv("SCENARIO_SHOW_REASONS")) printf("%s:%d: rule:%s\n", r->path, r->line, refusal_names[why]);
+		if (getenv("SCENARIO_SHOW_REASONS")) printf("%s:%d: rule:%s\n", r->path, r->line, carc_refusal_name(why));
 		if (colon && why != reason)
-			FAIL(r, "`%s` is refused for %s, expected rule:%s", text, refusal_names[why], colon + 1);
+			FAIL(r, "`%s` is refused for %s, expected rule:%s", text, carc_refusal_name(why), colon + 1);
 	}
 	carc_rc applied = carc_apply(r->g, &m, &r->sink);
 	if ((int)applied != want)

@@ -75,6 +75,19 @@ START_TEST(test_kind_names)
 	static const char *const tok[] = { "king", "robber", "wine", "grain", "cloth" };
 	ck_assert_int_eq(sizeof tok / sizeof tok[0], CARC_TOK_COUNT);
 	for (int k = 0; k < CARC_TOK_COUNT; k++) ck_assert_str_eq(carc_token_name(k), tok[k]);
+	static const char *const rf[] = { "none", "other", "river_unjoined", "river_joins", "river_u_turn", "river_room",
+		                           "river_ends", "river_boxed", "river_not_free", "cult_place_two_cloisters",
+		                           "cloister_two_cult_places", "cloister_has_cult_place",
+		                           "cult_place_has_cloister" };
+	ck_assert_int_eq(sizeof rf / sizeof rf[0], CARC_RF_COUNT);
+	for (int k = 0; k < CARC_RF_COUNT; k++) {
+		ck_assert_str_eq(carc_refusal_name(k), rf[k]);
+		ck_assert_int_eq(carc_refusal_find(rf[k]), k);
+	}
+	ck_assert_str_eq(carc_refusal_name(CARC_RF_COUNT), "?");
+	ck_assert_str_eq(carc_refusal_name(-1), "?");
+	ck_assert_int_eq(carc_refusal_find("u-turn"), -1);
+	ck_assert_int_eq(carc_refusal_find(NULL), -1);
 	static const char *const comp[] = { "large", "wagon", "mayor", "builder", "pig", "barn", "shepherd", "abbey",
 		                             "tower", "king", "robber", "goods", "fairy", "dragon", "count", "catapult" };
 	ck_assert_int_eq(sizeof comp / sizeof comp[0], CARC_C_NUM);
