@@ -101,7 +101,7 @@ typedef struct stats {
 	/* places whose edges match refused by a rule beyond them: by[b] with
 	 * reason b among others, only[b] with b alone */
 	long by[NWHY], only[NWHY];
-	long reason[CARC_RF_CULT_HAS_CLOISTER + 1]; /* carc_placement_refusal's answers, by reason */
+	long reason[CARC_RF_COUNT]; /* carc_placement_refusal's answers, by reason */
 } stats;
 
 static stats st;
@@ -294,9 +294,9 @@ static void check_refusal(const run *r, const carc_game *g, int type, int x, int
 	if (got != want || !at_ok) {
 		char head[1024];
 		describe(r, head, sizeof head);
-		ck_abort_msg("%s; turn %u: %s at (%d,%d) rot %d: the model says %#x, so reason %d; the engine gives %d "
-		             "at (%d,%d)",
-		             head, carc_game_turn(g), carc_tile_id(type), x, y, rot, why, want, got, ax, ay);
+		ck_abort_msg("%s; turn %u: %s at (%d,%d) rot %d: the model says %#x, so %s; the engine gives %s at (%d,%d)",
+		             head, carc_game_turn(g), carc_tile_id(type), x, y, rot, why, carc_refusal_name(want),
+		             carc_refusal_name(got), ax, ay);
 	}
 	st.reason[got]++;
 }
@@ -683,8 +683,8 @@ static void print_stats(const char *what, int batch)
 	        st.cult_decisions, st.abbey_choices, st.holes, st.holes_cult_refused, st.abbey_draw_checked, st.discards,
 	        st.river_discards, st.reshuffles, st.refusals_named);
 	for (int k = 3; k < NWHY - 1; k++) fprintf(stderr, " %s %ld (%ld)", names[k], st.by[k], st.only[k]);
-	fprintf(stderr, "; reasons given");
-	for (int k = CARC_RF_OTHER; k <= CARC_RF_CULT_HAS_CLOISTER; k++) fprintf(stderr, " %ld", st.reason[k]);
+	fprintf(stderr, "; reasons given:");
+	for (int k = CARC_RF_OTHER; k < CARC_RF_COUNT; k++) fprintf(stderr, " %s %ld", carc_refusal_name(k), st.reason[k]);
 	fprintf(stderr, "\n");
 }
 
