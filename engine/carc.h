@@ -410,9 +410,12 @@ typedef enum carc_refusal {
 	CARC_RF_RIVER_UNJOINED, /* its river meets no open end of the river */
 	CARC_RF_RIVER_JOINS,    /* its river would join two ends: the branches must never meet */
 	CARC_RF_RIVER_U_TURN,   /* it turns the way the tile it continues turns: a U-turn */
-	CARC_RF_RIVER_ROOM,     /* an end it leaves open (at) lacks the two places ahead of it and
-	                           the places beside them empty */
-	CARC_RF_RIVER_ENDS,     /* it closes the river while river tiles are still to come */
+	CARC_RF_RIVER_ROOM,     /* an end it leaves open (at: the empty place next to it that its
+	                           river runs into) lacks the two places ahead of it and the
+	                           places beside them empty */
+	CARC_RF_RIVER_ENDS,     /* it closes the river while river tiles are still to come (a tile
+	                           only this refuses fits nowhere when drawn and is discarded: only
+	                           a caller asking about a tile not drawn meets it) */
 	CARC_RF_RIVER_BOXED,    /* it leaves an open end that no river tile still to come continues */
 	CARC_RF_RIVER_NOT_FREE, /* it leaves the river no free end, where another placement does */
 	CARC_RF_CULT_TWO_CLOISTERS, /* a cult place next to two cloisters or abbeys (diagonals count) */
@@ -436,11 +439,15 @@ int carc_refusal_find(const char *s); /* -1 when unknown or NULL */
  * receive the place the reason names: the open end for
  * CARC_RF_RIVER_ROOM, the building for CARC_RF_CLOISTER_HAS_CULT and
  * CARC_RF_CULT_HAS_CLOISTER, else (x, y) itself; with CARC_RF_NONE they
- * are left alone.  What carcd tells a refused move, in words. */
+ * are left alone.  Both functions answer for any tile type and in any
+ * phase, of the board as it is; the river's look ahead counts as still to
+ * come the river tiles after the one drawn, whichever tile is asked
+ * about.  What carcd tells a refused move, in words. */
 carc_refusal carc_placement_refusal(const carc_game *g, int type, int x, int y, int rot, int *at_x, int *at_y);
 /* Why `m` is illegal now (CARC_OK if it is legal).  `detail` (may be NULL)
- * receives the edge that does not match for CARC_E_EDGE, and is left alone
- * otherwise.  Any bytes in `m` are answered: CARC_E_OVER on a game that is
+ * receives, for CARC_E_EDGE, the side of the tile placed (0 N, 1 E, 2 S,
+ * 3 W, on the board) whose edge does not match, the first in that order
+ * when several do not, and is left alone otherwise.  Any bytes in `m` are answered: CARC_E_OVER on a game that is
  * over; CARC_E_ARG for an unknown type, a place_tile of the drawn tile with
  * rot > 3, a deploy (in the action phase) of an unknown kind or at an
  * unknown port; else the first reason found, CARC_E_TILE for a tile that is
