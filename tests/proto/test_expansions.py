@@ -1171,6 +1171,7 @@ class Messages(unittest.TestCase):
         for seed in range(1, 41):
             sets = ["base", "river", "river2", "mini"] if seed % 2 else ["base", "river2"]
             t = Table(self, self.c, ["ann", "bob"], expansions=sets, seed=seed)
+            rng = random.Random(seed)
             while True:
                 lm = t.legal()
                 moves = lm["moves"]
@@ -1196,12 +1197,12 @@ class Messages(unittest.TestCase):
                         named = [k for k, r in reasons.items() if re.fullmatch(r, match.group(5))]
                         self.assertEqual(len(named), 1, cm.exception.message)
                         if named == ["room"]:  # an empty place next to the tile's own place
-                            ex, ey = int(re.fullmatch(reasons["room"], match.group(5)).group(1)), \
-                                int(re.fullmatch(reasons["room"], match.group(5)).group(2))
+                            end = re.fullmatch(reasons["room"], match.group(5))
+                            ex, ey = int(end.group(1)), int(end.group(2))
                             self.assertEqual(abs(ex - x) + abs(ey - y), 1)
                             self.assertNotIn((ex, ey), board)
                         seen[named[0]] += 1
-                t.play(random.Random(seed).choice(moves))
+                t.play(rng.choice(moves))
                 if t.legal()["phase"] == "action":
                     t.play(PASS)
         self.assertEqual(set(seen), set(reasons) - {"boxed"}, seen)
