@@ -410,9 +410,9 @@ typedef enum carc_refusal {
 	CARC_RF_RIVER_UNJOINED, /* its river meets no open end of the river */
 	CARC_RF_RIVER_JOINS,    /* its river would join two ends: the branches must never meet */
 	CARC_RF_RIVER_U_TURN,   /* it turns the way the tile it continues turns: a U-turn */
-	CARC_RF_RIVER_ROOM,     /* an end it leaves open (at: the empty place next to it that its
-	                           river runs into) lacks the two places ahead of it and the
-	                           places beside them empty */
+	CARC_RF_RIVER_ROOM,     /* an end it leaves open lacks room: the empty place next to it
+	                           that its river runs into (at), the place beyond that, and the
+	                           places beside those two must all be empty */
 	CARC_RF_RIVER_ENDS,     /* it closes the river while river tiles are still to come (a tile
 	                           only this refuses fits nowhere when drawn and is discarded: only
 	                           a caller asking about a tile not drawn meets it) */

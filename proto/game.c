@@ -478,9 +478,9 @@ static const char *placement_rule(proto_arena *a, const carc_game *g, int type, 
 	case CARC_RF_RIVER_U_TURN:
 		return "it would turn the river the same way as the tile it continues, a U-turn";
 	case CARC_RF_RIVER_ROOM:
-		return proto_arena_printf(a, "the river end it would leave open at (%d,%d) needs the two places beyond it "
-		                             "and the places beside them empty, so that the river cannot turn back on "
-		                             "itself or meet its other branch", ax, ay);
+		return proto_arena_printf(a, "its river would run on into (%d,%d), and that place, the one beyond it "
+		                             "and the places beside those two must all be empty, so that the river cannot "
+		                             "turn back on itself or meet its other branch", ax, ay);
 	case CARC_RF_RIVER_ENDS: return "it would close the river while river tiles are still to come";
 	case CARC_RF_RIVER_BOXED:
 		return "it would leave the river an open end that none of the river tiles still to come can continue";

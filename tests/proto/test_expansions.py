@@ -1158,9 +1158,9 @@ class Messages(unittest.TestCase):
         reasons = {
             "unjoined": r"a river tile must continue the river from an open end, and its river meets none here",
             "u-turn": r"it would turn the river the same way as the tile it continues, a U-turn",
-            "room": r"the river end it would leave open at \((-?\d+),(-?\d+)\) needs the two places beyond it "
-                    r"and the places beside them empty, so that the river cannot turn back on itself or meet its "
-                    r"other branch",
+            "room": r"its river would run on into \((-?\d+),(-?\d+)\), and that place, the one beyond it and "
+                    r"the places beside those two must all be empty, so that the river cannot turn back on itself "
+                    r"or meet its other branch",
             "boxed": r"it would leave the river an open end that none of the river tiles still to come can "
                      r"continue",
             "not free": r"another placement leaves the river a free end, from which the river tiles still to come "
@@ -1214,6 +1214,14 @@ class Messages(unittest.TestCase):
         t.play(place("RI.2/III", 1, 0, 0), PASS)
         self.assertEqual(t.refuse(place("RI.2/II", 2, 0, 0), "illegal_move"),
                          "RI.2/II may not go at (2,0) turned 0°: " + reasons["boxed"])
+        # The fork's south branch turned west runs into (0,1), beside the spring.
+        t = Table(self, self.c, ["ann", "bob"], expansions=["base", "river2"],
+                  tiles=["RI.2/III", "RI.2/CcII+", "RI.2/I.v", "BA/L"], seed=1)
+        t.play(place("RI.2/III", 1, 0, 180), PASS)
+        self.assertEqual(t.refuse(place("RI.2/CcII+", 1, 1, 180), "illegal_move"),
+                         "RI.2/CcII+ may not go at (1,1) turned 180°: its river would run on into (0,1), and that "
+                         "place, the one beyond it and the places beside those two must all be empty, so that the "
+                         "river cannot turn back on itself or meet its other branch")
         # Start tiles: two springs face each other across (1,0), and a third
         # has its end at (1,4); a straight between the two would join them.
         springs = [{"tile": "RI/s", "x": x, "y": y, "rot": rot} for x, y, rot in ((0, 0, 0), (2, 0, 180), (0, 4, 0))]
