@@ -566,6 +566,13 @@ const char *proto_move_explain(proto_arena *a, const carc_game *g, const carc_mo
 		if (m->kind == CARC_FIG_BARN && m->port < CARC_P_NW) /* a port of a feature, not a corner */
 			return proto_arena_printf(a, "a barn goes on a corner of the tile (nw, ne, se or sw), not at %s",
 			                          carc_port_name(m->port));
+		if (m->port <= CARC_W) { /* a field is named by the edge's halves */
+			int l = CARC_NL + 2 * m->port, kl = kind_at(g, m->x, m->y, l), kr = kind_at(g, m->x, m->y, l + 1);
+			if (kl >= 0 || kr >= 0)
+				return proto_arena_printf(a, "the tile at (%d,%d) has nothing to stand on at %s itself: a field is "
+				                             "named by a half of the edge, %s or %s", m->x, m->y,
+				                          carc_port_name(m->port), carc_port_name(l), carc_port_name(l + 1));
+		}
 		return proto_arena_printf(a, "the tile at (%d,%d) has nothing to stand on at %s", m->x, m->y,
 		                          carc_port_name(m->port));
 	case CARC_E_FEATURE_TAKEN: {
@@ -601,11 +608,14 @@ const char *proto_move_explain(proto_arena *a, const carc_game *g, const carc_mo
 		if (m->type == CARC_MV_DEPLOY) return deploy_rule(a, g, m);
 		return proto_arena_printf(a, "that %s move is not one of the moves open now", carc_mtype_name(m->type));
 	case CARC_E_KIND: {
+		int farmers = carc_game_config(g)->rules[CARC_R_FARMERS];
+		if (m->kind == CARC_FIG_BARN && !farmers)
+			return "a barn stands in a field, and this game is played without farmers: no barns either";
 		int k = kind_at(g, m->x, m->y, m->port);
-		const char *farmers = k == CARC_F_FIELD && !carc_game_config(g)->rules[CARC_R_FARMERS]
-		                              ? " (this game is played without farmers)" : "";
-		return proto_arena_printf(a, "a %s may not stand on a %s%s", carc_figkind_name(m->kind),
-		                          k < 0 ? "feature" : carc_fkind_name(k), farmers);
+		return proto_arena_printf(a, "a %s may not stand on a %s%s",
+		                          m->kind == CARC_FIG_LARGE ? "large follower" : carc_figkind_name(m->kind),
+		                          k < 0 ? "feature" : carc_fkind_name(k),
+		                          k == CARC_F_FIELD && !farmers ? " (this game is played without farmers)" : "");
 	}
 	default: return carc_strerror(rc);
 	}

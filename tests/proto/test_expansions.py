@@ -1151,6 +1151,29 @@ class Messages(unittest.TestCase):
                                  "%s may not go at (0,1) turned 0°: a river tile must continue the river from an "
                                  "open end, and its river meets none here" % tiles[0])
 
+    def test_figure_refusals_in_a_players_words(self):
+        # a UI walk's three: the large follower named as such, a barn in a
+        # game without farmers, a field named by a whole edge
+        t = Table(self, self.c, ["ann", "bob"], expansions=["base", "river", "inns-cathedrals"],
+                  tiles=["RI.1/IFI", "BA/L"], seed=5)
+        t.play(place("RI.1/IFI", 1, 0, 0))
+        self.assertEqual(t.refuse(deploy(1, 0, "W", "large"), "illegal_move"),
+                         "a large follower may not stand on a river")
+        t = Table(self, self.c, ["ann", "bob"], expansions=["base", "abbey-mayor"], rules={"farmers": False},
+                  tiles=["BA/L", "BA/L"], seed=5)
+        first = t.legal()["moves"][0]
+        t.play(first)
+        x, y = first["x"], first["y"]
+        self.assertEqual(t.refuse(deploy(x, y, "nw", "barn"), "illegal_move"),
+                         "a barn stands in a field, and this game is played without farmers: no barns either")
+        t = Table(self, self.c, ["ann", "bob"], expansions=["base"], tiles=["BA/L", "BA/L"], seed=5)
+        first = t.legal()["moves"][0]
+        t.play(first)
+        x, y = first["x"], first["y"]
+        self.assertEqual(t.refuse(deploy(x, y, "N"), "illegal_move"),
+                         "the tile at (%d,%d) has nothing to stand on at N itself: a field is named by a half of "
+                         "the edge, NL or NR" % (x, y))
+
     def test_river_refusals_name_the_condition(self):
         # Every place next to the board that legal_moves leaves out for a
         # river tile, tried in random games: the refusal names one condition
