@@ -526,6 +526,35 @@ static const char *absent_for(const carc_game *g, int type)
 	return NULL;
 }
 
+/* Why the seat on turn, whose tile `drawn` is drawn, was not offered its
+ * abbey this turn (RULES.md 2.9: instead of drawing, into a hole, once a
+ * game, not while the river is laid). */
+static const char *no_abbey_now(proto_arena *a, const carc_game *g, int drawn)
+{
+	if (carc_abbeys(g, carc_game_seat(g)) <= 0) return "your abbey is on the board already";
+	if (carc_tile_deal_rank(drawn) < 3) return "the abbey waits until the river is laid";
+	int abbey = carc_tile_find("AM/A"), nholes = 0, hx = 0, hy = 0;
+	for (int i = 0; i < carc_board_count(g); i++) {
+		carc_placed_info p;
+		if (!carc_board_get(g, i, &p)) continue;
+		for (int d = 0; d < 4; d++) {
+			int x = p.x + dx[d], y = p.y + dy[d], sides = 0;
+			if (carc_board_find(g, x, y) >= 0) continue;
+			for (int e = 0; e < 4; e++) sides += carc_board_find(g, x + dx[e], y + dy[e]) >= 0;
+			if (sides < 4) continue;
+			if (carc_placement_refused_by(g, abbey, x, y, 0) < 0) /* one hole takes it */
+				return "the abbey is played instead of drawing, when the turn begins, and this turn's tile is "
+				       "drawn";
+			if (!nholes++) {
+				hx = x;
+				hy = y;
+			}
+		}
+	}
+	if (!nholes) return "there is no hole for it, an empty place with a tile on each of its four sides";
+	return proto_arena_printf(a, "no hole takes it: at (%d,%d), %s", hx, hy, placement_rule(a, g, abbey, hx, hy, 0));
+}
+
 const char *proto_move_explain(proto_arena *a, const carc_game *g, const carc_move *m, carc_rc rc, int detail)
 {
 	int drawn = carc_game_drawn(g);
@@ -544,7 +573,10 @@ const char *proto_move_explain(proto_arena *a, const carc_game *g, const carc_mo
 			                         carc_phase_name(carc_game_phase(g)), open_types(a, g));
 		/* a move this game never takes says so too */
 		const char *absent = absent_for(g, m->type);
-		return absent ? proto_arena_printf(a, "%s; and this game has no %s at all", now, absent) : now;
+		if (absent) return proto_arena_printf(a, "%s; and this game has no %s at all", now, absent);
+		if (m->type == CARC_MV_PLACE_ABBEY && carc_game_phase(g) == CARC_PH_TILE && drawn >= 0)
+			return proto_arena_printf(a, "%s: %s", now, no_abbey_now(a, g, drawn));
+		return now;
 	}
 	case CARC_E_TILE:
 		return proto_arena_printf(a, "you drew %s, not %s", drawn >= 0 ? carc_tile_id(drawn) : "no tile",

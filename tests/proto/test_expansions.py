@@ -1151,6 +1151,40 @@ class Messages(unittest.TestCase):
                                  "%s may not go at (0,1) turned 0°: a river tile must continue the river from an "
                                  "open end, and its river meets none here" % tiles[0])
 
+    def test_an_abbey_not_offered_says_why(self):
+        # RULES.md 2.9: the abbey instead of drawing, into a hole, once a
+        # game, not while the river is laid; a place_abbey sent when the
+        # turn's tile is drawn says which of these kept it back
+        drawn = "first place the tile you drew (%s) with a place_tile move: "
+        t = Table(self, self.c, ["ann", "bob"], expansions=["base", "abbey-mayor"],
+                  tiles=ABBEY_TILES + ["BA/C"], seed=5)
+        t.play(*ABBEY_MOVES)
+        t.play(DRAW)  # seat 0 draws instead of its abbey
+        self.assertEqual(t.refuse({"type": "place_abbey", "x": 0, "y": -1}, "illegal_move"),
+                         drawn % "BA/RFr" + "the abbey is played instead of drawing, when the turn begins, and this "
+                         "turn's tile is drawn")
+        t.play(place("BA/RFr", -2, 0, 90), PASS, {"type": "place_abbey", "x": 0, "y": -1}, PASS)
+        self.assertEqual(t.refuse({"type": "place_abbey", "x": 0, "y": -2}, "illegal_move"),
+                         drawn % "BA/C" + "there is no hole for it, an empty place with a tile on each of its four "
+                         "sides")
+        t.play(t.legal()["moves"][0], PASS)
+        self.assertEqual(t.refuse({"type": "place_abbey", "x": 0, "y": -2}, "illegal_move"),
+                         drawn % "BA/C" + "your abbey is on the board already")
+        # the river first
+        t = Table(self, self.c, ["ann", "bob"], expansions=["base", "river", "abbey-mayor"],
+                  tiles=["RI.1/IFI", "BA/C"], seed=5)
+        self.assertEqual(t.refuse({"type": "place_abbey", "x": 1, "y": 0}, "illegal_move"),
+                         drawn % "RI.1/IFI" + "the abbey waits until the river is laid")
+        # tests/scenarios/audit3-cu-02 with only the hole the cult rule refuses
+        start = [{"tile": tile, "x": x, "y": y, "rot": 0} for tile, x, y in (
+            ("CU/S", 0, -1), ("BA/L", -1, -2), ("GQ/F", -1, 0), ("GQ/F", 1, 0), ("GQ/F", 0, 1))]
+        t = Table(self, self.c, ["ann", "bob"], expansions=["base", "cult", "abbey-mayor", "mini"], start=start,
+                  tiles=["GQ/F", "GQ/F"], seed=5)
+        self.assertEqual(t.refuse({"type": "place_abbey", "x": 0, "y": 0}, "illegal_move"),
+                         drawn % "GQ/F" + "no hole takes it: at (0,0), the cult place at (0,-1) has a cloister or "
+                         "abbey next to it (diagonals count) already, and a cult place may not be next to more "
+                         "than one")
+
     def test_figure_refusals_in_a_players_words(self):
         # a UI walk's three: the large follower named as such, a barn in a
         # game without farmers, a field named by a whole edge
