@@ -629,10 +629,25 @@ const char *proto_move_explain(proto_arena *a, const carc_game *g, const carc_mo
 			return proto_arena_printf(a, "the abbey may not go at (%d,%d): it goes only into a hole, an empty place "
 			                             "with a tile on each of its four sides", m->x, m->y);
 		}
-		if (m->type == CARC_MV_MOVE_WAGON)
-			return proto_arena_printf(a, "the wagon may not move to %s of (%d,%d): it moves only onto an unoccupied, "
-			                             "incomplete feature next to the one just scored", carc_port_name(m->port),
-			                          m->x, m->y);
+		if (m->type == CARC_MV_MOVE_WAGON) {
+			const char *to = proto_arena_printf(a, "the wagon may not move to %s of (%d,%d)", carc_port_name(m->port),
+			                                    m->x, m->y);
+			if (carc_board_find(g, m->x, m->y) < 0) return proto_arena_printf(a, "%s: no tile is there", to);
+			int k = kind_at(g, m->x, m->y, m->port);
+			if (k < 0) return proto_arena_printf(a, "%s: nothing stands there", to);
+			if (k != CARC_F_ROAD && k != CARC_F_CITY && k != CARC_F_CLOISTER)
+				return proto_arena_printf(a, "%s: a wagon goes only onto a road, city or cloister, never a %s", to,
+				                          carc_fkind_name(k));
+			/* RULES.md 2.9: C1 connected, C2 the 3 x 3 tiles */
+			return proto_arena_printf(a, "%s: it moves only onto an unoccupied, incomplete road, city or cloister %s",
+			                          to,
+			                          carc_game_config(g)->rules[CARC_R_WAGON_MOVE] == 0
+			                                  ? "connected to the feature just scored (wagon_move connected: a road "
+			                                    "going on through a junction, a road ending at a city or cloister, "
+			                                    "the cloister a road enters)"
+			                                  : "on the tile the wagon stood on or one of the eight around it "
+			                                    "(wagon_move adjacent-tiles)");
+		}
 		if (m->type == CARC_MV_ESCAPE)
 			return proto_arena_printf(a, "that figure may not escape now: escape frees a follower of yours from a "
 			                             "besieged city next to a cloister, abbey or cult place (options escape and "

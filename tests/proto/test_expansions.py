@@ -1078,8 +1078,23 @@ class Messages(unittest.TestCase):
                                  "a %s move is not open now: the wagon decision takes pass or move_wagon%s"
                                  % (move["type"], NO_SHEPHERD if move["type"] == "flock" else ""))
         self.assertEqual(t.refuse({"type": "move_wagon", "x": 2, "y": 0, "at": "E"}, "illegal_move"),
-                         "the wagon may not move to E of (2,0): it moves only onto an unoccupied, incomplete "
-                         "feature next to the one just scored")
+                         "the wagon may not move to E of (2,0): it moves only onto an unoccupied, incomplete road, "
+                         "city or cloister connected to the feature just scored (wagon_move connected: a road going "
+                         "on through a junction, a road ending at a city or cloister, the cloister a road enters)")
+        self.assertEqual(t.refuse({"type": "move_wagon", "x": 2, "y": 0, "at": "NL"}, "illegal_move"),
+                         "the wagon may not move to NL of (2,0): a wagon goes only onto a road, city or cloister, "
+                         "never a field")
+        self.assertEqual(t.refuse({"type": "move_wagon", "x": 9, "y": 9, "at": "N"}, "illegal_move"),
+                         "the wagon may not move to N of (9,9): no tile is there")
+        # the other variant names its own reach (RULES.md 2.9, C2)
+        t = Table(self, self.c, ["ann", "bob"], expansions=["base", "abbey-mayor"], tiles=WAGON_TILES, seed=5,
+                  rules={"wagon_move": "adjacent-tiles"})
+        t.play(*WAGON_MOVES)
+        self.assertEqual(t.legal()["phase"], "wagon")
+        self.assertEqual(t.refuse({"type": "move_wagon", "x": 2, "y": 0, "at": "E"}, "illegal_move"),
+                         "the wagon may not move to E of (2,0): it moves only onto an unoccupied, incomplete road, "
+                         "city or cloister on the tile the wagon stood on or one of the eight around it "
+                         "(wagon_move adjacent-tiles)")
 
     def test_flock_and_escape_phases(self):
         t = Table(self, self.c, ["ann", "bob"], expansions=["base", "hills-sheep"], start=FLOCK_START,
