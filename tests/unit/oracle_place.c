@@ -383,9 +383,7 @@ static int model_free_after(const opl_board *b, int type, int x, int y, int rot,
 
 /* ---- cult places (RULES.md 2.10, 4.12) ----------------------------------------- */
 
-/* Buildings of `kind` on the eight places around (x, y), the new
- * building `nkind` at (nx, ny) counted too. */
-static int near_count(const opl_board *b, int x, int y, int kind, int nx, int ny, int nkind)
+int opl_near_count(const opl_board *b, int x, int y, int kind, int nx, int ny, int nkind)
 {
 	int n = 0;
 	for (int ry = -1; ry <= 1; ry++)
@@ -409,12 +407,12 @@ static unsigned cult_why(const opl_board *b, int mine, int x, int y)
 {
 	if (mine == OPL_NO_BUILDING) return 0;
 	int other = mine == OPL_CULT ? OPL_CLOISTER : OPL_CULT;
-	if (near_count(b, x, y, other, x, y, mine) > 1) return OPL_W_CULT;
+	if (opl_near_count(b, x, y, other, x, y, mine) > 1) return OPL_W_CULT;
 	for (int ry = -1; ry <= 1; ry++)
 		for (int rx = -1; rx <= 1; rx++) {
 			int c = opl_at(b, x + rx, y + ry);
 			if ((!rx && !ry) || c < 0 || opl_building(b->type[c]) != other) continue;
-			if (near_count(b, x + rx, y + ry, mine, x, y, mine) > 1) return OPL_W_CULT;
+			if (opl_near_count(b, x + rx, y + ry, mine, x, y, mine) > 1) return OPL_W_CULT;
 		}
 	return 0;
 }

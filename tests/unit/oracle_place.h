@@ -74,6 +74,9 @@ int opl_river_supply(uint32_t expansions, int *count);
 
 void opl_board_read(opl_board *b, const carc_game *g);
 int opl_at(const opl_board *b, int x, int y); /* cell index, -1 when empty */
+/* Buildings of `kind` on the eight places around (x, y), the new
+ * building `nkind` at (nx, ny) counted too ((x, y) itself: none). */
+int opl_near_count(const opl_board *b, int x, int y, int kind, int nx, int ny, int nkind);
 
 /* The river tiles still to draw after the tile drawn now, by tile type
  * (the caller counts them from the events): left[t] every one, counted[t]

@@ -233,11 +233,12 @@ static const char *river_set(const carc_game *g)
 	return carc_game_config(g)->expansions >> carc_expansion_find("river") & 1 ? "river" : "river2";
 }
 
-/* The reason carc_placement_refusal should give for a refusal the model
- * explains with `why` (OPL_W_* bits; 0 for a river tile: it leaves no
- * free end where another placement does): the first condition of
+/* The reason carc_placement_refusal should give for tile `type` at
+ * (x, y), a refusal the model explains with `why` (OPL_W_* bits; 0 for a
+ * river tile: it leaves no free end where another placement does), by the
+ * river's rule or (by_cult) the cult places': the first condition of
  * carc_refusal's order that fails. */
-static carc_refusal expected_refusal(int type, unsigned why, int by_cult)
+static carc_refusal expected_refusal(int type, int x, int y, unsigned why, int by_cult)
 {
 	static const struct {
 		unsigned bit;
@@ -249,24 +250,14 @@ static carc_refusal expected_refusal(int type, unsigned why, int by_cult)
 	};
 	if (opl_is_river(type) && !by_cult) {
 		for (size_t k = 0; k < sizeof order / sizeof order[0]; k++)
-			if (why & order[k].bit)
-				return order[k].rf;
+			if (why & order[k].bit) return order[k].rf;
 		return CARC_RF_RIVER_NOT_FREE;
 	}
-	/* the cult places' rule: check_refusal tells its two conditions apart */
-	return opl_building(type) == OPL_CULT ? CARC_RF_CULT_TWO_CLOISTERS : CARC_RF_CLOISTER_TWO_CULTS;
-}
-
-/* Buildings of kind `kind` (OPL_CLOISTER, OPL_CULT) around (x, y) on the model's board. */
-static int buildings_near(int x, int y, int kind)
-{
-	int n = 0;
-	for (int ry = -1; ry <= 1; ry++)
-		for (int rx = -1; rx <= 1; rx++) {
-			int c = opl_at(&board, x + rx, y + ry);
-			n += (rx || ry) && c >= 0 && opl_building(board.type[c]) == kind;
-		}
-	return n;
+	/* next to two of the other kind, else next to one that has one of the tile's kind */
+	int cult = opl_building(type) == OPL_CULT, other = cult ? OPL_CLOISTER : OPL_CULT;
+	if (opl_near_count(&board, x, y, other, x, y, OPL_NO_BUILDING) > 1)
+		return cult ? CARC_RF_CULT_TWO_CLOISTERS : CARC_RF_CLOISTER_TWO_CULTS;
+	return cult ? CARC_RF_CLOISTER_HAS_CULT : CARC_RF_CULT_HAS_CLOISTER;
 }
 
 /* carc_placement_refusal at a place the board takes: none where no rule
@@ -277,18 +268,16 @@ static void check_refusal(const run *r, const carc_game *g, int type, int x, int
 {
 	int ax = INT16_MIN, ay = INT16_MIN;
 	carc_refusal got = carc_placement_refusal(g, type, x, y, rot, &ax, &ay), want = CARC_RF_NONE;
-	if (by >= 0)
-		want = expected_refusal(type, why, !strcmp(carc_expansion(by)->name, "cult"));
+	if (by >= 0) want = expected_refusal(type, x, y, why, !strcmp(carc_expansion(by)->name, "cult"));
 	int mine = opl_building(type), other = mine == OPL_CULT ? OPL_CLOISTER : OPL_CULT;
-	if ((want == CARC_RF_CULT_TWO_CLOISTERS || want == CARC_RF_CLOISTER_TWO_CULTS) && buildings_near(x, y, other) < 2)
-		want = mine == OPL_CULT ? CARC_RF_CLOISTER_HAS_CULT : CARC_RF_CULT_HAS_CLOISTER;
 	int at_ok = got == CARC_RF_NONE ? ax == INT16_MIN && ay == INT16_MIN : 1;
 	if (got == CARC_RF_RIVER_ROOM) /* an empty place the tile's river faces */
 		at_ok = abs(ax - x) + abs(ay - y) == 1 && opl_at(&board, ax, ay) < 0 &&
 		        opl_edge(type, rot, ax > x ? 1 : ax < x ? 3 : ay > y ? 2 : 0) == OPL_RIVER;
 	else if (got == CARC_RF_CLOISTER_HAS_CULT || got == CARC_RF_CULT_HAS_CLOISTER)
 		at_ok = abs(ax - x) <= 1 && abs(ay - y) <= 1 && opl_at(&board, ax, ay) >= 0 &&
-		        opl_building(board.type[opl_at(&board, ax, ay)]) == other && buildings_near(ax, ay, mine) >= 1;
+		        opl_building(board.type[opl_at(&board, ax, ay)]) == other &&
+		        opl_near_count(&board, ax, ay, mine, ax, ay, OPL_NO_BUILDING) >= 1;
 	else if (got != CARC_RF_NONE)
 		at_ok = ax == x && ay == y;
 	if (got != want || !at_ok) {
