@@ -200,17 +200,17 @@ static int farm_has_farmers(const carc_game *g, int root) { return g->nodes[root
  * cost little.  The three other tiles around the point corner k touches,
  * as offsets from the tile and the corner of each at that point: the two
  * beside it first, then the one across. */
+static const int8_t corner_others[4][3][3] = {
+	{ { 0, -1, 3 }, { -1, 0, 1 }, { -1, -1, 2 } }, /* NW */
+	{ { 0, -1, 2 }, { 1, 0, 0 }, { 1, -1, 3 } },   /* NE */
+	{ { 1, 0, 3 }, { 0, 1, 1 }, { 1, 1, 0 } },     /* SE */
+	{ { -1, 0, 2 }, { 0, 1, 0 }, { -1, 1, 1 } },   /* SW */
+};
 static __attribute__((noinline)) int barn_corner(const carc_game *g, int k, int *node)
 {
-	static const int8_t others[4][3][3] = {
-		{ { 0, -1, 3 }, { -1, 0, 1 }, { -1, -1, 2 } }, /* NW */
-		{ { 0, -1, 2 }, { 1, 0, 0 }, { 1, -1, 3 } },   /* NE */
-		{ { 1, 0, 3 }, { 0, 1, 1 }, { 1, 1, 0 } },     /* SE */
-		{ { -1, 0, 2 }, { 0, 1, 0 }, { -1, 1, 1 } },   /* SW */
-	};
 	const carc_cell *c = &g->cells[g->last];
 	int x = c->x, y = c->y;
-	const int8_t(*o)[3] = others[k];
+	const int8_t(*o)[3] = corner_others[k];
 	int n = carc_board_lookup(g, x + o[0][0], y + o[0][1]);
 	if (n < 0 || !corner_field(g, n, o[0][2])) return CARC_E_RULE;
 	n = carc_board_lookup(g, x + o[1][0], y + o[1][1]);
@@ -500,6 +500,80 @@ static void wagon_apply(carc_game *g, const carc_move *m, carc_sink *out)
 	if (!next_wagon(g)) carc_turn_continue(g, out);
 }
 
+/* ---- why a move is refused (carc_move_refusal) ---------------------------------- */
+
+/* The tile of the first barn standing in the farm of `root`. */
+static void barn_tile(const carc_game *g, int root, int *ax, int *ay)
+{
+	for (int i = 0; i < g->nbarns; i++)
+		if (carc_feat_root(g, g->barn_farm[i]) == root) {
+			const carc_cell *c = &g->cells[g->nodes[g->figs[g->barn_fig[i]].node].cell];
+			*ax = c->x;
+			*ay = c->y;
+			return;
+		}
+}
+
+/* A barn at corner k of the tile just placed: the first of its
+ * conditions that fails, in the order barn_corner reads them but with
+ * the tile's own corner first. */
+static int barn_why(const carc_game *g, int k, int *ax, int *ay)
+{
+	if (!corner_field(g, g->last, k)) return CARC_RF_BARN_NOT_FIELD;
+	const carc_cell *c = &g->cells[g->last];
+	for (int i = 0; i < 3; i++) {
+		const int8_t *o = corner_others[k][i];
+		int n = carc_board_lookup(g, c->x + o[0], c->y + o[1]);
+		if (n >= 0 && corner_field(g, n, o[2])) continue;
+		*ax = c->x + o[0];
+		*ay = c->y + o[1];
+		return n < 0 ? CARC_RF_BARN_NO_TILE : CARC_RF_BARN_SPLIT;
+	}
+	int root = carc_feat_root(g, carc_board_feature_at(g, g->last, corner_halves[k][0]));
+	if (g->cfg.rules[CARC_R_BARN_PLACEMENT] == 0 && farm_has_barn(g, root)) {
+		barn_tile(g, root, ax, ay);
+		return CARC_RF_BARN_FARM_HAS_BARN;
+	}
+	return CARC_RF_NONE;
+}
+
+/* Where the wagon waiting first may not go, and why. */
+static int wagon_why(const carc_game *g, const carc_move *m, int *ax, int *ay)
+{
+	int cell = carc_board_lookup(g, m->x, m->y);
+	if (cell < 0) return CARC_RF_WAGON_NO_TILE;
+	int node = m->port < CARC_PORT_COUNT ? carc_board_feature_at(g, cell, m->port) : -1;
+	if (node < 0) return CARC_RF_WAGON_NOTHING;
+	int k = g->nodes[node].kind, root = carc_feat_root(g, node);
+	if (k != CARC_F_ROAD && k != CARC_F_CITY && k != CARC_F_CLOISTER) return CARC_RF_WAGON_KIND;
+	if (g->nodes[root].done) return CARC_RF_WAGON_COMPLETE;
+	if (g->nodes[root].nfig) return CARC_RF_WAGON_OCCUPIED;
+	const carc_cell *w = &g->cells[g->wagons[0].cell];
+	*ax = w->x;
+	*ay = w->y;
+	return CARC_RF_WAGON_OUT_OF_REACH;
+}
+
+static int abbey_why(const carc_game *g, const carc_move *m, int *ax, int *ay)
+{
+	if (m->type == CARC_MV_PLACE_ABBEY) {
+		int f = carc_board_front_at(g, m->x, m->y);
+		if (f < 0 || g->front[f].mask != 0xffffffffu) return CARC_RF_ABBEY_NOT_HOLE;
+		return carc_placement_refusal(g, g->abbey_type, m->x, m->y, 0, ax, ay);
+	}
+	if (m->type == CARC_MV_MOVE_WAGON && g->phase == CARC_PH_WAGON && g->nwagons) return wagon_why(g, m, ax, ay);
+	if (m->type != CARC_MV_DEPLOY || g->phase != CARC_PH_ACTION || m->port >= CARC_PORT_COUNT) return CARC_RF_NONE;
+	if (m->kind == CARC_FIG_BARN)
+		return m->port >= CARC_P_NW && m->port <= CARC_P_SW ? barn_why(g, m->port - CARC_P_NW, ax, ay) : CARC_RF_NONE;
+	/* a follower into a farm that has a barn */
+	int node = carc_board_feature_at(g, g->last, m->port);
+	if (!carc_is_follower(m->kind) || node < 0 || g->nodes[node].kind != CARC_F_FIELD) return CARC_RF_NONE;
+	int root = carc_feat_root(g, node);
+	if (!farm_has_barn(g, root)) return CARC_RF_NONE;
+	barn_tile(g, root, ax, ay);
+	return CARC_RF_FARM_HAS_BARN;
+}
+
 /* ---- hooks shared by the parts -------------------------------------------------- */
 
 static void abbey_apply(carc_game *g, const carc_move *m, carc_sink *out)
@@ -554,4 +628,5 @@ const carc_ext carc_ext_abbey = {
 	.phases = 1u << CARC_PH_WAGON | 1u << CARC_PH_ABBEY_FINAL,
 	.phase_moves = abbey_phase_moves,
 	.phase_apply = abbey_phase_apply,
+	.move_why = abbey_why,
 };

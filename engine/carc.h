@@ -424,12 +424,51 @@ typedef enum carc_refusal {
 	                               place next to it already */
 	CARC_RF_CULT_HAS_CLOISTER,  /* a cloister or abbey next to a cult place (at) that has a
 	                               cloister or abbey next to it already */
+	/* the other moves (carc_move_refusal) */
+	CARC_RF_ABBEY_NOT_HOLE,     /* the abbey goes only into a hole: an empty place with a tile
+	                               on each of its four sides */
+	CARC_RF_VOLCANO_LAKE,       /* no figure goes on the volcano lake just placed */
+	CARC_RF_FARM_HAS_BARN,      /* no follower joins a farm with a barn (at: the barn's tile) */
+	CARC_RF_NEEDS_OWN_FOLLOWER, /* a builder or pig joins only a feature where the seat has a
+	                               follower */
+	CARC_RF_FARM_HAS_SHEPHERD,  /* a shepherd goes only into a farm with no shepherd (at: the
+	                               shepherd's tile) */
+	CARC_RF_BARN_NOT_FIELD,     /* the barn's corner of the tile just placed is not a field */
+	CARC_RF_BARN_NO_TILE,       /* four tiles must meet at the barn's corner, and (at) is empty */
+	CARC_RF_BARN_SPLIT,         /* the tile at (at) is no field at the barn's corner: one field
+	                               must cover the four corners that meet there */
+	CARC_RF_BARN_FARM_HAS_BARN, /* barn_placement no-barn-in-farm: the farm has a barn (at: its
+	                               tile) */
+	CARC_RF_WAGON_NO_TILE,      /* the wagon's target: no tile at (x, y) */
+	CARC_RF_WAGON_NOTHING,      /* nothing is at that port of the tile */
+	CARC_RF_WAGON_KIND,         /* a field or a river there: a wagon goes onto a road, city or
+	                               cloister only */
+	CARC_RF_WAGON_COMPLETE,     /* that feature is complete */
+	CARC_RF_WAGON_OCCUPIED,     /* a follower stands in that feature */
+	CARC_RF_WAGON_OUT_OF_REACH, /* beyond the wagon's reach under wagon_move: not connected to the
+	                               feature just scored, or not on the wagon's tile or one of the
+	                               eight around it (at: the wagon's tile) */
+	CARC_RF_ESCAPE_NOT_YOURS,   /* that figure belongs to another seat */
+	CARC_RF_ESCAPE_NOT_IN_CITY, /* that figure is no follower standing in a city (in the supply,
+	                               elsewhere, or a builder or pig) */
+	CARC_RF_ESCAPE_NOT_BESIEGED, /* its city is not besieged (no siege tile) */
+	CARC_RF_ESCAPE_NO_CLOISTER, /* no cloister, abbey or cult place is next to a tile of its city
+	                               that escape_cloister counts (siege-tile: a siege tile; any-tile:
+	                               any) */
+	CARC_RF_ESCAPE_DONE,        /* a follower has escaped from this city this turn already (escape
+	                               each-city: one a city) */
 	CARC_RF_COUNT
 } carc_refusal;
 /* "none", "other", "river_unjoined", "river_joins", "river_u_turn",
  * "river_room", "river_ends", "river_boxed", "river_not_free",
  * "cult_place_two_cloisters", "cloister_two_cult_places",
- * "cloister_has_cult_place", "cult_place_has_cloister". */
+ * "cloister_has_cult_place", "cult_place_has_cloister", "abbey_not_hole",
+ * "volcano_lake", "farm_has_barn", "needs_own_follower",
+ * "farm_has_shepherd", "barn_not_field", "barn_no_tile", "barn_split",
+ * "barn_farm_has_barn", "wagon_no_tile", "wagon_nothing", "wagon_kind",
+ * "wagon_complete", "wagon_occupied", "wagon_out_of_reach",
+ * "escape_not_yours", "escape_not_in_city", "escape_not_besieged",
+ * "escape_no_cloister", "escape_done". */
 const char *carc_refusal_name(int refusal);
 int carc_refusal_find(const char *s); /* -1 when unknown or NULL */
 /* Why a rule of an expansion keeps tile `type` from (x, y) turned rot
@@ -444,6 +483,16 @@ int carc_refusal_find(const char *s); /* -1 when unknown or NULL */
  * come the river tiles after the one drawn, whichever tile is asked
  * about.  What carcd tells a refused move, in words. */
 carc_refusal carc_placement_refusal(const carc_game *g, int type, int x, int y, int rot, int *at_x, int *at_y);
+/* The same for any move that carc_check_move answers CARC_E_RULE: for a
+ * place_tile, carc_placement_refusal's answer; else which condition of
+ * the rule of a figure or of an expansion's move fails, from
+ * CARC_RF_ABBEY_NOT_HOLE on (CARC_RF_OTHER when none of them: a figure id
+ * the game does not have, say).  CARC_RF_NONE for a move carc_check_move
+ * does not answer CARC_E_RULE.  *at_x, *at_y (either may be NULL) receive
+ * the place the reason names (the comments above say which), else the
+ * move's x, y; with CARC_RF_NONE they are left alone.  `m` may be NULL
+ * (CARC_RF_NONE). */
+carc_refusal carc_move_refusal(const carc_game *g, const carc_move *m, int *at_x, int *at_y);
 /* Why `m` is illegal now (CARC_OK if it is legal).  `detail` (may be NULL)
  * receives, for CARC_E_EDGE, the side of the tile placed (0 N, 1 E, 2 S,
  * 3 W, on the board) whose edge does not match, the first in that order

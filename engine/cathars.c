@@ -200,6 +200,25 @@ static int cathars_turn_end(carc_game *g, carc_sink *out)
 	return escape_decide(g);
 }
 
+/* carc_move_refusal: why that figure may not escape now, the conditions
+ * of cathars_moves and escapable one by one. */
+static int cathars_why(const carc_game *g, const carc_move *m, int *ax, int *ay)
+{
+	(void)ax;
+	(void)ay;
+	if (m->type != CARC_MV_ESCAPE || g->phase != CARC_PH_ESCAPE) return CARC_RF_NONE;
+	if (m->figure >= CARC_MAX_FIGS || !g->figs[m->figure].used) return CARC_RF_NONE; /* no such figure */
+	const carc_fig *f = &g->figs[m->figure];
+	if (f->seat != g->turn_seat) return CARC_RF_ESCAPE_NOT_YOURS;
+	if (f->node == CARC_NONE || !carc_is_follower(f->kind) || g->nodes[f->node].kind != CARC_F_CITY)
+		return CARC_RF_ESCAPE_NOT_IN_CITY;
+	int root = carc_feat_root(g, f->node);
+	if (!(city_flags(g, root) & CARC_TF_BESIEGED)) return CARC_RF_ESCAPE_NOT_BESIEGED;
+	for (int i = 0; i < g->nescaped; i++)
+		if (g->escaped[i] == root) return CARC_RF_ESCAPE_DONE;
+	return escapable(g, root) ? CARC_RF_NONE : CARC_RF_ESCAPE_NO_CLOISTER;
+}
+
 static void cathars_apply(carc_game *g, const carc_move *m, carc_sink *out)
 {
 	if (m->type == CARC_MV_ESCAPE) {
@@ -223,4 +242,5 @@ const carc_ext carc_ext_cathars = {
 	.phases = 1u << CARC_PH_ESCAPE,
 	.phase_moves = cathars_moves,
 	.phase_apply = cathars_apply,
+	.move_why = cathars_why,
 };

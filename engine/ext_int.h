@@ -44,6 +44,13 @@ typedef struct carc_ext {
 	 * off the hot path: plain code, which test_placement_ext holds to the
 	 * model's reasons.  NULL: CARC_RF_OTHER. */
 	int (*placement_why)(const carc_game *g, int type, int x, int y, int rot, int *ax, int *ay);
+	/* Why a move other than a placement of the drawn tile is refused by
+	 * a rule of this expansion (carc_check_move answers CARC_E_RULE): a
+	 * carc_refusal, with the place it names in *ax, *ay (never NULL; the
+	 * move's x, y on entry); CARC_RF_NONE when the move is none of its
+	 * business.  Asked of each expansion in play in turn, off the hot
+	 * path; NULL: never its business. */
+	int (*move_why)(const carc_game *g, const carc_move *m, int *ax, int *ay);
 	/* placement_allowed over a whole listing: moves[0..n) are placements
 	 * of `type` whose edges match (positions in frontier order, each with
 	 * its rotations ascending); drops those placement_allowed refuses,

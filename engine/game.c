@@ -858,6 +858,22 @@ carc_refusal carc_placement_refusal(const carc_game *g, int type, int x, int y, 
 	return why;
 }
 
+carc_refusal carc_move_refusal(const carc_game *g, const carc_move *m, int *at_x, int *at_y)
+{
+	if (!g || !m || carc_check_move(g, m, NULL) != CARC_E_RULE) return CARC_RF_NONE;
+	if (m->type == CARC_MV_PLACE_TILE) return carc_placement_refusal(g, m->tile, m->x, m->y, m->rot, at_x, at_y);
+	int ax = m->x, ay = m->y;
+	carc_refusal why = CARC_RF_OTHER; /* refused all the same */
+	CARC_EXT_IN(g->exts, e) { /* the first that answers */
+		int r = why == CARC_RF_OTHER && e->move_why ? e->move_why(g, m, &ax, &ay) : CARC_RF_NONE;
+		if (r > CARC_RF_OTHER && r < CARC_RF_COUNT) why = (carc_refusal)r;
+		else if (why == CARC_RF_OTHER) ax = m->x, ay = m->y;
+	}
+	if (at_x) *at_x = ax;
+	if (at_y) *at_y = ay;
+	return why;
+}
+
 /* The placements of the drawn tile whose edges match (all of them legal
  * when no expansion judges it), written without a branch per rotation:
  * each frontier position stores four moves, 48 bytes in three 16-byte

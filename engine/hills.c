@@ -247,6 +247,26 @@ static int shepherd_special(const carc_game *g, int seat, int kind, int port, in
 	return CARC_OK;
 }
 
+/* carc_move_refusal: a shepherd refused a farm where a shepherd stands,
+ * named by that shepherd's tile. */
+static int hills_why(const carc_game *g, const carc_move *m, int *ax, int *ay)
+{
+	int node;
+	if (m->type != CARC_MV_DEPLOY || g->phase != CARC_PH_ACTION ||
+	    shepherd_special(g, g->seat, m->kind, m->port, &node) != CARC_E_RULE)
+		return CARC_RF_NONE;
+	int root = carc_feat_root(g, node);
+	for (unsigned b = g->shep_out; b; b &= b - 1) {
+		int s = __builtin_ctz(b);
+		if (g->in_supply[s][CARC_FIG_SHEPHERD] || carc_feat_root(g, g->shep_farm[s]) != root) continue;
+		const carc_cell *c = &g->cells[g->nodes[g->figs[g->shepherd[s]].node].cell];
+		*ax = c->x;
+		*ay = c->y;
+		break;
+	}
+	return CARC_RF_FARM_HAS_SHEPHERD;
+}
+
 static void shepherd_deployed(carc_game *g, int fig, carc_sink *out)
 {
 	if (g->figs[fig].kind != CARC_FIG_SHEPHERD) return;
@@ -399,4 +419,5 @@ const carc_ext carc_ext_hills = {
 	.phases = 1u << CARC_PH_FLOCK,
 	.phase_moves = flock_moves,
 	.phase_apply = flock_apply,
+	.move_why = hills_why,
 };

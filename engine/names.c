@@ -89,7 +89,10 @@ const char *carc_token_name(int t) { return name_of(tokens, CARC_TOK_COUNT, t); 
 static const char *const refusals[CARC_RF_COUNT] = {
 	"none", "other", "river_unjoined", "river_joins", "river_u_turn", "river_room", "river_ends", "river_boxed",
 	"river_not_free", "cult_place_two_cloisters", "cloister_two_cult_places", "cloister_has_cult_place",
-	"cult_place_has_cloister"
+	"cult_place_has_cloister", "abbey_not_hole", "volcano_lake", "farm_has_barn", "needs_own_follower",
+	"farm_has_shepherd", "barn_not_field", "barn_no_tile", "barn_split", "barn_farm_has_barn", "wagon_no_tile",
+	"wagon_nothing", "wagon_kind", "wagon_complete", "wagon_occupied", "wagon_out_of_reach", "escape_not_yours",
+	"escape_not_in_city", "escape_not_besieged", "escape_no_cloister", "escape_done"
 };
 const char *carc_refusal_name(int r) { return name_of(refusals, CARC_RF_COUNT, r); }
 int carc_refusal_find(const char *s) { return index_of(refusals, CARC_RF_COUNT, s); }

@@ -1456,6 +1456,18 @@ static void river_placed(carc_game *g, int cell, carc_sink *out)
  * is closed). */
 static int river_deploy_allowed(const carc_game *g, int cell) { return cell + 1 != g->river_lake; }
 
+/* carc_move_refusal: a deploy on the volcano lake just placed, while the
+ * river refuses deploys (the lake's turn). */
+static int river_move_why(const carc_game *g, const carc_move *m, int *ax, int *ay)
+{
+	if (m->type != CARC_MV_DEPLOY || g->phase != CARC_PH_ACTION ||
+	    !(g->hook_exts[__builtin_ctz(CARC_HOOK_DEPLOY)] >> CARC_EXT_RIVER & 1) || river_deploy_allowed(g, g->last))
+		return CARC_RF_NONE;
+	*ax = g->cells[g->last].x;
+	*ay = g->cells[g->last].y;
+	return CARC_RF_VOLCANO_LAKE;
+}
+
 /* The volcano lake's extra turn, unless this turn is an extra one
  * already: "only one extra tile per turn" (RULES.md 4.7), whether the
  * builder gave it or not. */
@@ -1572,4 +1584,5 @@ const carc_ext carc_ext_river = {
 	.tile_placed = river_placed,
 	.deploy_allowed = river_deploy_allowed,
 	.extra_turn = river_extra_turn,
+	.move_why = river_move_why,
 };

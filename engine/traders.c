@@ -168,6 +168,18 @@ static int traders_special(const carc_game *g, int seat, int kind, int port, int
 	return special_at(g, seat, kind, side_feature(g, port), out_node);
 }
 
+/* carc_move_refusal: a builder or pig refused a feature where the seat on
+ * turn has no follower (the one refusal of theirs a rule gives). */
+static int traders_why(const carc_game *g, const carc_move *m, int *ax, int *ay)
+{
+	(void)ax;
+	(void)ay;
+	int node;
+	if (m->type != CARC_MV_DEPLOY || g->phase != CARC_PH_ACTION) return CARC_RF_NONE;
+	return traders_special(g, g->seat, m->kind, m->port, &node) == CARC_E_RULE ? CARC_RF_NEEDS_OWN_FOLLOWER
+	                                                                           : CARC_RF_NONE;
+}
+
 /* ---- the builder's extra turn ------------------------------------------------------- */
 
 /* Does the tile just placed extend or complete the feature of the builder
@@ -311,4 +323,5 @@ const carc_ext carc_ext_traders = {
 	.tile_placed = traders_placed,
 	.extra_turn = builder_extra_turn,
 	.farm_bonus = pig_bonus,
+	.move_why = traders_why,
 };

@@ -107,11 +107,11 @@
  *                             in carc_legal_moves().  CODEs: arg over phase
  *                             tile occupied not-adjacent edge rule
  *                             not-tile-just-placed no-feature feature-taken
- *                             no-figure kind capacity; for a placement
- *                             (place, abbey) rule:NAME also names the
- *                             condition of the rule that fails
- *                             (carc_placement_refusal, named as
- *                             carc_refusal_name names it)
+ *                             no-figure kind capacity; rule:NAME also
+ *                             names the condition of the rule that fails
+ *                             (carc_move_refusal, named as
+ *                             carc_refusal_name names it), and
+ *                             rule:NAME@X,Y the place it names too
  *   turn SEAT                 SEAT must decide now
  *   phase NAME                the decision due is of phase NAME (tile,
  *                             action, escape, wagon, over)
@@ -775,11 +775,19 @@ static void do_illegal(run *r, char **t, int nt)
 		ERR(r, "expect-illegal wants MOVE CODE");
 		return;
 	}
-	/* CODE, or rule:NAME for a placement a rule refuses */
-	char code[32];
+	/* CODE, or rule:NAME or rule:NAME@X,Y for a move a rule refuses */
+	char code[64];
 	snprintf(code, sizeof code, "%s", t[nt - 1]);
-	char *colon = strchr(code, ':');
-	int reason = -1;
+	char *colon = strchr(code, ':'), *at = strchr(code, '@');
+	int reason = -1, want_x = 0, want_y = 0;
+	if (at) {
+		char end = 0;
+		*at = 0;
+		if (!colon || sscanf(at + 1, "%d,%d%c", &want_x, &want_y, &end) != 2) {
+			ERR(r, "`%s`: a place is written rule:NAME@X,Y", t[nt - 1]);
+			return;
+		}
+	}
 	if (colon) {
 		*colon = 0;
 		reason = carc_refusal_find(colon + 1);
@@ -794,10 +802,6 @@ static void do_illegal(run *r, char **t, int nt)
 		return;
 	}
 	if (!parse_move(r, t + 1, nt - 2, &m) || !r->g) return;
-	if (colon && m.type != CARC_MV_PLACE_TILE && m.type != CARC_MV_PLACE_ABBEY) {
-		ERR(r, "rule:%s names a condition of a placement rule, and this is no placement", colon + 1);
-		return;
-	}
 	flush(r);
 	char text[160];
 	join_tokens(text, sizeof text, t + 1, nt - 2);
@@ -806,13 +810,16 @@ static void do_illegal(run *r, char **t, int nt)
 	if ((int)got != want)
 		FAIL(r, "carc_check_move(`%s`) gave %s (%s), expected %s", text, rc_name(got), carc_strerror(got), t[nt - 1]);
 	if (is_listed(r->g, &m)) FAIL(r, "`%s` is listed by carc_legal_moves() but should be illegal", text);
-	if (got == CARC_E_RULE && (m.type == CARC_MV_PLACE_TILE || m.type == CARC_MV_PLACE_ABBEY)) {
-		int abbey = m.type == CARC_MV_PLACE_ABBEY;
-		int why = carc_placement_refusal(r->g, abbey ? carc_tile_find("AM/A") : m.tile, m.x, m.y, abbey ? 0 : m.rot,
-		                                 NULL, NULL);
-		if (getenv("SCENARIO_SHOW_REASONS")) printf("%s:%d: rule:%s\n", r->path, r->line, carc_refusal_name(why));
+	if (got == CARC_E_RULE) {
+		int ax = 0, ay = 0, why = carc_move_refusal(r->g, &m, &ax, &ay);
+		if (getenv("SCENARIO_SHOW_REASONS"))
+			printf("%s:%d: rule:%s@%d,%d\n", r->path, r->line, carc_refusal_name(why), ax, ay);
+		if (why <= CARC_RF_OTHER) FAIL(r, "`%s` is refused by a rule carc_move_refusal does not name", text);
 		if (colon && why != reason)
 			FAIL(r, "`%s` is refused for %s, expected rule:%s", text, carc_refusal_name(why), colon + 1);
+		if (at && why == reason && (ax != want_x || ay != want_y))
+			FAIL(r, "`%s` is refused for %s at (%d,%d), expected (%d,%d)", text, carc_refusal_name(why), ax, ay,
+			     want_x, want_y);
 	}
 	carc_rc applied = carc_apply(r->g, &m, &r->sink);
 	if ((int)applied != want)

@@ -78,7 +78,12 @@ START_TEST(test_kind_names)
 	static const char *const rf[] = { "none", "other", "river_unjoined", "river_joins", "river_u_turn", "river_room",
 		                           "river_ends", "river_boxed", "river_not_free", "cult_place_two_cloisters",
 		                           "cloister_two_cult_places", "cloister_has_cult_place",
-		                           "cult_place_has_cloister" };
+		                           "cult_place_has_cloister", "abbey_not_hole", "volcano_lake", "farm_has_barn",
+		                           "needs_own_follower", "farm_has_shepherd", "barn_not_field", "barn_no_tile",
+		                           "barn_split", "barn_farm_has_barn", "wagon_no_tile", "wagon_nothing",
+		                           "wagon_kind", "wagon_complete", "wagon_occupied", "wagon_out_of_reach",
+		                           "escape_not_yours", "escape_not_in_city", "escape_not_besieged",
+		                           "escape_no_cloister", "escape_done" };
 	ck_assert_int_eq(sizeof rf / sizeof rf[0], CARC_RF_COUNT);
 	for (int k = 0; k < CARC_RF_COUNT; k++) {
 		ck_assert_str_eq(carc_refusal_name(k), rf[k]);
