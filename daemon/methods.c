@@ -22,6 +22,7 @@ typedef struct method_call {
 	games_game *notify_game;
 	proto_val *notify;
 	games_game *closed;     /* free after the watchers heard of it */
+	proto_val *err_data;    /* set with an error: its `data` (illegal_move's reason) */
 } method_call;
 
 typedef proto_err method_exec(method_call *c, proto_val **result, const char **why);
@@ -405,7 +406,20 @@ static proto_err check_legal(method_call *c, const games_game *gm, const carc_mo
 	carc_rc crc = carc_check_move(gm->g, m, &detail);
 	if (crc == CARC_OK) return PROTO_OK;
 	*why = proto_move_explain(c->a, gm->g, m, crc, detail);
+	c->err_data = proto_move_reason(c->a, gm->g, m, crc, detail);
 	return PROTO_E_ILLEGAL_MOVE;
+}
+
+/* A move from the request's `move`, parsed: an illegal_move there (a move
+ * type of an expansion carcd does not play yet) has its reason too. */
+static proto_err parse_move(method_call *c, const games_game *gm, const proto_val *v, carc_move *m, const char **why)
+{
+	proto_err rc = proto_move_parse(c->a, gm->g, v, m, why);
+	if (rc == PROTO_E_ILLEGAL_MOVE) {
+		c->err_data = pv_map(c->a);
+		pv_set_str(c->a, c->err_data, "reason", PROTO_REASON_NOT_IN_GAME);
+	}
+	return rc;
 }
 
 /* legal_moves with `move` (an extra): of the n moves listed, only the one
@@ -428,7 +442,7 @@ static proto_err one_move(method_call *c, const games_game *gm, const proto_val 
 		return PROTO_OK;
 	}
 	carc_move m;
-	proto_err rc = proto_move_parse(c->a, gm->g, ask, &m, why); /* illegal_move: of an expansion not built yet */
+	proto_err rc = parse_move(c, gm, ask, &m, why); /* illegal_move: of an expansion not built yet */
 	if (!rc) rc = check_legal(c, gm, &m, why);
 	if (rc == PROTO_E_ILLEGAL_MOVE) {
 		*code = rc;
@@ -480,6 +494,7 @@ static proto_err m_legal_moves(method_call *c, proto_val **result, const char **
 		proto_val *w = pv_set(r, "why", pv_map(a));
 		pv_set_str(a, w, "code", proto_strerror(code));
 		pv_set_str(a, w, "message", whynot);
+		if (code == PROTO_E_ILLEGAL_MOVE && c->err_data) pv_set(w, "data", c->err_data);
 	}
 	*result = r;
 	return PROTO_OK;
@@ -544,7 +559,7 @@ static proto_err m_apply_move(method_call *c, proto_val **result, const char **w
 	}
 	if ((rc = check_turn(c, gm, seat, why))) return rc;
 	carc_move m;
-	if ((rc = proto_move_parse(a, gm->g, pv_get(c->params, "move"), &m, why))) return rc;
+	if ((rc = parse_move(c, gm, pv_get(c->params, "move"), &m, why))) return rc;
 	if ((rc = check_legal(c, gm, &m, why))) return rc;
 	carc_sink sink = { s->events, 0, CARC_MAX_EVENTS };
 	carc_rc crc = carc_apply(gm->g, &m, &sink);
@@ -833,10 +848,16 @@ void methods_free(server *s)
 	free(s->moves);
 }
 
-void methods_reply_error(server *s, void *conn, const proto_request *rq, proto_err code, const char *why)
+static void reply_error(server *s, void *conn, const proto_request *rq, proto_err code, const char *why,
+                        proto_val *data)
 {
 	s->errors[code < PROTO_E_COUNT ? code : PROTO_E_INTERNAL]++;
-	send_to(s, conn, proto_error(&s->arena, rq, code, why));
+	send_to(s, conn, proto_error_data(&s->arena, rq, code, why, data));
+}
+
+void methods_reply_error(server *s, void *conn, const proto_request *rq, proto_err code, const char *why)
+{
+	reply_error(s, conn, rq, code, why, NULL);
 }
 
 void methods_handle(server *s, void *conn, games_subs *subs, const proto_request *rq)
@@ -849,13 +870,13 @@ void methods_handle(server *s, void *conn, games_subs *subs, const proto_request
 		                    proto_arena_printf(&s->arena, "there is no method `%s`", rq->method));
 		return;
 	}
-	method_call c = { s, &s->arena, conn, subs, rq->params, NULL, NULL, NULL };
+	method_call c = { s, &s->arena, conn, subs, rq->params, NULL, NULL, NULL, NULL };
 	const char *why = NULL;
 	proto_val *result = NULL;
 	proto_err rc = proto_params_check(c.a, m->params, rq->params, &why);
 	if (rc == PROTO_OK) rc = m->exec(&c, &result, &why);
 	if (rc != PROTO_OK) {
-		methods_reply_error(s, conn, rq, rc, why);
+		reply_error(s, conn, rq, rc, why, rc == PROTO_E_ILLEGAL_MOVE ? c.err_data : NULL);
 		return;
 	}
 	/* the mover hears its response before the notification of its move */

@@ -402,27 +402,6 @@ static int kind_at(const carc_game *g, int x, int y, int port)
 	return -1;
 }
 
-/* Why a deploy onto the tile just placed breaks a rule of its figure. */
-static const char *deploy_rule(proto_arena *a, const carc_game *g, const carc_move *m)
-{
-	if (carc_game_phase(g) != CARC_PH_ACTION) return "no figure may be deployed on this tile";
-	switch (m->kind) {
-	case CARC_FIG_BUILDER:
-	case CARC_FIG_PIG:
-		return proto_arena_printf(a, "a %s joins a feature where you already have a follower", carc_figkind_name(m->kind));
-	case CARC_FIG_BARN:
-		return proto_arena_printf(a, "a barn may not stand at %s of (%d,%d): it goes on a corner of the tile just placed "
-		                             "where four tiles meet in one field%s", carc_port_name(m->port), m->x, m->y,
-		                          carc_game_config(g)->rules[CARC_R_BARN_PLACEMENT] == 0
-		                                  ? ", into a farm that has no barn yet (barn_placement)" : "");
-	case CARC_FIG_SHEPHERD:
-		return "a shepherd goes only into a farm where no shepherd stands";
-	default: /* a follower: into a farm closed by a barn, or onto a tile that takes none */
-		return kind_at(g, m->x, m->y, m->port) == CARC_F_FIELD ? "no more farmers may join a farm that has a barn"
-		                                                       : "no figure may be deployed on this tile";
-	}
-}
-
 static const char *explain_edge(proto_arena *a, const carc_game *g, const carc_move *m, int side)
 {
 	if (side < 0 || side > 3) return carc_strerror(CARC_E_EDGE);
@@ -464,13 +443,14 @@ static const char *cloister_at(const carc_game *g, int x, int y)
 	return p.tile == carc_tile_find("AM/A") ? "abbey" : "cloister";
 }
 
-/* Why an expansion's rule refuses tile `type` at (x, y) turned rot, a
- * placement the board takes (carc_placement_refusal), in words: the rule,
- * and the condition of it that fails. */
-static const char *placement_rule(proto_arena *a, const carc_game *g, int type, int x, int y, int rot)
+/* The condition of a rule that refuses a move (carc_move_refusal's
+ * reason `rf`, naming the place ax, ay), in words: a clause that follows
+ * what the move may not do. */
+static const char *rule_words(proto_arena *a, const carc_game *g, const carc_move *m, int rf, int ax, int ay)
 {
-	int ax = x, ay = y;
-	switch (carc_placement_refusal(g, type, x, y, rot, &ax, &ay)) {
+	int k = m->type == CARC_MV_MOVE_WAGON || m->type == CARC_MV_DEPLOY ? kind_at(g, m->x, m->y, m->port) : -1;
+	const char *what = k < 0 ? "feature" : carc_fkind_name(k);
+	switch (rf) {
 	case CARC_RF_RIVER_UNJOINED:
 		return "a river tile must continue the river from an open end, and its river meets none here";
 	case CARC_RF_RIVER_JOINS:
@@ -500,8 +480,84 @@ static const char *placement_rule(proto_arena *a, const carc_game *g, int type, 
 	case CARC_RF_CULT_HAS_CLOISTER:
 		return proto_arena_printf(a, "the cult place at (%d,%d) has a cloister or abbey next to it (diagonals "
 		                             "count) already, and a cult place may not be next to more than one", ax, ay);
+	case CARC_RF_ABBEY_NOT_HOLE:
+		return "it goes only into a hole, an empty place with a tile on each of its four sides";
+	case CARC_RF_VOLCANO_LAKE: return "no figure may stand on the volcano lake";
+	case CARC_RF_FARM_HAS_BARN:
+		return proto_arena_printf(a, "no more farmers may join a farm that has a barn, and the barn at (%d,%d) "
+		                             "stands in this one", ax, ay);
+	case CARC_RF_NEEDS_OWN_FOLLOWER:
+		return proto_arena_printf(a, "a %s joins only a feature where you have a follower, and you have none in "
+		                             "this %s", carc_figkind_name(m->kind), what);
+	case CARC_RF_FARM_HAS_SHEPHERD:
+		return proto_arena_printf(a, "a shepherd goes only into a farm where no shepherd stands, and the shepherd "
+		                             "at (%d,%d) stands in this one", ax, ay);
+	case CARC_RF_BARN_NOT_FIELD:
+		return "a barn goes on a corner where four tiles meet in one field, and that corner of this tile is not "
+		       "one field";
+	case CARC_RF_BARN_NO_TILE:
+		return proto_arena_printf(a, "a barn goes on a corner where four tiles meet in one field, and (%d,%d) has "
+		                             "no tile", ax, ay);
+	case CARC_RF_BARN_SPLIT:
+		return proto_arena_printf(a, "a barn goes on a corner where four tiles meet in one field, and the corner "
+		                             "of the tile at (%d,%d) there is not one field", ax, ay);
+	case CARC_RF_BARN_FARM_HAS_BARN:
+		return proto_arena_printf(a, "that farm has a barn already, at (%d,%d), and a farm takes one barn "
+		                             "(barn_placement no-second-barn)", ax, ay);
+	case CARC_RF_WAGON_NO_TILE: return "no tile is there";
+	case CARC_RF_WAGON_NOTHING: return "nothing stands there";
+	case CARC_RF_WAGON_KIND:
+		return proto_arena_printf(a, "a wagon goes only onto a road, city or cloister, never a %s", what);
+	case CARC_RF_WAGON_COMPLETE: return proto_arena_printf(a, "that %s is complete", what);
+	case CARC_RF_WAGON_OCCUPIED: return proto_arena_printf(a, "a follower stands in that %s already", what);
+	case CARC_RF_WAGON_OUT_OF_REACH: /* RULES.md 2.9: C1 connected, C2 the 3 x 3 tiles */
+		return carc_game_config(g)->rules[CARC_R_WAGON_MOVE] == 0
+		               ? proto_arena_printf(a, "that %s is not connected to the feature just scored (wagon_move "
+		                                       "connected: a road going on through a junction, a road ending at a "
+		                                       "city or cloister, the cloister a road enters)", what)
+		               : proto_arena_printf(a, "that %s is not on the wagon's tile (%d,%d) or one of the eight "
+		                                       "around it (wagon_move adjacent-tiles)", what, ax, ay);
+	case CARC_RF_ESCAPE_NOT_YOURS: return "it is not yours: only the seat on turn frees followers";
+	case CARC_RF_ESCAPE_NOT_IN_CITY:
+		return "only a follower standing in a city escapes (not a builder or pig, nor a figure in the supply)";
+	case CARC_RF_ESCAPE_NOT_BESIEGED:
+		return "its city is not besieged: followers escape only from a city with a siege tile";
+	case CARC_RF_ESCAPE_NO_CLOISTER:
+		return carc_game_config(g)->rules[CARC_R_ESCAPE_CLOISTER] == 0
+		               ? "no cloister, abbey or cult place stands next to a siege tile of its city (escape_cloister "
+		                 "siege-tile)"
+		               : "no cloister, abbey or cult place stands next to a tile of its city (escape_cloister "
+		                 "any-tile)";
+	case CARC_RF_ESCAPE_DONE:
+		return "a follower has escaped from that city this turn already, and escape each-city frees one a city";
 	default: return "a rule of the expansion in play forbids it";
 	}
+}
+
+/* The refusals whose place is not the move's own: data gets x and y. */
+static int names_place(int rf)
+{
+	switch (rf) {
+	case CARC_RF_RIVER_ROOM:
+	case CARC_RF_CLOISTER_HAS_CULT:
+	case CARC_RF_CULT_HAS_CLOISTER:
+	case CARC_RF_FARM_HAS_BARN:
+	case CARC_RF_FARM_HAS_SHEPHERD:
+	case CARC_RF_BARN_NO_TILE:
+	case CARC_RF_BARN_SPLIT:
+	case CARC_RF_BARN_FARM_HAS_BARN:
+	case CARC_RF_WAGON_OUT_OF_REACH: return 1;
+	default: return 0;
+	}
+}
+
+/* Why a placement of tile `type` at (x, y) turned rot is refused by a
+ * rule, in words (the abbey's too, at rot 0). */
+static const char *placement_rule(proto_arena *a, const carc_game *g, int type, int x, int y, int rot)
+{
+	int ax = x, ay = y, rf = carc_placement_refusal(g, type, x, y, rot, &ax, &ay);
+	carc_move m = { .type = CARC_MV_PLACE_TILE, .x = (int16_t)x, .y = (int16_t)y, .tile = (uint16_t)type };
+	return rule_words(a, g, &m, rf, ax, ay);
 }
 
 uint32_t proto_config_components(const carc_config *cfg)
@@ -617,43 +673,25 @@ const char *proto_move_explain(proto_arena *a, const carc_game *g, const carc_mo
 		if (carc_figure_find(g, carc_game_seat(g), m->kind, 1) < 0)
 			return proto_arena_printf(a, "there are no %s figures in this game", carc_figkind_name(m->kind));
 		return proto_arena_printf(a, "you have no %s left in your supply", carc_figkind_name(m->kind));
-	case CARC_E_RULE:
-		if (m->type == CARC_MV_PLACE_TILE)
+	case CARC_E_RULE: {
+		int ax = m->x, ay = m->y, rf = carc_move_refusal(g, m, &ax, &ay);
+		const char *why = rule_words(a, g, m, rf, ax, ay);
+		switch (m->type) {
+		case CARC_MV_PLACE_TILE:
 			return proto_arena_printf(a, "%s may not go at (%d,%d) turned %d°: %s", carc_tile_id(m->tile), m->x, m->y,
-			                          m->rot * 90, placement_rule(a, g, m->tile, m->x, m->y, m->rot));
-		if (m->type == CARC_MV_PLACE_ABBEY) {
-			int abbey = carc_tile_find("AM/A");
-			if (carc_placement_refused_by(g, abbey, m->x, m->y, 0) >= 0)
-				return proto_arena_printf(a, "the abbey may not go at (%d,%d): %s", m->x, m->y,
-				                          placement_rule(a, g, abbey, m->x, m->y, 0));
-			return proto_arena_printf(a, "the abbey may not go at (%d,%d): it goes only into a hole, an empty place "
-			                             "with a tile on each of its four sides", m->x, m->y);
+			                          m->rot * 90, why);
+		case CARC_MV_PLACE_ABBEY: return proto_arena_printf(a, "the abbey may not go at (%d,%d): %s", m->x, m->y, why);
+		case CARC_MV_MOVE_WAGON:
+			return proto_arena_printf(a, "the wagon may not move to %s of (%d,%d): %s", carc_port_name(m->port), m->x,
+			                          m->y, why);
+		case CARC_MV_ESCAPE: return proto_arena_printf(a, "that figure may not escape now: %s", why);
+		case CARC_MV_DEPLOY:
+			return proto_arena_printf(a, "a %s may not stand at %s of (%d,%d): %s",
+			                          m->kind == CARC_FIG_LARGE ? "large follower" : carc_figkind_name(m->kind),
+			                          carc_port_name(m->port), m->x, m->y, why);
+		default: return proto_arena_printf(a, "that %s move is not one of the moves open now", carc_mtype_name(m->type));
 		}
-		if (m->type == CARC_MV_MOVE_WAGON) {
-			const char *to = proto_arena_printf(a, "the wagon may not move to %s of (%d,%d)", carc_port_name(m->port),
-			                                    m->x, m->y);
-			if (carc_board_find(g, m->x, m->y) < 0) return proto_arena_printf(a, "%s: no tile is there", to);
-			int k = kind_at(g, m->x, m->y, m->port);
-			if (k < 0) return proto_arena_printf(a, "%s: nothing stands there", to);
-			if (k != CARC_F_ROAD && k != CARC_F_CITY && k != CARC_F_CLOISTER)
-				return proto_arena_printf(a, "%s: a wagon goes only onto a road, city or cloister, never a %s", to,
-				                          carc_fkind_name(k));
-			/* RULES.md 2.9: C1 connected, C2 the 3 x 3 tiles */
-			return proto_arena_printf(a, "%s: it moves only onto an unoccupied, incomplete road, city or cloister %s",
-			                          to,
-			                          carc_game_config(g)->rules[CARC_R_WAGON_MOVE] == 0
-			                                  ? "connected to the feature just scored (wagon_move connected: a road "
-			                                    "going on through a junction, a road ending at a city or cloister, "
-			                                    "the cloister a road enters)"
-			                                  : "on the tile the wagon stood on or one of the eight around it "
-			                                    "(wagon_move adjacent-tiles)");
-		}
-		if (m->type == CARC_MV_ESCAPE)
-			return proto_arena_printf(a, "that figure may not escape now: escape frees a follower of yours from a "
-			                             "besieged city next to a cloister, abbey or cult place (options escape and "
-			                             "escape_cloister)");
-		if (m->type == CARC_MV_DEPLOY) return deploy_rule(a, g, m);
-		return proto_arena_printf(a, "that %s move is not one of the moves open now", carc_mtype_name(m->type));
+	}
 	case CARC_E_KIND: {
 		int farmers = carc_game_config(g)->rules[CARC_R_FARMERS];
 		if (m->kind == CARC_FIG_BARN && !farmers)
@@ -666,6 +704,59 @@ const char *proto_move_explain(proto_arena *a, const carc_game *g, const carc_mo
 	}
 	default: return carc_strerror(rc);
 	}
+}
+
+/* An illegal move's reason as data (PROTOCOL.md, "Why a move is
+ * illegal"): {reason} and, where the reason is about a place other than
+ * the move's own, x and y (an edge: the neighbour's, and `at` its edge). */
+proto_val *proto_move_reason(proto_arena *a, const carc_game *g, const carc_move *m, carc_rc rc, int detail)
+{
+	proto_val *v = pv_map(a);
+	const char *reason = "other";
+	int x = 0, y = 0, place = 0, at = -1;
+	switch (rc) {
+	case CARC_E_PHASE: reason = absent_for(g, m->type) ? "not_in_this_game" : "not_open_now"; break;
+	case CARC_E_TILE: reason = "not_the_drawn_tile"; break;
+	case CARC_E_OCCUPIED: reason = "place_taken"; break;
+	case CARC_E_NOT_ADJACENT: reason = "not_adjacent"; break;
+	case CARC_E_EDGE:
+		reason = "edge_mismatch";
+		if (detail >= 0 && detail <= 3 && carc_board_find(g, m->x + dx[detail], m->y + dy[detail]) >= 0) {
+			x = m->x + dx[detail];
+			y = m->y + dy[detail];
+			place = 1;
+			at = (detail + 2) & 3;
+		}
+		break;
+	case CARC_E_NOT_TILE_JUST_PLACED: {
+		carc_placed_info last = { 0, 0, 0, 0 };
+		place = carc_board_count(g) > 0 && carc_board_get(g, carc_board_count(g) - 1, &last);
+		x = last.x;
+		y = last.y;
+		reason = "not_tile_just_placed";
+		break;
+	}
+	case CARC_E_NO_FEATURE: reason = "nothing_there"; break;
+	case CARC_E_FEATURE_TAKEN: reason = "feature_occupied"; break;
+	case CARC_E_NO_FIGURE:
+		reason = carc_figure_find(g, carc_game_seat(g), m->kind, 1) < 0 ? "not_in_this_game" : "no_figure_left";
+		break;
+	case CARC_E_KIND: reason = "figure_kind"; break;
+	case CARC_E_RULE: {
+		int rf = carc_move_refusal(g, m, &x, &y);
+		reason = carc_refusal_name(rf);
+		place = names_place(rf);
+		break;
+	}
+	default: break;
+	}
+	pv_set_str(a, v, "reason", reason);
+	if (place) {
+		pv_set_int(a, v, "x", x);
+		pv_set_int(a, v, "y", y);
+	}
+	if (at >= 0) pv_set_str(a, v, "at", carc_port_name(at));
+	return v;
 }
 
 /* ---- events ---------------------------------------------------------------------------- */

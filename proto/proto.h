@@ -223,6 +223,9 @@ const proto_val *proto_params_of(proto_arena *a, const proto_val *params);
 
 proto_val *proto_response(proto_arena *a, const proto_request *rq, proto_val *result);
 proto_val *proto_error(proto_arena *a, const proto_request *rq, proto_err code, const char *message);
+/* The same with `data` (NULL: none). */
+proto_val *proto_error_data(proto_arena *a, const proto_request *rq, proto_err code, const char *message,
+                            proto_val *data);
 proto_val *proto_notification(proto_arena *a, int64_t game, uint32_t seq, proto_val *events);
 
 /* ---- parameters ----------------------------------------------------------------- */
@@ -273,6 +276,10 @@ proto_val *proto_scores(proto_arena *a, const carc_game *g);
 proto_err proto_move_parse(proto_arena *a, const carc_game *g, const proto_val *v, carc_move *m, const char **why);
 /* Why the engine refused `m`, in words a player understands. */
 const char *proto_move_explain(proto_arena *a, const carc_game *g, const carc_move *m, carc_rc rc, int detail);
+/* The same as an illegal_move error's `data`: {reason, x?, y?, at?}. */
+proto_val *proto_move_reason(proto_arena *a, const carc_game *g, const carc_move *m, carc_rc rc, int detail);
+/* What proto_move_parse's PROTO_E_ILLEGAL_MOVE means, as that data. */
+#define PROTO_REASON_NOT_IN_GAME "not_in_this_game"
 /* new_game's parameters, the table carcd checks its requests against. */
 extern const proto_param proto_new_game_params[];
 /* new_game's set-up (players, expansions, components, rules, tiles,

@@ -105,12 +105,19 @@ proto_val *proto_response(proto_arena *a, const proto_request *rq, proto_val *re
 	return envelope(a, rq, pv_nil(a), result);
 }
 
-proto_val *proto_error(proto_arena *a, const proto_request *rq, proto_err code, const char *message)
+proto_val *proto_error_data(proto_arena *a, const proto_request *rq, proto_err code, const char *message,
+                            proto_val *data)
 {
 	proto_val *e = pv_map(a);
 	pv_set_str(a, e, "code", proto_strerror(code));
 	pv_set_str(a, e, "message", message ? message : proto_strerror(code));
+	if (data) pv_set(e, "data", data);
 	return envelope(a, rq, e, pv_nil(a));
+}
+
+proto_val *proto_error(proto_arena *a, const proto_request *rq, proto_err code, const char *message)
+{
+	return proto_error_data(a, rq, code, message, NULL);
 }
 
 proto_val *proto_notification(proto_arena *a, int64_t game, uint32_t seq, proto_val *events)

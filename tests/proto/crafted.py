@@ -4,9 +4,24 @@ expansions' decisions, and Table, a game played through a client with
 every move checked against legal_moves.  Shared by test_expansions.py,
 test_wire_ext.py and the audit tests."""
 
+import os
+import re
 import unittest
 
-from harness import carcd
+from harness import TOP_SRCDIR, carcd
+
+
+def documented_reasons():
+    """The names an illegal_move's data.reason may take: those of the table
+    under "Why a move is illegal" in proto/PROTOCOL.md."""
+    with open(os.path.join(TOP_SRCDIR, "proto", "PROTOCOL.md"), encoding="utf-8") as f:
+        text = f.read()
+    table = text.split("### Why a move is illegal", 1)[1].split("\n### ", 1)[0]
+    rows = [line.split(" | ")[0] for line in table.splitlines() if line.startswith("| `")]
+    return {name for row in rows for name in re.findall(r"`([a-z_]+)`", row)}
+
+
+REASONS = documented_reasons()
 
 PASS = {"type": "pass"}
 DRAW = {"type": "draw"}
@@ -131,9 +146,10 @@ class Table:
         self.t.assertEqual(res["seq"], lm["seq"] + 1)
         return res["events"]
 
-    def refuse(self, move, code, token="due"):
+    def refuse(self, move, code, token="due", reason=None):
         """move is answered with code and changes nothing (state with its
-        seq, legal_moves); the message."""
+        seq, legal_moves); the message.  An illegal_move carries a
+        documented data.reason (`reason`, when given), kept in self.data."""
         before, lm = self.state(), self.legal()
         if token == "due":
             token = self.tokens[lm["seat"]] if self.auth else None
@@ -142,6 +158,14 @@ class Table:
         self.t.assertEqual(cm.exception.code, code, "%r: %s" % (move, cm.exception))
         self.t.assertIsInstance(cm.exception.message, str)
         self.t.assertTrue(cm.exception.message)
+        self.data = cm.exception.data
+        if code == "illegal_move":
+            self.t.assertIsInstance(self.data, dict, "%r: no data" % (move,))
+            self.t.assertIn(self.data.get("reason"), REASONS, "%r: %s" % (move, cm.exception))
+            if reason is not None:
+                self.t.assertEqual(self.data["reason"], reason, "%r: %s" % (move, cm.exception))
+        else:
+            self.t.assertIsNone(self.data, "%r: %s" % (move, cm.exception))
         after = self.state()
         self.t.assertEqual(after["seq"], before["seq"], "%r moved the game on" % (move,))
         self.t.assertEqual(after, before, "%r changed the game" % (move,))

@@ -1077,24 +1077,40 @@ class Messages(unittest.TestCase):
                 self.assertEqual(t.refuse(move, "illegal_move"),
                                  "a %s move is not open now: the wagon decision takes pass or move_wagon%s"
                                  % (move["type"], NO_SHEPHERD if move["type"] == "flock" else ""))
-        self.assertEqual(t.refuse({"type": "move_wagon", "x": 2, "y": 0, "at": "E"}, "illegal_move"),
-                         "the wagon may not move to E of (2,0): it moves only onto an unoccupied, incomplete road, "
-                         "city or cloister connected to the feature just scored (wagon_move connected: a road going "
-                         "on through a junction, a road ending at a city or cloister, the cloister a road enters)")
-        self.assertEqual(t.refuse({"type": "move_wagon", "x": 2, "y": 0, "at": "NL"}, "illegal_move"),
+        # each condition of the wagon's target, named (data.reason) and worded
+        self.assertEqual(t.refuse({"type": "move_wagon", "x": 0, "y": 0, "at": "N"}, "illegal_move",
+                                  reason="wagon_out_of_reach"),
+                         "the wagon may not move to N of (0,0): that city is not connected to the feature just "
+                         "scored (wagon_move connected: a road going on through a junction, a road ending at a city "
+                         "or cloister, the cloister a road enters)")
+        self.assertEqual(t.data, {"reason": "wagon_out_of_reach", "x": 1, "y": 0})  # the wagon's tile
+        self.assertEqual(t.refuse({"type": "move_wagon", "x": 2, "y": 0, "at": "E"}, "illegal_move",
+                                  reason="wagon_occupied"),
+                         "the wagon may not move to E of (2,0): a follower stands in that road already")
+        self.assertEqual(t.refuse({"type": "move_wagon", "x": 1, "y": 1, "at": "N"}, "illegal_move",
+                                  reason="wagon_complete"),
+                         "the wagon may not move to N of (1,1): that road is complete")
+        self.assertEqual(t.refuse({"type": "move_wagon", "x": 2, "y": 0, "at": "NL"}, "illegal_move",
+                                  reason="wagon_kind"),
                          "the wagon may not move to NL of (2,0): a wagon goes only onto a road, city or cloister, "
                          "never a field")
-        self.assertEqual(t.refuse({"type": "move_wagon", "x": 9, "y": 9, "at": "N"}, "illegal_move"),
+        self.assertEqual(t.refuse({"type": "move_wagon", "x": 9, "y": 9, "at": "N"}, "illegal_move",
+                                  reason="wagon_no_tile"),
                          "the wagon may not move to N of (9,9): no tile is there")
+        self.assertEqual(t.data, {"reason": "wagon_no_tile"})
+        self.assertEqual(t.refuse({"type": "move_wagon", "x": 2, "y": 0, "at": "cloister"}, "illegal_move",
+                                  reason="wagon_nothing"),
+                         "the wagon may not move to cloister of (2,0): nothing stands there")
         # the other variant names its own reach (RULES.md 2.9, C2)
         t = Table(self, self.c, ["ann", "bob"], expansions=["base", "abbey-mayor"], tiles=WAGON_TILES, seed=5,
                   rules={"wagon_move": "adjacent-tiles"})
         t.play(*WAGON_MOVES)
         self.assertEqual(t.legal()["phase"], "wagon")
-        self.assertEqual(t.refuse({"type": "move_wagon", "x": 2, "y": 0, "at": "E"}, "illegal_move"),
-                         "the wagon may not move to E of (2,0): it moves only onto an unoccupied, incomplete road, "
-                         "city or cloister on the tile the wagon stood on or one of the eight around it "
-                         "(wagon_move adjacent-tiles)")
+        self.assertEqual(t.refuse({"type": "move_wagon", "x": -1, "y": 0, "at": "cloister"}, "illegal_move",
+                                  reason="wagon_out_of_reach"),
+                         "the wagon may not move to cloister of (-1,0): that cloister is not on the wagon's tile "
+                         "(1,0) or one of the eight around it (wagon_move adjacent-tiles)")
+        self.assertEqual(t.data, {"reason": "wagon_out_of_reach", "x": 1, "y": 0})
 
     def test_flock_and_escape_phases(self):
         t = Table(self, self.c, ["ann", "bob"], expansions=["base", "hills-sheep"], start=FLOCK_START,
@@ -1108,9 +1124,17 @@ class Messages(unittest.TestCase):
         self.assertEqual(t.legal()["phase"], "escape")
         self.assertEqual(t.refuse(deploy(1, 0, "NL"), "illegal_move"),
                          "a deploy move is not open now: the escape decision takes pass or escape")
-        self.assertEqual(t.refuse({"type": "escape", "figure": "0.follower.2"}, "illegal_move"),
-                         "that figure may not escape now: escape frees a follower of yours from a besieged city "
-                         "next to a cloister, abbey or cult place (options escape and escape_cloister)")
+        self.assertEqual(t.refuse({"type": "escape", "figure": "0.follower.2"}, "illegal_move",
+                                  reason="escape_not_in_city"),
+                         "that figure may not escape now: only a follower standing in a city escapes (not a builder "
+                         "or pig, nor a figure in the supply)")
+        self.assertEqual(t.refuse({"type": "escape", "figure": "1.follower.1"}, "illegal_move",
+                                  reason="escape_not_yours"),
+                         "that figure may not escape now: it is not yours: only the seat on turn frees followers")
+        self.assertEqual(t.refuse({"type": "escape", "figure": "0.follower.3"}, "illegal_move",
+                                  reason="escape_not_in_city"),
+                         "that figure may not escape now: only a follower standing in a city escapes (not a builder "
+                         "or pig, nor a figure in the supply)")
 
 
     def test_cult_place_refused(self):

@@ -11,6 +11,7 @@ import subprocess
 import unittest
 
 import harness
+from crafted import REASONS
 from harness import code_of
 from test_contrib import CARCCTL_CMD, run
 
@@ -44,6 +45,7 @@ class OneMove(unittest.TestCase):
         apply_move, refusing it, changes nothing."""
         rng = harness.new_rng(self.id())
         asked = {"listed": 0, "refused": 0, "renamed": 0}
+        reasons = set()  # data.reason of the refusals: each a documented name
         with daemon["d"].client() as c:
             for seed in (31, 32, 33):
                 game = c.new_game(["ann", "bob", "cy"], expansions=EVERY_SET, seed=seed)
@@ -62,11 +64,13 @@ class OneMove(unittest.TestCase):
                     if not one["moves"]:
                         asked["refused"] += 1
                         self.assertEqual(one["why"]["code"], "illegal_move")
+                        self.assertIn(one["why"]["data"]["reason"], REASONS, one["why"])
+                        reasons.add(one["why"]["data"]["reason"])
                         try:
                             c.apply_move(g, m, token=tokens[full["seat"]], seq=full["seq"])
                             self.fail("a move not listed was played: %s" % m)
                         except harness.carcd.Error as e:
-                            self.assertEqual({"code": e.code, "message": e.message}, one["why"])
+                            self.assertEqual({"code": e.code, "message": e.message, "data": e.data}, one["why"])
                         self.assertEqual(c.legal_moves(g), full)
                         m = pick
                         one = c.legal_moves(g, move=m)
@@ -84,6 +88,7 @@ class OneMove(unittest.TestCase):
                                          (named["x"], named["y"], named["feature"], named["ports"]))
         self.assertGreater(asked["refused"], 50, asked)
         self.assertGreater(asked["renamed"], 10, asked)  # deploys named by another port of their part
+        self.assertGreater(len(reasons), 4, reasons)
 
     def test_the_wrong_seat_and_the_end(self):
         """Checked in apply_move's order: the end of the game, the seat,

@@ -634,9 +634,14 @@ class ContractReadings(OverBoth, unittest.TestCase):
         self.assertNotIn("no figure may be deployed on this tile", message)
         self.assertIn("ne", message)
         self.assertIn("four tiles meet", message)
-        # and a farmer sent into the barn's farm is told of the barn
+        self.assertIn(t.data["reason"], ("barn_no_tile", "barn_split"))
+        self.assertIn("(%d,%d)" % (t.data["x"], t.data["y"]), message)
+        # and a farmer sent into the barn's farm is told of the barn, and where it stands
         t.play(deploy(1, 1, "nw", "barn"), place("BA/RFr", 2, 1, 90))
-        self.assertEqual(t.refuse(deploy(2, 1, "NL"), "illegal_move"), "no more farmers may join a farm that has a barn")
+        self.assertEqual(t.refuse(deploy(2, 1, "NL"), "illegal_move", reason="farm_has_barn"),
+                         "a follower may not stand at NL of (2,1): no more farmers may join a farm that has a barn, "
+                         "and the barn at (1,1) stands in this one")
+        self.assertEqual(t.data, {"reason": "farm_has_barn", "x": 1, "y": 1})
 
     def test_a_second_shepherd_in_a_farm_is_told_why(self):
         """Section 2's illegal_move message, RULES.md 2.13: a shepherd goes
@@ -651,8 +656,10 @@ class ContractReadings(OverBoth, unittest.TestCase):
         self.assertIn(deploy(0, 1, "NL"), moves)
         self.assertNotIn(deploy(0, 1, "NL", "shepherd"), moves)
         self.assertIn(deploy(0, 1, "ER", "shepherd"), moves)  # the farm south of the road has none
-        self.assertEqual(t.refuse(deploy(0, 1, "NL", "shepherd"), "illegal_move"),
-                         "a shepherd goes only into a farm where no shepherd stands")
+        self.assertEqual(t.refuse(deploy(0, 1, "NL", "shepherd"), "illegal_move", reason="farm_has_shepherd"),
+                         "a shepherd may not stand at NL of (0,1): a shepherd goes only into a farm where no shepherd "
+                         "stands, and the shepherd at (-1,0) stands in this one")
+        self.assertEqual(t.data, {"reason": "farm_has_shepherd", "x": -1, "y": 0})
 
 
 # ---- the two encodings alike -----------------------------------------------------------------
