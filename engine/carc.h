@@ -427,7 +427,10 @@ typedef enum carc_refusal {
 	/* the other moves (carc_move_refusal) */
 	CARC_RF_ABBEY_NOT_HOLE,     /* the abbey goes only into a hole: an empty place with a tile
 	                               on each of its four sides */
-	CARC_RF_VOLCANO_LAKE,       /* no figure goes on the volcano lake just placed */
+	CARC_RF_VOLCANO_LAKE,       /* no figure goes on the volcano lake just placed (not met in
+	                               play: with no expansion in scope adding action moves, the
+	                               lake's turn ends at its placement, and a deploy then is
+	                               CARC_E_PHASE) */
 	CARC_RF_FARM_HAS_BARN,      /* no follower joins a farm with a barn (at: the barn's tile) */
 	CARC_RF_NEEDS_OWN_FOLLOWER, /* a builder or pig joins only a feature where the seat has a
 	                               follower */
