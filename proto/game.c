@@ -517,7 +517,7 @@ static const char *rule_words(proto_arena *a, const carc_game *g, const carc_mov
 		                                       "city or cloister, the cloister a road enters)", what)
 		               : proto_arena_printf(a, "that %s is not on the wagon's tile (%d,%d) or one of the eight "
 		                                       "around it (wagon_move adjacent-tiles)", what, ax, ay);
-	case CARC_RF_ESCAPE_NOT_YOURS: return "it is not yours: only the seat on turn frees followers";
+	case CARC_RF_ESCAPE_NOT_YOURS: return "it is not yours, and only the seat on turn frees followers";
 	case CARC_RF_ESCAPE_NOT_IN_CITY:
 		return "only a follower standing in a city escapes (not a builder or pig, nor a figure in the supply)";
 	case CARC_RF_ESCAPE_NOT_BESIEGED:

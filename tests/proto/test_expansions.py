@@ -1130,7 +1130,7 @@ class Messages(unittest.TestCase):
                          "or pig, nor a figure in the supply)")
         self.assertEqual(t.refuse({"type": "escape", "figure": "1.follower.1"}, "illegal_move",
                                   reason="escape_not_yours"),
-                         "that figure may not escape now: it is not yours: only the seat on turn frees followers")
+                         "that figure may not escape now: it is not yours, and only the seat on turn frees followers")
         self.assertEqual(t.refuse({"type": "escape", "figure": "0.follower.3"}, "illegal_move",
                                   reason="escape_not_in_city"),
                          "that figure may not escape now: only a follower standing in a city escapes (not a builder "
