@@ -574,7 +574,12 @@ int carc_flock_sheep(const carc_game *g, int seat, int sheep);
 /* Features of a placed tile, in board orientation (for the wire's `ports`):
  * returns how many it has, 0 when no tile is at (x, y).  Entry i is the
  * feature's ports (bit p: port p) and its carc_fkind; the first `cap` are
- * written (none for a cap of 0 or less), into each array that is not NULL. */
+ * written (none for a cap of 0 or less), into each array that is not NULL.
+ * An edge is a port of one feature only, and one tile has more at an
+ * edge: Hills & Sheep's HS/CC!.v, whose E city also reaches the N edge
+ * beside the N-W city, and joins the city across that edge, while its
+ * ports show only E (turned with the tile).  A caller that works out a
+ * city's open edges from ports alone misses that one. */
 int carc_tile_features(const carc_game *g, int x, int y, uint16_t *ports_out,
                        uint8_t *kinds_out, int cap);
 /* The ports on the tile at (x, y) of the whole feature that touches `port`
