@@ -489,8 +489,8 @@ carc_refusal carc_placement_refusal(const carc_game *g, int type, int x, int y, 
 /* The same for any move that carc_check_move answers CARC_E_RULE: for a
  * place_tile, carc_placement_refusal's answer; else which condition of
  * the rule of a figure or of an expansion's move fails, from
- * CARC_RF_ABBEY_NOT_HOLE on (CARC_RF_OTHER when none of them: a figure id
- * the game does not have, say).  CARC_RF_NONE for a move carc_check_move
+ * CARC_RF_ABBEY_NOT_HOLE on (CARC_RF_OTHER when none of them, which no
+ * move in scope is known to get).  CARC_RF_NONE for a move carc_check_move
  * does not answer CARC_E_RULE.  *at_x, *at_y (either may be NULL) receive
  * the place the reason names (the comments above say which), else the
  * move's x, y; with CARC_RF_NONE they are left alone.  `m` may be NULL
@@ -502,7 +502,8 @@ carc_refusal carc_move_refusal(const carc_game *g, const carc_move *m, int *at_x
  * when several do not, and is left alone otherwise.  Any bytes in `m` are answered: CARC_E_OVER on a game that is
  * over; CARC_E_ARG for an unknown type, a place_tile of the drawn tile with
  * rot > 3, a deploy (in the action phase) of an unknown kind or at an
- * unknown port; else the first reason found, CARC_E_TILE for a tile that is
+ * unknown port, an escape (when escapes are open) of a figure the game
+ * does not have, a flock (when open) of a kind other than 0 and 1; else the first reason found, CARC_E_TILE for a tile that is
  * not the one drawn (known or not).  A legal move is one listed, in the
  * fields its type reads (carc_move), but for how it names a feature: by
  * any of its ports on the tile listed, and for move_wagon by any port of

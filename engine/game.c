@@ -1427,7 +1427,13 @@ static carc_rc check_other(const carc_game *g, const carc_move *m, carc_move *li
 	if (m->type >= CARC_MV_COUNT) return CARC_E_ARG;
 	carc_rc rc = CARC_E_PHASE;
 	*owner = ext_move_owner(g, m, &rc, listed);
-	return *owner ? CARC_OK : rc;
+	if (*owner) return CARC_OK;
+	/* of a type open now, but naming what no game has: as a deploy of an
+	 * unknown kind */
+	if (rc == CARC_E_RULE && ((m->type == CARC_MV_FLOCK && m->kind > 1) ||
+	                          (m->type == CARC_MV_ESCAPE && (m->figure >= CARC_MAX_FIGS || !g->figs[m->figure].used))))
+		return CARC_E_ARG;
+	return rc;
 }
 
 carc_rc carc_check_move(const carc_game *g, const carc_move *m, int *detail)

@@ -32,9 +32,8 @@
  *   third value).
  *
  * For each move carc_check_move answers CARC_E_RULE, the reason must be
- * neither none nor other (other only for an escape of a figure id the
- * game does not have, or a flock choice other than 0 and 1: what the game
- * does not have), it must be one the move's type can get (the barn's
+ * neither none nor other (an escape of a figure id the game does not
+ * have, or a flock choice other than 0 and 1, is CARC_E_ARG), it must be one the move's type can get (the barn's
  * reasons only for a barn deployed at a corner of the tile just placed,
  * and so on), the condition it names must hold on the board as carc.h
  * shows it, at the place it names, and the conditions before it in its
@@ -696,13 +695,7 @@ static const char *judge(const carc_game *g, const carc_move *m, carc_refusal wh
 	int on_last = R.have_last && m->x == R.last_x && m->y == R.last_y;
 
 	if (why == CARC_RF_NONE) return "none, for a move refused with CARC_E_RULE";
-	if (why == CARC_RF_OTHER) {
-		/* what the game does not have: a figure id, a flock choice other
-		 * than expand (0) and gather (1) */
-		if (m->type == CARC_MV_ESCAPE && !carc_figure_get(g, m->figure, NULL)) return NULL;
-		if (m->type == CARC_MV_FLOCK && m->kind > 1) return NULL;
-		return "other: no condition named";
-	}
+	if (why == CARC_RF_OTHER) return "other: no condition named";
 	if (why >= CARC_RF_RIVER_UNJOINED && why <= CARC_RF_CULT_HAS_CLOISTER) {
 		if (m->type == CARC_MV_PLACE_TILE) {
 			int bx = NO_AT, by = NO_AT;
@@ -1018,6 +1011,9 @@ static void try_others(const carc_game *g)
 		try_move(g, &m);
 		m.kind = 2; /* flock: neither */
 		try_move(g, &m);
+		if (t == CARC_MV_FLOCK && carc_game_phase(g) == CARC_PH_FLOCK)
+			TU_ASSERT_MSG(carc_check_move(g, &m, NULL) == CARC_E_ARG, "flock kind 2 in the flock phase: %s",
+			              carc_strerror(carc_check_move(g, &m, NULL)));
 	}
 }
 
@@ -1084,6 +1080,9 @@ static void battery(const carc_game *g, carc_rng *rng)
 			carc_move m = mk(CARC_MV_ESCAPE);
 			m.figure = (uint16_t)(i < n + 2 ? i : CARC_NONE);
 			try_move(g, &m);
+			if (!carc_figure_get(g, m.figure, NULL))
+				TU_ASSERT_MSG(carc_check_move(g, &m, NULL) == CARC_E_ARG, "an escape of figure %d, which the game "
+				              "does not have: %s", (int)m.figure, carc_strerror(carc_check_move(g, &m, NULL)));
 		}
 	} else if (phase == CARC_PH_TILE || phase == CARC_PH_ABBEY_FINAL) {
 		int drawn = carc_game_drawn(g);
