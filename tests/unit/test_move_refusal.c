@@ -554,19 +554,7 @@ static int rule_of(carc_refusal why)
 
 static void describe(const run *r, const carc_game *g, char *buf, size_t cap)
 {
-	size_t k = 0;
-	k += (size_t)snprintf(buf + k, cap - k, "game %d: sets", r->game);
-	for (int e = 0; e < carc_expansion_count() && k < cap; e++)
-		if (r->cfg.expansions >> e & 1) k += (size_t)snprintf(buf + k, cap - k, " %s", carc_expansion(e)->name);
-	if (k < cap)
-		k += (size_t)snprintf(buf + k, cap - k, "; %d seats; seed %#llx; rules", r->cfg.nseats,
-		                      (unsigned long long)r->cfg.seed);
-	for (int i = 0; i < CARC_R_COUNT && k < cap; i++) {
-		const carc_rule_desc *d = carc_rule(i);
-		if (r->cfg.rules[i] == d->def) continue;
-		if (d->type == 0) k += (size_t)snprintf(buf + k, cap - k, " %s=%s", d->key, d->values[r->cfg.rules[i]]);
-		else k += (size_t)snprintf(buf + k, cap - k, " %s=%d", d->key, (int)r->cfg.rules[i]);
-	}
+	size_t k = tu_describe_game(&r->cfg, r->game, buf, cap);
 	if (k < cap)
 		snprintf(buf + k, cap - k, "; turn %u, seat %d, phase %s (MOVE_REFUSAL_GAME=%d reproduces it)", carc_game_turn(g),
 		         carc_game_seat(g), carc_phase_name(carc_game_phase(g)), r->game);

@@ -139,22 +139,7 @@ static run R;
 static int t_fork;
 static int open_river_ends(const opl_board *b);
 
-static void describe(const run *r, char *buf, size_t cap)
-{
-	size_t k = 0;
-	k += (size_t)snprintf(buf + k, cap - k, "game %d: sets", r->game);
-	for (int e = 0; e < carc_expansion_count() && k < cap; e++)
-		if (r->cfg.expansions >> e & 1) k += (size_t)snprintf(buf + k, cap - k, " %s", carc_expansion(e)->name);
-	if (k < cap)
-		k += (size_t)snprintf(buf + k, cap - k, "; %d seats; seed %#llx; rules", r->cfg.nseats,
-		                      (unsigned long long)r->cfg.seed);
-	for (int i = 0; i < CARC_R_COUNT && k < cap; i++) {
-		const carc_rule_desc *d = carc_rule(i);
-		if (r->cfg.rules[i] == d->def) continue;
-		if (d->type == 0) k += (size_t)snprintf(buf + k, cap - k, " %s=%s", d->key, d->values[r->cfg.rules[i]]);
-		else k += (size_t)snprintf(buf + k, cap - k, " %s=%d", d->key, (int)r->cfg.rules[i]);
-	}
-}
+static void describe(const run *r, char *buf, size_t cap) { tu_describe_game(&r->cfg, r->game, buf, cap); }
 
 /* River tiles still to draw once the tile drawn last is placed. */
 static int river_left(const run *r) { return r->river_total - r->river_drawn + r->river_back - r->river_hidden; }

@@ -255,6 +255,24 @@ int tu_run(Suite *s)
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
+size_t tu_describe_game(const carc_config *cfg, int game, char *buf, size_t cap)
+{
+	size_t k = 0;
+	k += (size_t)snprintf(buf + k, cap - k, "game %d: sets", game);
+	for (int e = 0; e < carc_expansion_count() && k < cap; e++)
+		if (cfg->expansions >> e & 1) k += (size_t)snprintf(buf + k, cap - k, " %s", carc_expansion(e)->name);
+	if (k < cap)
+		k += (size_t)snprintf(buf + k, cap - k, "; %d seats; seed %#llx; rules", cfg->nseats,
+		                      (unsigned long long)cfg->seed);
+	for (int i = 0; i < CARC_R_COUNT && k < cap; i++) {
+		const carc_rule_desc *d = carc_rule(i);
+		if (cfg->rules[i] == d->def) continue;
+		if (d->type == 0) k += (size_t)snprintf(buf + k, cap - k, " %s=%s", d->key, d->values[cfg->rules[i]]);
+		else k += (size_t)snprintf(buf + k, cap - k, " %s=%d", d->key, (int)cfg->rules[i]);
+	}
+	return k < cap ? k : cap - 1;
+}
+
 void tu_random_components(carc_config *cfg, carc_rng *rng)
 {
 	uint32_t comps = 0;

@@ -109,6 +109,11 @@ void tu_random_rules(carc_config *cfg, carc_rng *rng);
  * option drawn from `rng`. */
 void tu_random_game(carc_config *cfg, carc_rng *rng, int game);
 
+/* "game N: sets ...; S seats; seed X; rules ..." (the rule options off
+ * their default) into buf, for a failure's message; returns the length
+ * written, less than cap. */
+size_t tu_describe_game(const carc_config *cfg, int game, char *buf, size_t cap);
+
 /* A crowded supply for cfg (RULES.md sets no limit on how often a tile
  * may come in a game's own `tiles`): 150 to 299 tiles drawn with repeats
  * from up to 8 land types (no river edge) of cfg->expansions, so that a
