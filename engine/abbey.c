@@ -181,16 +181,18 @@ static int corner_field(const carc_game *g, int cell, int k)
 	return carc_tile_traits[c->type].corner_fields >> ((k - c->rot) & 3) & 1;
 }
 
-/* Does a barn stand in the farm of `root`?  Only the barns deployed so
- * far are looked at (none at all answers at once), each from the segment
- * of its farm last seen at the root (g->barn_farm).  A barn stays on its
- * corner until the end: no rule sends one home. */
-static int farm_has_barn(const carc_game *g, int root)
+/* The first barn standing in the farm of `root` (its index in
+ * g->barn_fig), or -1.  Only the barns deployed so far are looked at
+ * (none at all answers at once), each from the segment of its farm last
+ * seen at the root (g->barn_farm).  A barn stays on its corner until the
+ * end: no rule sends one home. */
+static int farm_barn(const carc_game *g, int root)
 {
 	for (int i = 0; i < g->nbarns; i++)
-		if (carc_feat_root(g, g->barn_farm[i]) == root) return 1;
-	return 0;
+		if (carc_feat_root(g, g->barn_farm[i]) == root) return i;
+	return -1;
 }
+static int farm_has_barn(const carc_game *g, int root) { return farm_barn(g, root) >= 0; }
 
 /* Farmers in the farm of `root`: its count of followers standing there. */
 static int farm_has_farmers(const carc_game *g, int root) { return g->nodes[root].nfig != 0; }
@@ -502,21 +504,18 @@ static void wagon_apply(carc_game *g, const carc_move *m, carc_sink *out)
 
 /* ---- why a move is refused (carc_move_refusal) ---------------------------------- */
 
-/* The tile of the first barn standing in the farm of `root`. */
+/* The tile of the first barn standing in the farm of `root`, if any. */
 static void barn_tile(const carc_game *g, int root, int *ax, int *ay)
 {
-	for (int i = 0; i < g->nbarns; i++)
-		if (carc_feat_root(g, g->barn_farm[i]) == root) {
-			const carc_cell *c = &g->cells[g->nodes[g->figs[g->barn_fig[i]].node].cell];
-			*ax = c->x;
-			*ay = c->y;
-			return;
-		}
+	int i = farm_barn(g, root);
+	if (i < 0) return;
+	const carc_cell *c = &g->cells[g->nodes[g->figs[g->barn_fig[i]].node].cell];
+	*ax = c->x;
+	*ay = c->y;
 }
 
 /* A barn at corner k of the tile just placed: the first of its
- * conditions that fails, in the order barn_corner reads them but with
- * the tile's own corner first. */
+ * conditions that fails, in barn_special's order. */
 static int barn_why(const carc_game *g, int k, int *ax, int *ay)
 {
 	if (!corner_field(g, g->last, k)) return CARC_RF_BARN_NOT_FIELD;

@@ -440,7 +440,7 @@ typedef enum carc_refusal {
 	CARC_RF_BARN_NO_TILE,       /* four tiles must meet at the barn's corner, and (at) is empty */
 	CARC_RF_BARN_SPLIT,         /* the tile at (at) is no field at the barn's corner: one field
 	                               must cover the four corners that meet there */
-	CARC_RF_BARN_FARM_HAS_BARN, /* barn_placement no-barn-in-farm: the farm has a barn (at: its
+	CARC_RF_BARN_FARM_HAS_BARN, /* barn_placement no-second-barn: the farm has a barn (at: its
 	                               tile) */
 	CARC_RF_WAGON_NO_TILE,      /* the wagon's target: no tile at (x, y) */
 	CARC_RF_WAGON_NOTHING,      /* nothing is at that port of the tile */
@@ -487,10 +487,12 @@ int carc_refusal_find(const char *s); /* -1 when unknown or NULL */
  * about.  What carcd tells a refused move, in words. */
 carc_refusal carc_placement_refusal(const carc_game *g, int type, int x, int y, int rot, int *at_x, int *at_y);
 /* The same for any move that carc_check_move answers CARC_E_RULE: for a
- * place_tile, carc_placement_refusal's answer; else which condition of
+ * place_tile, carc_placement_refusal's answer; for a place_abbey,
+ * CARC_RF_ABBEY_NOT_HOLE off a hole, else carc_placement_refusal's answer
+ * for the abbey's tile (a cult places' reason); else which condition of
  * the rule of a figure or of an expansion's move fails, from
- * CARC_RF_ABBEY_NOT_HOLE on (CARC_RF_OTHER when none of them, which no
- * move in scope is known to get).  CARC_RF_NONE for a move carc_check_move
+ * CARC_RF_VOLCANO_LAKE on (CARC_RF_OTHER when none of them, which no move
+ * in scope is known to get).  CARC_RF_NONE for a move carc_check_move
  * does not answer CARC_E_RULE.  *at_x, *at_y (either may be NULL) receive
  * the place the reason names (the comments above say which), else the
  * move's x, y; with CARC_RF_NONE they are left alone.  `m` may be NULL

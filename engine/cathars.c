@@ -207,7 +207,7 @@ static int cathars_why(const carc_game *g, const carc_move *m, int *ax, int *ay)
 	(void)ax;
 	(void)ay;
 	if (m->type != CARC_MV_ESCAPE || g->phase != CARC_PH_ESCAPE) return CARC_RF_NONE;
-	if (m->figure >= CARC_MAX_FIGS || !g->figs[m->figure].used) return CARC_RF_NONE; /* no such figure */
+	if (m->figure >= CARC_MAX_FIGS || !g->figs[m->figure].used) return CARC_RF_NONE; /* CARC_E_ARG comes first */
 	const carc_fig *f = &g->figs[m->figure];
 	if (f->seat != g->turn_seat) return CARC_RF_ESCAPE_NOT_YOURS;
 	if (f->node == CARC_NONE || !carc_is_follower(f->kind) || g->nodes[f->node].kind != CARC_F_CITY)

@@ -255,14 +255,11 @@ static int hills_why(const carc_game *g, const carc_move *m, int *ax, int *ay)
 	if (m->type != CARC_MV_DEPLOY || g->phase != CARC_PH_ACTION ||
 	    shepherd_special(g, g->seat, m->kind, m->port, &node) != CARC_E_RULE)
 		return CARC_RF_NONE;
-	int root = carc_feat_root(g, node);
-	for (unsigned b = g->shep_out; b; b &= b - 1) {
-		int s = __builtin_ctz(b);
-		if (g->in_supply[s][CARC_FIG_SHEPHERD] || carc_feat_root(g, g->shep_farm[s]) != root) continue;
-		const carc_cell *c = &g->cells[g->nodes[g->figs[g->shepherd[s]].node].cell];
+	unsigned in = shepherds_in(g, carc_feat_root(g, node));
+	if (in) {
+		const carc_cell *c = &g->cells[g->nodes[g->figs[shepherd_of(g, __builtin_ctz(in))].node].cell];
 		*ax = c->x;
 		*ay = c->y;
-		break;
 	}
 	return CARC_RF_FARM_HAS_SHEPHERD;
 }
