@@ -488,7 +488,7 @@ static const char *rule_words(proto_arena *a, const carc_game *g, const carc_mov
 		                             "stands in this one", ax, ay);
 	case CARC_RF_NEEDS_OWN_FOLLOWER:
 		return proto_arena_printf(a, "a %s joins only a feature where you have a follower, and you have none in "
-		                             "this %s", carc_figkind_name(m->kind), what);
+		                             "this %s", carc_figkind_name(m->kind), k == CARC_F_FIELD ? "farm" : what);
 	case CARC_RF_FARM_HAS_SHEPHERD:
 		return proto_arena_printf(a, "a shepherd goes only into a farm where no shepherd stands, and the shepherd "
 		                             "at (%d,%d) stands in this one", ax, ay);
@@ -505,7 +505,7 @@ static const char *rule_words(proto_arena *a, const carc_game *g, const carc_mov
 		return proto_arena_printf(a, "that farm has a barn already, at (%d,%d), and a farm takes one barn "
 		                             "(barn_placement no-second-barn)", ax, ay);
 	case CARC_RF_WAGON_NO_TILE: return "no tile is there";
-	case CARC_RF_WAGON_NOTHING: return "nothing stands there";
+	case CARC_RF_WAGON_NOTHING: return proto_arena_printf(a, "that tile has nothing at %s", carc_port_name(m->port));
 	case CARC_RF_WAGON_KIND:
 		return proto_arena_printf(a, "a wagon goes only onto a road, city or cloister, never a %s", what);
 	case CARC_RF_WAGON_COMPLETE: return proto_arena_printf(a, "that %s is complete", what);
@@ -715,7 +715,7 @@ proto_val *proto_move_reason(proto_arena *a, const carc_game *g, const carc_move
 	const char *reason = "other";
 	int x = 0, y = 0, place = 0, at = -1;
 	switch (rc) {
-	case CARC_E_PHASE: reason = absent_for(g, m->type) ? "not_in_this_game" : "not_open_now"; break;
+	case CARC_E_PHASE: reason = absent_for(g, m->type) ? PROTO_REASON_NOT_IN_GAME : "not_open_now"; break;
 	case CARC_E_TILE: reason = "not_the_drawn_tile"; break;
 	case CARC_E_OCCUPIED: reason = "place_taken"; break;
 	case CARC_E_NOT_ADJACENT: reason = "not_adjacent"; break;
@@ -739,7 +739,7 @@ proto_val *proto_move_reason(proto_arena *a, const carc_game *g, const carc_move
 	case CARC_E_NO_FEATURE: reason = "nothing_there"; break;
 	case CARC_E_FEATURE_TAKEN: reason = "feature_occupied"; break;
 	case CARC_E_NO_FIGURE:
-		reason = carc_figure_find(g, carc_game_seat(g), m->kind, 1) < 0 ? "not_in_this_game" : "no_figure_left";
+		reason = carc_figure_find(g, carc_game_seat(g), m->kind, 1) < 0 ? PROTO_REASON_NOT_IN_GAME : "no_figure_left";
 		break;
 	case CARC_E_KIND: reason = "figure_kind"; break;
 	case CARC_E_RULE: {

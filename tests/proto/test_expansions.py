@@ -1100,7 +1100,7 @@ class Messages(unittest.TestCase):
         self.assertEqual(t.data, {"reason": "wagon_no_tile"})
         self.assertEqual(t.refuse({"type": "move_wagon", "x": 2, "y": 0, "at": "cloister"}, "illegal_move",
                                   reason="wagon_nothing"),
-                         "the wagon may not move to cloister of (2,0): nothing stands there")
+                         "the wagon may not move to cloister of (2,0): that tile has nothing at cloister")
         # the other variant names its own reach (RULES.md 2.9, C2)
         t = Table(self, self.c, ["ann", "bob"], expansions=["base", "abbey-mayor"], tiles=WAGON_TILES, seed=5,
                   rules={"wagon_move": "adjacent-tiles"})

@@ -9,13 +9,14 @@ game is played over both encodings (MessagePack on the Unix socket, JSON
 lines on TCP), and one script is played over both to show the same answers."""
 
 import json
+import os
 import re
 import unittest
 
 import harness
 from harness import carcd
 from crafted import (ABBEY_MOVES, ABBEY_TILES, DRAW, ESCAPE_MOVES, ESCAPE_TILES, FINAL_MOVES, FINAL_TILES,
-                     FLOCK_MOVES, FLOCK_START, PASS, RING_START, WAGONS_MOVES, WAGONS_TILES, abbey,
+                     FLOCK_MOVES, FLOCK_START, PASS, REASONS, RING_START, WAGONS_MOVES, WAGONS_TILES, abbey,
                      deploy, escape, flock, of_type, over_both, place, register_over_both, wagon)
 
 daemon, setUpModule, tearDownModule = harness.module_daemon()
@@ -727,9 +728,74 @@ class BothEncodings(unittest.TestCase):
             self.assertEqual(x, y, "answer %d" % i)
 
 
+class ReasonData:
+    """PROTOCOL.md, "Why a move is illegal": each reason that is not a
+    rule's condition, the whole `data` of one move that gets it, place and
+    edge included, as apply_move sends it and as legal_moves' `why` says it."""
+
+    def refused(self, t, move, data):
+        t.refuse(move, "illegal_move", reason=data["reason"])
+        self.assertEqual(t.data, data, move)
+        self.assertEqual(t.c.legal_moves(t.game, move=move)["why"]["data"], data, move)
+
+    def test_a_placement(self):
+        t = self.table(["ann", "bob"], tiles=["BA/LR", "BA/RFr"], seed=5)
+        self.refused(t, place("BA/RFr", 1, 0, 0), {"reason": "not_the_drawn_tile"})
+        self.refused(t, place("BA/LR", 0, 0, 0), {"reason": "place_taken"})
+        self.refused(t, place("BA/LR", 5, 5, 0), {"reason": "not_adjacent"})
+        # the south edge of BA/LR, a road, against the city on the start tile's north edge
+        self.refused(t, place("BA/LR", 0, -1, 0), {"reason": "edge_mismatch", "x": 0, "y": 0, "at": "N"})
+        # its east edge (a field) against the road on the start tile's west edge
+        self.refused(t, place("BA/LR", -1, 0, 90), {"reason": "edge_mismatch", "x": 0, "y": 0, "at": "W"})
+        self.refused(t, deploy(0, 0, "E"), {"reason": "not_open_now"})
+        self.refused(t, wagon(0, 0, "E"), {"reason": "not_in_this_game"})
+        self.refused(t, {"type": "ransom"}, {"reason": "not_in_this_game"})
+
+    def test_a_deploy(self):
+        t = self.table(["ann", "bob"], tiles=["BA/RFr", "BA/RFr"], seed=5)
+        t.play(place("BA/RFr", 1, 0, 0))
+        self.refused(t, deploy(0, 0, "E"), {"reason": "not_tile_just_placed", "x": 1, "y": 0})
+        self.refused(t, deploy(1, 0, "cloister"), {"reason": "nothing_there"})
+        self.refused(t, deploy(1, 0, "E", "builder"), {"reason": "not_in_this_game"})
+        self.refused(t, place("BA/RFr", 2, 0, 0), {"reason": "not_open_now"})
+        t.play(deploy(1, 0, "E"), place("BA/RFr", 2, 0, 0))
+        self.refused(t, deploy(2, 0, "W"), {"reason": "feature_occupied"})
+
+    def test_a_figure(self):
+        t = self.table(["ann", "bob"], expansions=["base", "inns-cathedrals"], tiles=["BA/RFr"] * 3, seed=5)
+        t.play(place("BA/RFr", 1, 0, 0), deploy(1, 0, "E", "large"), place("BA/RFr", -1, 0, 0), PASS,
+               place("BA/RFr", 2, 0, 0))
+        self.refused(t, deploy(2, 0, "NL", "large"), {"reason": "no_figure_left"})
+        t = self.table(["ann", "bob"], tiles=["BA/RFr"], rules={"farmers": False}, seed=5)
+        t.play(place("BA/RFr", 1, 0, 0))
+        self.refused(t, deploy(1, 0, "NL"), {"reason": "figure_kind"})
+
+
+class ReasonTable(unittest.TestCase):
+    """The reasons PROTOCOL.md lists are exactly those carcd can send: the
+    library's names for a rule's conditions (engine/names.c, but for
+    `none` and `volcano_lake`, which never reach the wire) and
+    proto_move_reason's own (proto/game.c, proto/proto.h)."""
+
+    def test_the_table_is_the_code(self):
+        def read(*path):
+            with open(os.path.join(harness.TOP_SRCDIR, *path), encoding="utf-8") as f:
+                return f.read()
+        names = read("engine", "names.c")
+        table = names.split("refusals[CARC_RF_COUNT] = {", 1)[1].split("};", 1)[0]
+        library = set(re.findall(r'"([a-z_]+)"', table)) - {"none", "volcano_lake"}
+        game = read("proto", "game.c")
+        body = game.split("proto_val *proto_move_reason(", 1)[1].split("\n}\n", 1)[0]
+        own = set(re.findall(r'"([a-z_]+)"', body)) - {"reason", "x", "y", "at"}
+        own |= set(re.findall(r'#define PROTO_REASON_\w+ "([a-z_]+)"', read("proto", "proto.h")))
+        self.assertIn("not_in_this_game", own)
+        self.assertGreater(len(library), 25)
+        self.assertEqual(REASONS, library | own)
+
+
 # ---- each group over MessagePack on the Unix socket and JSON lines over TCP --------------------
 
-GROUPS = (Components, Wagons, Figures, AbbeyFinalRound, UnbuiltMoves, BadFields)
+GROUPS = (Components, Wagons, Figures, AbbeyFinalRound, UnbuiltMoves, BadFields, ReasonData)
 register_over_both(globals(), GROUPS, OverBoth)
 
 
