@@ -9,7 +9,8 @@
  * it without harm.  Then each decision takes a byte: most pick one of the
  * listed moves, which must be accepted; some build a move from raw bytes
  * near the board, which, if refused, must leave the game byte for byte as
- * it was; some ask the read-only calls a client or a renderer uses, or end
+ * it was, and be named by a condition (carc_move_refusal) exactly when a
+ * rule refuses it; some ask the read-only calls a client or a renderer uses, or end
  * a copy of the game now.  When the input runs out, the first listed move
  * is played until the game ends, so every input reaches the final scoring.
  *
@@ -18,6 +19,7 @@
  * a crash it saved, then -runs=N inputs of random bytes (a poor man's
  * fuzzer for gcc).
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -163,6 +165,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			carc_move m = raw_move(&in, g);
 			carc_game_clone(before, g);
 			carc_rc checked = carc_check_move(g, &m, NULL);
+			/* a rule's refusal, and only one, is named, by a condition */
+			int ax = INT_MIN, ay = INT_MIN;
+			carc_refusal why = carc_move_refusal(g, &m, &ax, &ay);
+			CHECK((why != CARC_RF_NONE) == (checked == CARC_E_RULE) && why != CARC_RF_OTHER && why < CARC_RF_COUNT);
+			CHECK(why != CARC_RF_NONE || (ax == INT_MIN && ay == INT_MIN));
+			CHECK(carc_move_refusal(g, &m, NULL, NULL) == why);
 			int k = carc_move_index(g, list, n, &m); /* a listed move exactly when legal */
 			CHECK((k >= 0) == (checked == CARC_OK) && (k < 0 || list[k].type == m.type));
 			carc_rc rc = carc_apply(g, &m, &sink);
