@@ -343,12 +343,21 @@ static void wagon_scored(carc_game *g, int root, carc_sink *out)
 	}
 }
 
+/* Why segment `node` takes no wagon whatever the reach (a carc_refusal,
+ * CARC_RF_NONE when it may take one). */
+static int wagon_unfit(const carc_game *g, int node, int root)
+{
+	int k = g->nodes[node].kind;
+	if (k != CARC_F_ROAD && k != CARC_F_CITY && k != CARC_F_CLOISTER) return CARC_RF_WAGON_KIND;
+	if (g->nodes[root].done) return CARC_RF_WAGON_COMPLETE;
+	if (g->nodes[root].nfig) return CARC_RF_WAGON_OCCUPIED;
+	return CARC_RF_NONE;
+}
+
 static int wagon_target(const carc_game *g, int node)
 {
-	int k = g->nodes[node].kind, root = carc_feat_root(g, node);
-	if (k != CARC_F_ROAD && k != CARC_F_CITY && k != CARC_F_CLOISTER) return -1;
-	if (g->nodes[root].done || g->nodes[root].nfig) return -1;
-	return root;
+	int root = carc_feat_root(g, node);
+	return wagon_unfit(g, node, root) == CARC_RF_NONE ? root : -1;
 }
 
 /* A candidate segment for the wagon, once: `cand` holds at most one
@@ -543,10 +552,8 @@ static int wagon_why(const carc_game *g, const carc_move *m, int *ax, int *ay)
 	if (cell < 0) return CARC_RF_WAGON_NO_TILE;
 	int node = m->port < CARC_PORT_COUNT ? carc_board_feature_at(g, cell, m->port) : -1;
 	if (node < 0) return CARC_RF_WAGON_NOTHING;
-	int k = g->nodes[node].kind, root = carc_feat_root(g, node);
-	if (k != CARC_F_ROAD && k != CARC_F_CITY && k != CARC_F_CLOISTER) return CARC_RF_WAGON_KIND;
-	if (g->nodes[root].done) return CARC_RF_WAGON_COMPLETE;
-	if (g->nodes[root].nfig) return CARC_RF_WAGON_OCCUPIED;
+	int unfit = wagon_unfit(g, node, carc_feat_root(g, node));
+	if (unfit != CARC_RF_NONE) return unfit;
 	const carc_cell *w = &g->cells[g->wagons[0].cell];
 	*ax = w->x;
 	*ay = w->y;
@@ -566,9 +573,9 @@ static int abbey_why(const carc_game *g, const carc_move *m, int *ax, int *ay)
 		return m->port >= CARC_P_NW && m->port <= CARC_P_SW ? barn_why(g, m->port - CARC_P_NW, ax, ay) : CARC_RF_NONE;
 	/* a follower into a farm that has a barn */
 	int node = carc_board_feature_at(g, g->last, m->port);
-	if (!carc_is_follower(m->kind) || node < 0 || g->nodes[node].kind != CARC_F_FIELD) return CARC_RF_NONE;
+	if (!carc_is_follower(m->kind) || node < 0) return CARC_RF_NONE;
 	int root = carc_feat_root(g, node);
-	if (!farm_has_barn(g, root)) return CARC_RF_NONE;
+	if (!barn_closed(g, root)) return CARC_RF_NONE;
 	barn_tile(g, root, ax, ay);
 	return CARC_RF_FARM_HAS_BARN;
 }
