@@ -405,8 +405,7 @@ static proto_err check_legal(method_call *c, const games_game *gm, const carc_mo
 	int detail = -1;
 	carc_rc crc = carc_check_move(gm->g, m, &detail);
 	if (crc == CARC_OK) return PROTO_OK;
-	*why = proto_move_explain(c->a, gm->g, m, crc, detail);
-	c->err_data = proto_move_reason(c->a, gm->g, m, crc, detail);
+	*why = proto_move_explain(c->a, gm->g, m, crc, detail, &c->err_data);
 	return PROTO_E_ILLEGAL_MOVE;
 }
 

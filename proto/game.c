@@ -611,7 +611,10 @@ static const char *no_abbey_now(proto_arena *a, const carc_game *g, int drawn)
 	return proto_arena_printf(a, "no hole takes it: at (%d,%d), %s", hx, hy, placement_rule(a, g, abbey, hx, hy, 0));
 }
 
-const char *proto_move_explain(proto_arena *a, const carc_game *g, const carc_move *m, carc_rc rc, int detail)
+/* proto_move_explain's words; a refusal by a rule is carc_move_refusal's
+ * `rf`, naming the place ax, ay. */
+static const char *explain(proto_arena *a, const carc_game *g, const carc_move *m, carc_rc rc, int detail, int rf,
+                           int ax, int ay)
 {
 	int drawn = carc_game_drawn(g);
 	carc_placed_info last = { 0, 0, 0, 0 };
@@ -674,7 +677,6 @@ const char *proto_move_explain(proto_arena *a, const carc_game *g, const carc_mo
 			return proto_arena_printf(a, "there are no %s figures in this game", carc_figkind_name(m->kind));
 		return proto_arena_printf(a, "you have no %s left in your supply", carc_figkind_name(m->kind));
 	case CARC_E_RULE: {
-		int ax = m->x, ay = m->y, rf = carc_move_refusal(g, m, &ax, &ay);
 		const char *why = rule_words(a, g, m, rf, ax, ay);
 		switch (m->type) {
 		case CARC_MV_PLACE_TILE:
@@ -708,8 +710,10 @@ const char *proto_move_explain(proto_arena *a, const carc_game *g, const carc_mo
 
 /* An illegal move's reason as data (PROTOCOL.md, "Why a move is
  * illegal"): {reason} and, where the reason is about a place other than
- * the move's own, x and y (an edge: the neighbour's, and `at` its edge). */
-proto_val *proto_move_reason(proto_arena *a, const carc_game *g, const carc_move *m, carc_rc rc, int detail)
+ * the move's own, x and y (an edge: the neighbour's, and `at` its edge);
+ * rf, ax, ay as explain() takes them. */
+static proto_val *move_reason(proto_arena *a, const carc_game *g, const carc_move *m, carc_rc rc, int detail, int rf,
+                              int ax, int ay)
 {
 	proto_val *v = pv_map(a);
 	const char *reason = "other";
@@ -742,12 +746,12 @@ proto_val *proto_move_reason(proto_arena *a, const carc_game *g, const carc_move
 		reason = carc_figure_find(g, carc_game_seat(g), m->kind, 1) < 0 ? PROTO_REASON_NOT_IN_GAME : "no_figure_left";
 		break;
 	case CARC_E_KIND: reason = "figure_kind"; break;
-	case CARC_E_RULE: {
-		int rf = carc_move_refusal(g, m, &x, &y);
+	case CARC_E_RULE:
 		reason = carc_refusal_name(rf);
 		place = names_place(rf);
+		x = ax;
+		y = ay;
 		break;
-	}
 	default: break;
 	}
 	pv_set_str(a, v, "reason", reason);
@@ -757,6 +761,14 @@ proto_val *proto_move_reason(proto_arena *a, const carc_game *g, const carc_move
 	}
 	if (at >= 0) pv_set_str(a, v, "at", carc_port_name(at));
 	return v;
+}
+
+const char *proto_move_explain(proto_arena *a, const carc_game *g, const carc_move *m, carc_rc rc, int detail,
+                               proto_val **data)
+{
+	int ax = m->x, ay = m->y, rf = rc == CARC_E_RULE ? carc_move_refusal(g, m, &ax, &ay) : CARC_RF_NONE;
+	if (data) *data = move_reason(a, g, m, rc, detail, rf, ax, ay);
+	return explain(a, g, m, rc, detail, rf, ax, ay);
 }
 
 /* ---- events ---------------------------------------------------------------------------- */

@@ -275,9 +275,10 @@ proto_val *proto_scores(proto_arena *a, const carc_game *g);
 /* `g` resolves figure ids; without a game they are refused. */
 proto_err proto_move_parse(proto_arena *a, const carc_game *g, const proto_val *v, carc_move *m, const char **why);
 /* Why the engine refused `m`, in words a player understands. */
-const char *proto_move_explain(proto_arena *a, const carc_game *g, const carc_move *m, carc_rc rc, int detail);
-/* The same as an illegal_move error's `data`: {reason, x?, y?, at?}. */
-proto_val *proto_move_reason(proto_arena *a, const carc_game *g, const carc_move *m, carc_rc rc, int detail);
+/* *data (when data is not NULL) gets the same as an illegal_move error's
+ * `data`: {reason, x?, y?, at?}. */
+const char *proto_move_explain(proto_arena *a, const carc_game *g, const carc_move *m, carc_rc rc, int detail,
+                               proto_val **data);
 /* What proto_move_parse's PROTO_E_ILLEGAL_MOVE means, as that data. */
 #define PROTO_REASON_NOT_IN_GAME "not_in_this_game"
 /* new_game's parameters, the table carcd checks its requests against. */

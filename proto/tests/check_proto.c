@@ -963,36 +963,36 @@ START_TEST(explain_edge)
 	int detail = -1;
 	carc_rc rc = carc_check_move(g, &m, &detail);
 	ck_assert_int_eq(rc, CARC_E_EDGE);
-	const char *why = proto_move_explain(&a, g, &m, rc, detail);
+	const char *why = proto_move_explain(&a, g, &m, rc, detail, NULL);
 	ck_assert_msg(strstr(why, "west edge of BA/Cccc+ (city) does not match the road of the tile to the west"), "%s", why);
 	m.y = -1, m.x = 0;
 	ck_assert_int_eq(carc_check_move(g, &m, &detail), CARC_OK);
 	m.x = 5;
-	ck_assert_str_eq(proto_move_explain(&a, g, &m, carc_check_move(g, &m, &detail), detail),
+	ck_assert_str_eq(proto_move_explain(&a, g, &m, carc_check_move(g, &m, &detail), detail, NULL),
 	                 "(5,-1) does not touch a placed tile edge to edge");
 	/* deploys on the tile just placed: wrong tile, wrong figure, taken feature */
 	m.x = 0;
 	ck_assert_int_eq(carc_apply(g, &m, NULL), CARC_OK);
 	carc_move d = { .type = CARC_MV_DEPLOY, .kind = CARC_FIG_FOLLOWER, .x = 0, .y = 0, .port = CARC_N,
 		        .tile = CARC_NONE, .figure = CARC_NONE };
-	ck_assert_str_eq(proto_move_explain(&a, g, &d, carc_check_move(g, &d, &detail), detail),
+	ck_assert_str_eq(proto_move_explain(&a, g, &d, carc_check_move(g, &d, &detail), detail, NULL),
 	                 "figures go on the tile just placed, at (0,-1), not (0,0)");
 	d.y = -1;
 	d.kind = CARC_FIG_LARGE;
-	ck_assert_str_eq(proto_move_explain(&a, g, &d, carc_check_move(g, &d, &detail), detail),
+	ck_assert_str_eq(proto_move_explain(&a, g, &d, carc_check_move(g, &d, &detail), detail, NULL),
 	                 "there are no large figures in this game");
 	d.kind = CARC_FIG_FOLLOWER;
 	ck_assert_int_eq(carc_check_move(g, &d, &detail), CARC_OK);
 	carc_move place = { .type = CARC_MV_PLACE_TILE, .tile = cfg.tiles[0], .x = 1, .y = 0, .figure = CARC_NONE };
-	ck_assert_str_eq(proto_move_explain(&a, g, &place, carc_check_move(g, &place, &detail), detail),
+	ck_assert_str_eq(proto_move_explain(&a, g, &place, carc_check_move(g, &place, &detail), detail, NULL),
 	                 "the tile is already placed: deploy a figure on it or pass");
 	/* a move of a piece this game has not at all says so, in any phase */
 	carc_move wagon = { .type = CARC_MV_MOVE_WAGON, .x = 1, .y = 0, .tile = CARC_NONE, .figure = CARC_NONE };
-	ck_assert_str_eq(proto_move_explain(&a, g, &wagon, carc_check_move(g, &wagon, &detail), detail),
+	ck_assert_str_eq(proto_move_explain(&a, g, &wagon, carc_check_move(g, &wagon, &detail), detail, NULL),
 	                 "the tile is already placed: deploy a figure on it or pass; and this game has no wagon "
 	                 "(Abbey & Mayor, or the `wagon` component) at all");
 	carc_move drawing = { .type = CARC_MV_DRAW, .tile = CARC_NONE, .figure = CARC_NONE };
-	ck_assert_str_eq(proto_move_explain(&a, g, &drawing, carc_check_move(g, &drawing, &detail), detail),
+	ck_assert_str_eq(proto_move_explain(&a, g, &drawing, carc_check_move(g, &drawing, &detail), detail, NULL),
 	                 "the tile is already placed: deploy a figure on it or pass; and this game has no abbey "
 	                 "(Abbey & Mayor, or the `abbey` component) at all");
 	free(g);

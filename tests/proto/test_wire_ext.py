@@ -775,7 +775,7 @@ class ReasonTable(unittest.TestCase):
     """The reasons PROTOCOL.md lists are exactly those carcd can send: the
     library's names for a rule's conditions (engine/names.c, but for
     `none` and `volcano_lake`, which never reach the wire) and
-    proto_move_reason's own (proto/game.c, proto/proto.h)."""
+    move_reason's own (proto/game.c, proto/proto.h)."""
 
     def test_the_table_is_the_code(self):
         def read(*path):
@@ -785,7 +785,7 @@ class ReasonTable(unittest.TestCase):
         table = names.split("refusals[CARC_RF_COUNT] = {", 1)[1].split("};", 1)[0]
         library = set(re.findall(r'"([a-z_]+)"', table)) - {"none", "volcano_lake"}
         game = read("proto", "game.c")
-        body = game.split("proto_val *proto_move_reason(", 1)[1].split("\n}\n", 1)[0]
+        body = game.split("static proto_val *move_reason(", 1)[1].split("\n}\n", 1)[0]
         own = set(re.findall(r'"([a-z_]+)"', body)) - {"reason", "x", "y", "at"}
         own |= set(re.findall(r'#define PROTO_REASON_\w+ "([a-z_]+)"', read("proto", "proto.h")))
         self.assertIn("not_in_this_game", own)
