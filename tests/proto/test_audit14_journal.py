@@ -283,9 +283,19 @@ class NobodysJournal:
     def run_carcd(self):
         p = subprocess.Popen(harness.AS_NOBODY + [harness.CARCD, "--listen", "unix:" + self.sock, "--journal", self.dir],
                              stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        harness.wait_for(lambda: os.path.exists(self.sock) or p.poll() is not None, harness.START_TIMEOUT)
-        self.assertTrue(os.path.exists(self.sock), "carcd as nobody did not come up")
+        # up once it answers: the socket file is there from bind(), a moment
+        # before carcd listens, and a connect in between is refused
+        harness.wait_for(lambda: self.answers() or p.poll() is not None, harness.START_TIMEOUT)
+        self.assertTrue(self.answers(), "carcd as nobody did not come up")
         return p
+
+    def answers(self):
+        try:
+            with carcd.Client("unix:" + self.sock, timeout=2.0) as c:
+                c.ping()
+            return True
+        except (carcd.ConnectionClosed, OSError):
+            return False
 
     def stop(self, p):
         """Stops it; its stderr."""
