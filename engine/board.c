@@ -98,14 +98,7 @@ uint16_t carc_board_ports(const carc_game *g, int node)
 {
 	const carc_node *n = &g->nodes[node];
 	const carc_cell *c = &g->cells[n->cell];
-	const carc_tfeat *f = &carc_tiletypes[c->type].f[n->feat];
-	int r = c->rot;
-	unsigned e = ((unsigned)f->edges << r | (unsigned)f->edges >> (4 - r)) & 0xf;
-	unsigned h = ((unsigned)f->halves << (2 * r) | (unsigned)f->halves >> (8 - 2 * r)) & 0xff;
-	unsigned ports = e | h << 4 | (unsigned)f->other << CARC_P_I;
-	if (f->kind == CARC_F_CLOISTER) ports |= 1u << CARC_P_CLOISTER;
-	if (f->kind == CARC_F_TOWER) ports |= 1u << CARC_P_TOWER;
-	return (uint16_t)ports;
+	return (uint16_t)carc_tfeat_ports(&carc_tiletypes[c->type].f[n->feat], c->rot);
 }
 
 

@@ -188,6 +188,58 @@ int carc_tile_deal_rank(int type);
  * out of range.  For messages such as "the north edge ... does not match". */
 const char *carc_tile_edge(int type, int rot, int dir);
 
+/* ---- what is printed on a tile type --------------------------------------
+ * For a client that draws tiles or weighs the tiles still to come without
+ * reading the manifests (engine/tiles/NAME.tiles), and for carcd's `tiles`.
+ * Marks on one feature (carc_tile_feature.marks): */
+enum {
+	CARC_MARK_INN = 1 << 0,        /* a road with an inn (Inns & Cathedrals) */
+	CARC_MARK_CATHEDRAL = 1 << 1,  /* a city with a cathedral */
+	CARC_MARK_BESIEGED = 1 << 2,   /* a besieged city segment (Cathars) */
+	CARC_MARK_PRINCESS = 1 << 3,   /* a city segment with the princess */
+	CARC_MARK_CULT_PLACE = 1 << 4, /* a centre building that is a cult place, not a cloister */
+	CARC_MARK_PIG_HERD = 1 << 5,   /* a field with a pig herd (the mini expansion) */
+	CARC_MARK_BITS = 6
+};
+/* "inn", "cathedral", "besieged", "princess", "cult_place", "pig_herd"
+ * for bits 0 to 5 (not the mask); "?" for any other. */
+const char *carc_mark_name(int bit);
+/* Symbols printed on a tile type beside its features (carc_tile_symbols): */
+enum {
+	CARC_SYMBOL_VOLCANO = 1 << 0,
+	CARC_SYMBOL_DRAGON = 1 << 1,
+	CARC_SYMBOL_PORTAL = 1 << 2,
+	CARC_SYMBOL_HILL = 1 << 3,     /* Hills & Sheep: a tile goes under it */
+	CARC_SYMBOL_VINEYARD = 1 << 4, /* Hills & Sheep: +3 to a cloister beside it */
+	CARC_SYMBOL_FAIR = 1 << 5,
+	CARC_SYMBOL_GARDEN = 1 << 6,
+	CARC_SYMBOL_SPRING = 1 << 7,   /* a river spring: only ever a start tile */
+	CARC_SYMBOL_LAKE = 1 << 8,     /* a lake: placed last of its river */
+	CARC_SYMBOL_ABBEY = 1 << 9,    /* a player's abbey: never drawn, walls on every side */
+	CARC_SYMBOL_BITS = 10
+};
+/* "volcano", "dragon", "portal", "hill", "vineyard", "fair", "garden",
+ * "spring", "lake", "abbey" for bits 0 to 9; "?" for any other. */
+const char *carc_symbol_name(int bit);
+uint16_t carc_tile_symbols(int type); /* CARC_SYMBOL_* bits; 0 for an unknown type */
+
+typedef struct carc_tile_feature {
+	uint8_t kind;      /* carc_fkind */
+	uint8_t pennants;  /* a city segment's pennants */
+	int8_t goods;      /* a city segment's trade good, CARC_TOK_WINE, _GRAIN or _CLOTH; -1 for none */
+	uint8_t marks;     /* CARC_MARK_* */
+	uint16_t ports;    /* bit p: port p, as for a placed tile (carc_tile_features) */
+	uint16_t reaches;  /* a city: edges (bit d) it also reaches without joining
+	                      the feature there, turned as `ports` (HS/CC!.v's E city
+	                      reaches N); 0 for every other */
+	uint16_t borders;  /* a field: bit i for each city i of this list it touches */
+} carc_tile_feature;
+/* The features printed on a tile type turned `rot` quarter turns clockwise
+ * (0..3), in the order carc_tile_features gives them once the tile is
+ * placed: returns how many there are, and writes the first `cap` (none for
+ * a cap of 0 or less); -1 for an unknown type or a rot out of range. */
+int carc_tile_describe(int type, int rot, carc_tile_feature *out, int cap);
+
 /* ---- a game's configuration -------------------------------------------- */
 typedef struct carc_start_tile {
 	uint16_t tile;  /* tile type */

@@ -175,6 +175,28 @@ const char *carc_tile_edge(int type, int rot, int dir)
 	return names[carc_tiletypes[type].edge_code[rot] >> (8 * dir) & 0xff];
 }
 
+uint16_t carc_tile_symbols(int type) { return type >= 0 && type < carc_ntiletypes ? carc_tiletypes[type].symbols : 0; }
+
+int carc_tile_describe(int type, int rot, carc_tile_feature *out, int cap)
+{
+	if (type < 0 || type >= carc_ntiletypes || rot < 0 || rot > 3) return -1;
+	const carc_tiletype *t = &carc_tiletypes[type];
+	for (int i = 0; i < t->nfeat && i < cap; i++) {
+		const carc_tfeat *f = &t->f[i];
+		unsigned reach = ((unsigned)f->multi << rot | (unsigned)f->multi >> (4 - rot)) & 0xf;
+		out[i] = (carc_tile_feature){
+			.kind = f->kind,
+			.pennants = f->pennants,
+			.goods = (int8_t)(f->goods ? CARC_TOK_WINE + f->goods - CARC_GOODS_WINE : -1),
+			.marks = (uint8_t)(f->flags & ((1u << CARC_MARK_BITS) - 1)),
+			.ports = (uint16_t)carc_tfeat_ports(f, rot),
+			.reaches = (uint16_t)reach,
+			.borders = f->kind == CARC_F_FIELD ? f->borders : 0,
+		};
+	}
+	return t->nfeat;
+}
+
 static int set_chosen(const carc_tileset *s, uint32_t expansions) { return expansions >> s->expansion_index & 1; }
 
 /* The standard start: a river game starts at the spring (the base start

@@ -11,6 +11,8 @@
 
 #include <stdint.h>
 
+#include "carc.h"
+
 #define CARC_TILE_MAXF 12 /* features on one tile; the busiest in scope has 9 */
 #define CARC_NOF 0xff     /* "no feature" in the port tables */
 
@@ -19,28 +21,28 @@
  * only ever faces another tile of the block, never a supply tile. */
 enum { CARC_EK_FIELD, CARC_EK_ROAD, CARC_EK_CITY, CARC_EK_RIVER, CARC_EK_INNER, CARC_EK_COUNT };
 
-/* Feature attributes. */
+/* Feature attributes: the public marks (carc_tile_describe copies them). */
 enum {
-	CARC_TF_INN = 1 << 0,
-	CARC_TF_CATHEDRAL = 1 << 1,
-	CARC_TF_BESIEGED = 1 << 2,
-	CARC_TF_PRINCESS = 1 << 3,
-	CARC_TF_SHRINE = 1 << 4,
-	CARC_TF_PIGHERD = 1 << 5
+	CARC_TF_INN = CARC_MARK_INN,
+	CARC_TF_CATHEDRAL = CARC_MARK_CATHEDRAL,
+	CARC_TF_BESIEGED = CARC_MARK_BESIEGED,
+	CARC_TF_PRINCESS = CARC_MARK_PRINCESS,
+	CARC_TF_SHRINE = CARC_MARK_CULT_PLACE,
+	CARC_TF_PIGHERD = CARC_MARK_PIG_HERD
 };
 
-/* Symbols printed on a tile. */
+/* Symbols printed on a tile: the public ones (carc_tile_symbols). */
 enum {
-	CARC_SYM_VOLCANO = 1 << 0,
-	CARC_SYM_DRAGON = 1 << 1,
-	CARC_SYM_PORTAL = 1 << 2,
-	CARC_SYM_HILL = 1 << 3,
-	CARC_SYM_VINEYARD = 1 << 4,
-	CARC_SYM_FAIR = 1 << 5,
-	CARC_SYM_GARDEN = 1 << 6,
-	CARC_SYM_SPRING = 1 << 7, /* a river spring (the river start tile) */
-	CARC_SYM_LAKE = 1 << 8,   /* a river lake: the river tile placed last */
-	CARC_SYM_ABBEY = 1 << 9   /* a player's abbey: never drawn, its walls face anything */
+	CARC_SYM_VOLCANO = CARC_SYMBOL_VOLCANO,
+	CARC_SYM_DRAGON = CARC_SYMBOL_DRAGON,
+	CARC_SYM_PORTAL = CARC_SYMBOL_PORTAL,
+	CARC_SYM_HILL = CARC_SYMBOL_HILL,
+	CARC_SYM_VINEYARD = CARC_SYMBOL_VINEYARD,
+	CARC_SYM_FAIR = CARC_SYMBOL_FAIR,
+	CARC_SYM_GARDEN = CARC_SYMBOL_GARDEN,
+	CARC_SYM_SPRING = CARC_SYMBOL_SPRING, /* a river spring (the river start tile) */
+	CARC_SYM_LAKE = CARC_SYMBOL_LAKE,     /* a river lake: the river tile placed last */
+	CARC_SYM_ABBEY = CARC_SYMBOL_ABBEY    /* a player's abbey: never drawn, its walls face anything */
 };
 
 /* Quarters of the City of Carcassonne (Count), bound to one tile of the block. */
@@ -180,5 +182,17 @@ static inline int carc_port_rot(int p, int r)
 	return p;
 }
 static inline int carc_port_unrot(int p, int r) { return carc_port_rot(p, (4 - r) & 3); }
+
+/* The ports (bit p: carc_port p) of feature f of a tile turned r quarter
+ * turns clockwise. */
+static inline unsigned carc_tfeat_ports(const carc_tfeat *f, int r)
+{
+	unsigned e = ((unsigned)f->edges << r | (unsigned)f->edges >> (4 - r)) & 0xf;
+	unsigned h = ((unsigned)f->halves << (2 * r) | (unsigned)f->halves >> (8 - 2 * r)) & 0xff;
+	unsigned ports = e | h << CARC_NL | (unsigned)f->other << CARC_P_I;
+	if (f->kind == CARC_F_CLOISTER) ports |= 1u << CARC_P_CLOISTER;
+	if (f->kind == CARC_F_TOWER) ports |= 1u << CARC_P_TOWER;
+	return ports;
+}
 
 #endif

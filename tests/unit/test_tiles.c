@@ -482,6 +482,113 @@ START_TEST(test_first_ports)
 }
 END_TEST
 
+/* carc_tile_describe gives, for every tile type at every rotation, the
+ * features a placed tile shows (carc_tile_features), in the same order,
+ * with the manifest's marks, and refuses what it cannot answer. */
+START_TEST(test_describe_as_placed)
+{
+	carc_tile_feature f[CARC_TILE_MAXF];
+	uint16_t ports[CARC_TILE_MAXF];
+	uint8_t kinds[CARC_TILE_MAXF];
+	for (int type = 0; type < carc_tile_count(); type++) {
+		const carc_tiletype *t = &carc_tiletypes[type];
+		for (int r = 0; r < (carc_tile_drawable(type) ? 4 : 1); r++) { /* the abbey lies at rot 0 */
+			carc_config cfg;
+			tu_config_fixed(&cfg, 1, t->id, r, (const char *const[]){ "BA/L", NULL });
+			cfg.expansions = ~0u & ((1u << carc_expansion_count()) - 1);
+			for (int e = 0; e < carc_expansion_count(); e++)
+				if (!carc_expansion(e)->available) cfg.expansions &= ~(1u << e);
+			carc_game *g = tu_game_new(&cfg, NULL);
+			int n = carc_tile_features(g, 0, 0, ports, kinds, CARC_TILE_MAXF);
+			ck_assert_int_eq(carc_tile_describe(type, r, f, CARC_TILE_MAXF), n);
+			for (int i = 0; i < n; i++) {
+				ck_assert_msg(f[i].ports == ports[i] && f[i].kind == kinds[i], "%s rot %d feature %d: %#x %d, placed %#x %d",
+				              t->id, r, i, f[i].ports, f[i].kind, ports[i], kinds[i]);
+				ck_assert_int_eq(f[i].pennants, t->f[i].pennants);
+				ck_assert_int_eq(f[i].marks, t->f[i].flags);
+				ck_assert_int_eq(f[i].goods, (t->f[i].goods ? CARC_TOK_WINE + t->f[i].goods - 1 : -1));
+				ck_assert_uint_eq(f[i].borders, f[i].kind == CARC_F_FIELD ? t->f[i].borders : 0);
+				for (unsigned b = f[i].borders; b; b &= b - 1) ck_assert_int_eq(f[__builtin_ctz(b)].kind, CARC_F_CITY);
+				unsigned reach = 0;
+				for (int d = 0; d < 4; d++)
+					if (t->f[i].multi >> d & 1) reach |= 1u << carc_port_rot(d, r);
+				ck_assert_uint_eq(f[i].reaches, reach);
+			}
+			free(g);
+		}
+		ck_assert_uint_eq(carc_tile_symbols(type), t->symbols);
+	}
+	ck_assert_int_eq(carc_tile_describe(-1, 0, f, CARC_TILE_MAXF), -1);
+	ck_assert_int_eq(carc_tile_describe(carc_tile_count(), 0, f, CARC_TILE_MAXF), -1);
+	ck_assert_int_eq(carc_tile_describe(0, 4, f, CARC_TILE_MAXF), -1);
+	ck_assert_int_eq(carc_tile_describe(0, -1, f, CARC_TILE_MAXF), -1);
+	ck_assert_uint_eq(carc_tile_symbols(-1), 0);
+	ck_assert_uint_eq(carc_tile_symbols(carc_tile_count()), 0);
+}
+END_TEST
+
+/* What a few tiles show, read off the manifests by hand. */
+START_TEST(test_describe_marks)
+{
+	carc_tile_feature f[CARC_TILE_MAXF];
+	/* HS/CC!.v: the E city also reaches the N edge; turned once, the S city reaches E */
+	int n = carc_tile_describe(tu_tile("HS/CC!.v"), 0, f, CARC_TILE_MAXF), seen = 0;
+	for (int i = 0; i < n; i++)
+		if (f[i].ports == 1u << CARC_E) {
+			ck_assert_uint_eq(f[i].reaches, 1u << CARC_N);
+			seen++;
+		}
+	ck_assert_uint_eq(carc_tile_symbols(tu_tile("HS/CC!.v")), CARC_SYMBOL_VINEYARD);
+	n = carc_tile_describe(tu_tile("HS/CC!.v"), 1, f, CARC_TILE_MAXF);
+	for (int i = 0; i < n; i++)
+		if (f[i].ports == 1u << CARC_S) {
+			ck_assert_uint_eq(f[i].reaches, 1u << CARC_E);
+			seen++;
+		}
+	ck_assert_int_eq(seen, 2);
+	/* BA/CFc+: a city W-E with a pennant between two fields that border it */
+	ck_assert_int_eq(carc_tile_describe(tu_tile("BA/CFc+"), 0, f, CARC_TILE_MAXF), 3);
+	ck_assert_int_eq(f[0].kind, CARC_F_CITY);
+	ck_assert_uint_eq(f[0].ports, 1u << CARC_E | 1u << CARC_W);
+	ck_assert_int_eq(f[0].pennants, 1);
+	ck_assert_int_eq(f[0].goods, -1);
+	ck_assert_uint_eq(f[1].ports, 1u << CARC_NL | 1u << CARC_NR);
+	ck_assert_uint_eq(f[1].borders, 1);
+	ck_assert_uint_eq(f[2].borders, 1);
+	/* a cap writes no more than asked */
+	f[1].kind = 0xee;
+	ck_assert_int_eq(carc_tile_describe(tu_tile("BA/CFc+"), 1, f, 1), 3);
+	ck_assert_uint_eq(f[0].ports, 1u << CARC_N | 1u << CARC_S);
+	ck_assert_int_eq(f[1].kind, 0xee);
+	ck_assert_int_eq(carc_tile_describe(tu_tile("BA/CFc+"), 0, NULL, 0), 3);
+	/* goods, a cathedral, a cult place, a pig herd, a besieged city, an abbey, a spring */
+	static const struct {
+		const char *id;
+		int kind, marks, goods;
+		uint16_t symbols;
+	} want[] = {
+		{ "TB/Cc.w", CARC_F_CITY, 0, CARC_TOK_WINE, 0 },
+		{ "TB/Cc.g", CARC_F_CITY, 0, CARC_TOK_GRAIN, 0 },
+		{ "IC/Cccc.c", CARC_F_CITY, CARC_MARK_CATHEDRAL, -1, 0 },
+		{ "IC/RFr.i", CARC_F_ROAD, CARC_MARK_INN, -1, 0 },
+		{ "CU/S", CARC_F_CLOISTER, CARC_MARK_CULT_PLACE, -1, 0 },
+		{ "GQ/F", CARC_F_FIELD, CARC_MARK_PIG_HERD, -1, 0 },
+		{ "SI.CA/C", CARC_F_CITY, CARC_MARK_BESIEGED, -1, 0 },
+		{ "AM/A", CARC_F_CLOISTER, 0, -1, CARC_SYMBOL_ABBEY },
+		{ "RI/s", CARC_F_RIVER, 0, -1, CARC_SYMBOL_SPRING },
+		{ "RI.2/I.v", CARC_F_RIVER, 0, -1, CARC_SYMBOL_VOLCANO | CARC_SYMBOL_LAKE },
+	};
+	for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
+		n = carc_tile_describe(tu_tile(want[k].id), 0, f, CARC_TILE_MAXF);
+		int found = 0;
+		for (int i = 0; i < n; i++)
+			found += f[i].kind == want[k].kind && f[i].marks == want[k].marks && f[i].goods == want[k].goods;
+		ck_assert_msg(found == 1, "%s: %d features match", want[k].id, found);
+		ck_assert_uint_eq(carc_tile_symbols(tu_tile(want[k].id)), want[k].symbols);
+	}
+}
+END_TEST
+
 static Suite *tiles_suite(void)
 {
 	Suite *s = suite_create("tiles");
@@ -499,6 +606,8 @@ static Suite *tiles_suite(void)
 	tcase_add_test(tc, test_port_rotation);
 	tcase_add_test(tc, test_turned_tile_features);
 	tcase_add_test(tc, test_first_ports);
+	tcase_add_test(tc, test_describe_as_placed);
+	tcase_add_test(tc, test_describe_marks);
 	suite_add_tcase(s, tc);
 	return s;
 }
