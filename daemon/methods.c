@@ -254,6 +254,22 @@ static proto_err m_games(method_call *c, proto_val **result, const char **why)
 	return PROTO_OK;
 }
 
+/* carcd's own: what is printed on each tile of some expansions, and how
+ * many copies a game of them deals (proto/tiles.c). */
+static proto_err m_tiles(method_call *c, proto_val **result, const char **why)
+{
+	uint32_t expansions = 1u << carc_expansion_find("base");
+	int64_t rot = 0;
+	proto_err rc = proto_expansions_parse(c->a, pv_opt(c->params, "expansions"), &expansions, why);
+	if (rc) return rc;
+	pv_to_int(pv_opt(c->params, "rot"), &rot);
+	if (rot % 90) {
+		*why = "`rot` is 0, 90, 180 or 270";
+		return PROTO_E_INVALID_PARAMS;
+	}
+	return proto_tile_types(c->a, c->s->scratch, expansions, (int)(rot / 90), result, why);
+}
+
 /* ---- new_game ---------------------------------------------------------------------- */
 
 #define INVALID(...) (*why = proto_arena_printf(a, __VA_ARGS__), PROTO_E_INVALID_PARAMS)
@@ -799,6 +815,9 @@ static const proto_param p_games[] = {
 	{ .name = "limit", .type = PROTO_P_INT, .min = 1, .max = 10000 },
 	END
 };
+static const proto_param p_tiles[] = {
+	{ .name = "expansions", .type = PROTO_P_ARRAY }, { .name = "rot", .type = PROTO_P_INT, .min = 0, .max = 270 }, END
+};
 static const proto_param p_subscribe[] = { GAME_ID, { .name = "decision", .type = PROTO_P_BOOL }, END };
 static const proto_param p_close_game[] = { GAME_ID, { .name = "admin_token", .type = PROTO_P_STR, .required = 1 }, END };
 
@@ -814,6 +833,7 @@ static const method methods[] = {
 	{ .name = "close_game", .params = p_close_game, .exec = m_close_game },
 	{ .name = "subscribe", .params = p_subscribe, .exec = m_subscribe },
 	{ .name = "unsubscribe", .params = p_game, .exec = m_unsubscribe },
+	{ .name = "tiles", .params = p_tiles, .exec = m_tiles },
 	{ .name = "stats", .params = p_none, .exec = m_stats },
 	{ .name = "ping", .params = p_none, .exec = m_ping },
 	{ .name = NULL }

@@ -109,6 +109,7 @@ out.append('#### history after the end\n\nA one-seat game of two given tiles (`n
 ex('games', 'games', {}, n=600)
 ex('unsubscribe', 'unsubscribe', {'game': G})
 ex('stats', 'stats', {}, n=800)
+ex('tiles', 'tiles', {'expansions': ['base'], 'rot': 90}, n=600)
 cl = 'close_game {"game":%d,"admin_token":"%s"}' % (G, A)
 jr = jl(cl)
 req, mr = mp('close_game', {'game': GM, 'admin_token': mg['admin_token']})

@@ -289,6 +289,17 @@ extern const proto_param proto_new_game_params[];
  * parameters' shapes (proto_new_game_params) and every value as new_game
  * does: PROTO_E_INVALID_PARAMS and *why otherwise. */
 proto_err proto_setup_parse(proto_arena *a, const proto_val *p, carc_config *cfg, const char **names, const char **why);
+/* new_game's `expansions` (a list of names, each known and available) to
+ * a mask of carc_expansion() bits in *out; nothing happens when v is NULL.
+ * PROTO_E_INVALID_PARAMS and *why otherwise. */
+proto_err proto_expansions_parse(proto_arena *a, const proto_val *v, uint32_t *out, const char **why);
+/* carcd's `tiles`: each tile type of these expansions' sets turned rot
+ * quarter turns, with the copies a game of them deals and puts at the
+ * start (worked out in *scratch, a game's room), as proto/PROTOCOL.md
+ * says.  PROTO_E_INVALID_PARAMS and *why when the engine refuses the
+ * expansions. */
+proto_err proto_tile_types(proto_arena *a, carc_game *scratch, uint32_t expansions, int rot, proto_val **out,
+                           const char **why);
 /* A player name new_game takes: 1 to PROTO_MAX_NAME bytes of UTF-8, no control characters. */
 int proto_name_ok(const char *s, size_t n);
 /* The components a game of this configuration has: those given, or its

@@ -44,18 +44,19 @@ static proto_err parse_players(proto_arena *a, const proto_val *v, carc_config *
 	return PROTO_OK;
 }
 
-static proto_err parse_expansions(proto_arena *a, const proto_val *v, carc_config *cfg, const char **why)
+proto_err proto_expansions_parse(proto_arena *a, const proto_val *v, uint32_t *out, const char **why)
 {
 	if (!v) return PROTO_OK;
-	if (v->n == 0) return INVALID("`expansions` names at least one, e.g. [\"base\"]");
-	cfg->expansions = 0;
+	if (v->type != PV_ARRAY || v->n == 0) return INVALID("`expansions` names at least one, e.g. [\"base\"]");
+	uint32_t mask = 0;
 	for (const proto_val *e = v->u.c.first; e; e = e->next) {
 		if (e->type != PV_STR) return INVALID("`expansions` is a list of names");
 		int i = carc_expansion_find(e->u.s);
 		if (i < 0) return INVALID("unknown expansion `%s`", e->u.s);
 		if (!carc_expansion(i)->available) return INVALID("expansion `%s` is not available yet", e->u.s);
-		cfg->expansions |= 1u << i;
+		mask |= 1u << i;
 	}
+	*out = mask;
 	return PROTO_OK;
 }
 
@@ -238,7 +239,7 @@ proto_err proto_setup_parse(proto_arena *a, const proto_val *p, carc_config *cfg
 	if ((rc = proto_params_check(a, proto_new_game_params, p, why))) return rc;
 	/* expansions first: the tiles and start tiles are judged against them */
 	if ((rc = parse_players(a, pv_get(p, "players"), cfg, names, why)) ||
-	    (rc = parse_expansions(a, pv_opt(p, "expansions"), cfg, why)) ||
+	    (rc = proto_expansions_parse(a, pv_opt(p, "expansions"), &cfg->expansions, why)) ||
 	    (rc = parse_components(a, pv_opt(p, "components"), cfg, why)) ||
 	    (rc = parse_rules(a, pv_opt(p, "rules"), cfg, why)) || (rc = parse_tiles(a, pv_opt(p, "tiles"), cfg, why)) ||
 	    (rc = parse_start(a, pv_opt(p, "start"), cfg, why)))

@@ -88,7 +88,12 @@ START_TEST(hello_and_errors)
 {
 	json_t *r = result(call(&A, "hello {\"client\": \"test\"}"));
 	ck_assert_int_eq(json_integer_value(json_object_get(r, "protocol")), 1);
-	ck_assert_int_eq(json_array_size(json_object_get(r, "methods")), 13);
+	ck_assert_int_eq(json_array_size(json_object_get(r, "methods")), 14); /* the contract's 13 and `tiles` */
+	/* carcd's own `tiles`: expansions refused as new_game refuses them, and a rot off the quarter turns */
+	json_t *t = result(call(&A, "tiles {\"expansions\": [\"base\", \"river\"]}"));
+	ck_assert_int_eq(json_array_size(json_object_get(t, "tiles")), 24 + 10); /* the types of base and River I, the spring among them */
+	ck_assert_str_eq(error_code(call(&A, "tiles {\"rot\": 45}")), "invalid_params");
+	ck_assert_str_eq(error_code(call(&A, "tiles {\"expansions\": [\"tower\"]}")), "invalid_params");
 	ck_assert_str_eq(error_code(call(&A, "nosuch")), "unknown_method");
 	ck_assert_str_eq(error_code(call(&A, "state {\"game\": 99}")), "no_such_game");
 	ck_assert_str_eq(error_code(call(&A, "state {\"game\": \"x\"}")), "invalid_params");

@@ -47,7 +47,7 @@ START_TIMEOUT = 15.0 * SLOW
 STOP_TIMEOUT = 10.0 * SLOW
 
 METHODS = ("hello", "new_game", "state", "legal_moves", "apply_move", "score", "history",
-           "games", "close_game", "subscribe", "unsubscribe", "stats", "ping")
+           "games", "close_game", "subscribe", "unsubscribe", "tiles", "stats", "ping")
 ERROR_CODES = carcd.ERROR_CODES
 # every expansion built, as new_game names them
 EVERY_SET = ["base", "river", "river2", "mini", "inns-cathedrals", "traders-builders",
