@@ -436,6 +436,12 @@ class Client:
     def unsubscribe(self, game):
         return self.call("unsubscribe", game=game)
 
+    def tiles(self, expansions=None, rot=None):
+        """What is printed on each tile of these expansions (default
+        ["base"]), turned rot degrees, and how many copies a game of them
+        deals (carcd's own)."""
+        return self.call("tiles", expansions=expansions, rot=rot)
+
     def stats(self):
         return self.call("stats")
 

@@ -20,12 +20,14 @@ What it says is checked against
 
 import collections
 import glob
+import json
 import os
 import random
 import unittest
 
 import harness
 from harness import carcd
+from test_contrib import CARCCTL_CMD, run
 
 daemon, setUpModule, tearDownModule = harness.module_daemon()
 
@@ -724,6 +726,34 @@ class Errors(Case):
         for encoding in ("msgpack", "json"):
             with daemon["d"].client("tcp", encoding) as c:
                 self.assertIn("tiles", c.hello()["methods"])
+
+
+class Contrib(Case):
+    """carcctl `tiles` and carcd.Client.tiles (contrib/README.md) ask the
+    same and print or return the daemon's answer as it stands."""
+
+    def test_client_tiles(self):
+        self.assertEqual(self.c.tiles(), self.tiles())
+        self.assertEqual(self.c.tiles(["base", "cult"], rot=270), self.tiles(["base", "cult"], 270))
+        with self.assertRaises(carcd.Error) as e:
+            self.c.tiles(["nope"])
+        self.assertEqual(e.exception.code, "invalid_params")
+
+    def test_carcctl_tiles(self):
+        where = ["--socket", daemon["d"].unix_path, "--compact"]
+        p = run(CARCCTL_CMD + where + ["tiles", "--expansions", "base,hills-sheep", "--rot", "180"])
+        self.assertEqual((p.returncode, p.stderr), (0, ""))
+        self.assertEqual(json.loads(p.stdout), self.tiles(["base", "hills-sheep"], 180))
+        p = run(CARCCTL_CMD + where + ["tiles"])
+        self.assertEqual((p.returncode, p.stderr), (0, ""))
+        self.assertEqual(json.loads(p.stdout), self.tiles())
+        p = run(CARCCTL_CMD + where + ["tiles", "--rot", "45"])
+        self.assertEqual((p.returncode, p.stdout), (1, ""))
+        self.assertEqual(p.stderr, "carcctl: invalid_params: `rot` is 0, 90, 180 or 270\n")
+        p = run(CARCCTL_CMD + ["tiles", "--help"])
+        self.assertEqual(p.returncode, 0)
+        for opt in ("--expansions", "--rot"):
+            self.assertIn(opt, p.stdout)
 
 
 if __name__ == "__main__":
