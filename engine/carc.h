@@ -197,10 +197,11 @@ enum {
 	CARC_MARK_CATHEDRAL = 1 << 1,  /* a city with a cathedral */
 	CARC_MARK_BESIEGED = 1 << 2,   /* a besieged city segment (Cathars) */
 	CARC_MARK_PRINCESS = 1 << 3,   /* a city segment with the princess */
-	CARC_MARK_CULT_PLACE = 1 << 4, /* a centre building that is a cult place, not a cloister */
-	CARC_MARK_PIG_HERD = 1 << 5,   /* a field with a pig herd (the mini expansion) */
-	CARC_MARK_BITS = 6
+	CARC_MARK_CULT_PLACE = 1 << 4, /* a centre building (CARC_F_CLOISTER) that is a cult place,
+	                                  which the rules do not take for a cloister */
+	CARC_MARK_PIG_HERD = 1 << 5    /* a field with a pig herd (the mini expansion) */
 };
+enum { CARC_MARK_COUNT = 6 }; /* the marks' bits */
 /* "inn", "cathedral", "besieged", "princess", "cult_place", "pig_herd"
  * for bits 0 to 5 (not the mask); "?" for any other. */
 const char *carc_mark_name(int bit);
@@ -215,9 +216,9 @@ enum {
 	CARC_SYMBOL_GARDEN = 1 << 6,
 	CARC_SYMBOL_SPRING = 1 << 7,   /* a river spring: only ever a start tile */
 	CARC_SYMBOL_LAKE = 1 << 8,     /* a lake: placed last of its river */
-	CARC_SYMBOL_ABBEY = 1 << 9,    /* a player's abbey: never drawn, walls on every side */
-	CARC_SYMBOL_BITS = 10
+	CARC_SYMBOL_ABBEY = 1 << 9     /* a player's abbey: never drawn, walls on every side */
 };
+enum { CARC_SYMBOL_COUNT = 10 }; /* the symbols' bits */
 /* "volcano", "dragon", "portal", "hill", "vineyard", "fair", "garden",
  * "spring", "lake", "abbey" for bits 0 to 9; "?" for any other. */
 const char *carc_symbol_name(int bit);

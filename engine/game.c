@@ -188,7 +188,7 @@ int carc_tile_describe(int type, int rot, carc_tile_feature *out, int cap)
 			.kind = f->kind,
 			.pennants = f->pennants,
 			.goods = (int8_t)(f->goods ? CARC_TOK_WINE + f->goods - CARC_GOODS_WINE : -1),
-			.marks = (uint8_t)(f->flags & ((1u << CARC_MARK_BITS) - 1)),
+			.marks = (uint8_t)(f->flags & ((1u << CARC_MARK_COUNT) - 1)),
 			.ports = (uint16_t)carc_tfeat_ports(f, rot),
 			.reaches = (uint16_t)reach,
 			.borders = f->kind == CARC_F_FIELD ? f->borders : 0,

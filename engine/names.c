@@ -86,13 +86,13 @@ const char *carc_sc_name(int s) { return name_of(scs, CARC_SC_COUNT, s); }
 static const char *const tokens[CARC_TOK_COUNT] = { "king", "robber", "wine", "grain", "cloth" };
 const char *carc_token_name(int t) { return name_of(tokens, CARC_TOK_COUNT, t); }
 
-static const char *const marks[CARC_MARK_BITS] = { "inn", "cathedral", "besieged", "princess", "cult_place", "pig_herd" };
-const char *carc_mark_name(int bit) { return name_of(marks, CARC_MARK_BITS, bit); }
+static const char *const marks[CARC_MARK_COUNT] = { "inn", "cathedral", "besieged", "princess", "cult_place", "pig_herd" };
+const char *carc_mark_name(int bit) { return name_of(marks, CARC_MARK_COUNT, bit); }
 
-static const char *const symbols[CARC_SYMBOL_BITS] = {
+static const char *const symbols[CARC_SYMBOL_COUNT] = {
 	"volcano", "dragon", "portal", "hill", "vineyard", "fair", "garden", "spring", "lake", "abbey"
 };
-const char *carc_symbol_name(int bit) { return name_of(symbols, CARC_SYMBOL_BITS, bit); }
+const char *carc_symbol_name(int bit) { return name_of(symbols, CARC_SYMBOL_COUNT, bit); }
 
 static const char *const refusals[CARC_RF_COUNT] = {
 	"none", "other", "river_unjoined", "river_joins", "river_u_turn", "river_room", "river_ends", "river_boxed",

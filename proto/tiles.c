@@ -9,26 +9,17 @@
 
 #include "proto.h"
 
-/* Names of the ports in mask, in canonical order. */
-static proto_val *port_list(proto_arena *a, unsigned mask)
-{
-	proto_val *list = pv_array(a);
-	for (int p = 0; p < CARC_PORT_COUNT; p++)
-		if (mask >> p & 1) pv_push(list, pv_str(a, carc_port_name(p)));
-	return list;
-}
-
 static proto_val *feature_val(proto_arena *a, const carc_tile_feature *f, const carc_tile_feature *all)
 {
 	proto_val *v = pv_map(a);
 	pv_set_str(a, v, "feature", carc_fkind_name(f->kind));
 	pv_set_str(a, v, "at", carc_port_name(__builtin_ctz(f->ports)));
-	pv_set(v, "ports", port_list(a, f->ports));
+	pv_set(v, "ports", proto_ports(a, f->ports));
 	if (f->pennants) pv_set_int(a, v, "pennants", f->pennants);
 	if (f->goods >= 0) pv_set_str(a, v, "goods", carc_token_name(f->goods));
-	for (int b = 0; b < CARC_MARK_BITS; b++)
+	for (int b = 0; b < CARC_MARK_COUNT; b++)
 		if (f->marks >> b & 1) pv_set_bool(a, v, carc_mark_name(b), 1);
-	if (f->reaches) pv_set(v, "reaches", port_list(a, f->reaches));
+	if (f->reaches) pv_set(v, "reaches", proto_ports(a, f->reaches));
 	if (f->borders) { /* each city by the name the server gives a feature: its `at` */
 		proto_val *cities = pv_array(a);
 		for (unsigned m = f->borders; m; m &= m - 1)
@@ -51,7 +42,7 @@ static proto_val *tile_type_val(proto_arena *a, int type, int rot, int dealt, in
 	for (int i = 0; i < n && i < 32; i++) pv_push(features, feature_val(a, &f[i], f));
 	pv_set(v, "features", features);
 	uint16_t sym = carc_tile_symbols(type);
-	for (int b = 0; b < CARC_SYMBOL_BITS; b++)
+	for (int b = 0; b < CARC_SYMBOL_COUNT; b++)
 		if (sym >> b & 1) pv_push(symbols, pv_str(a, carc_symbol_name(b)));
 	pv_set(v, "symbols", symbols);
 	return v;

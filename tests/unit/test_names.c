@@ -102,14 +102,14 @@ START_TEST(test_kind_names)
 	}
 	ck_assert_int_eq(carc_component_find("follower"), -1);
 	static const char *const mark[] = { "inn", "cathedral", "besieged", "princess", "cult_place", "pig_herd" };
-	ck_assert_int_eq(sizeof mark / sizeof mark[0], CARC_MARK_BITS);
-	for (int k = 0; k < CARC_MARK_BITS; k++) ck_assert_str_eq(carc_mark_name(k), mark[k]);
-	ck_assert_str_eq(carc_mark_name(CARC_MARK_BITS), "?");
+	ck_assert_int_eq(sizeof mark / sizeof mark[0], CARC_MARK_COUNT);
+	for (int k = 0; k < CARC_MARK_COUNT; k++) ck_assert_str_eq(carc_mark_name(k), mark[k]);
+	ck_assert_str_eq(carc_mark_name(CARC_MARK_COUNT), "?");
 	ck_assert_uint_eq(CARC_MARK_PIG_HERD, 1u << 5);
 	static const char *const sym[] = { "volcano", "dragon", "portal", "hill", "vineyard",
 		                           "fair", "garden", "spring", "lake", "abbey" };
-	ck_assert_int_eq(sizeof sym / sizeof sym[0], CARC_SYMBOL_BITS);
-	for (int k = 0; k < CARC_SYMBOL_BITS; k++) ck_assert_str_eq(carc_symbol_name(k), sym[k]);
+	ck_assert_int_eq(sizeof sym / sizeof sym[0], CARC_SYMBOL_COUNT);
+	for (int k = 0; k < CARC_SYMBOL_COUNT; k++) ck_assert_str_eq(carc_symbol_name(k), sym[k]);
 	ck_assert_str_eq(carc_symbol_name(-1), "?");
 	ck_assert_uint_eq(CARC_SYMBOL_ABBEY, 1u << 9);
 	ck_assert_str_eq(carc_phase_name(CARC_PH_COUNT), "?");
