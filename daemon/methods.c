@@ -258,12 +258,14 @@ static proto_err m_games(method_call *c, proto_val **result, const char **why)
  * many copies a game of them deals (proto/tiles.c). */
 static proto_err m_tiles(method_call *c, proto_val **result, const char **why)
 {
-	uint32_t expansions = 1u << carc_expansion_find("base");
+	carc_config dflt; /* new_game's default expansions: the base game */
+	carc_config_init(&dflt);
+	uint32_t expansions = dflt.expansions;
 	int64_t rot = 0;
 	proto_err rc = proto_expansions_parse(c->a, pv_opt(c->params, "expansions"), &expansions, why);
 	if (rc) return rc;
 	pv_to_int(pv_opt(c->params, "rot"), &rot);
-	if (rot % 90) {
+	if (rot < 0 || rot > 270 || rot % 90) {
 		*why = "`rot` is 0, 90, 180 or 270";
 		return PROTO_E_INVALID_PARAMS;
 	}
@@ -816,7 +818,7 @@ static const proto_param p_games[] = {
 	END
 };
 static const proto_param p_tiles[] = {
-	{ .name = "expansions", .type = PROTO_P_ARRAY }, { .name = "rot", .type = PROTO_P_INT, .min = 0, .max = 270 }, END
+	{ .name = "expansions", .type = PROTO_P_ARRAY }, { .name = "rot", .type = PROTO_P_INT }, END
 };
 static const proto_param p_subscribe[] = { GAME_ID, { .name = "decision", .type = PROTO_P_BOOL }, END };
 static const proto_param p_close_game[] = { GAME_ID, { .name = "admin_token", .type = PROTO_P_STR, .required = 1 }, END };

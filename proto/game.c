@@ -63,13 +63,15 @@ static void set_port_at(proto_arena *a, proto_val *v, int x, int y, int port)
 	pv_set_str(a, v, "at", carc_port_name(port));
 }
 
-static void set_port_list(proto_arena *a, proto_val *v, unsigned mask)
+proto_val *proto_ports(proto_arena *a, unsigned mask)
 {
 	proto_val *list = pv_array(a);
 	for (int p = 0; p < CARC_PORT_COUNT; p++)
 		if (mask >> p & 1) pv_push(list, pv_str(a, carc_port_name(p)));
-	pv_set(v, "ports", list);
+	return list;
 }
+
+static void set_port_list(proto_arena *a, proto_val *v, unsigned mask) { pv_set(v, "ports", proto_ports(a, mask)); }
 
 /* `ports`: every port on the tile at (x, y) of the part of a feature
  * touching `port` there, in canonical order (a corner is a port of its

@@ -259,6 +259,8 @@ typedef struct proto_game_meta {
 } proto_game_meta;
 
 proto_val *proto_state(proto_arena *a, const carc_game *g, const proto_game_meta *m);
+/* The names of the ports in mask (bit p: carc_port p), in canonical order. */
+proto_val *proto_ports(proto_arena *a, unsigned mask);
 proto_val *proto_move(proto_arena *a, const carc_game *g, const carc_move *m);
 /* The move list of the decision now due; with `features`, each deploy and
  * move_wagon also gives the kind and ports of the feature it goes to. */
