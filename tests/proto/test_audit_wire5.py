@@ -5,7 +5,7 @@ Tokens and turns, history), against a real daemon:
 
 - hello: exactly the lists the doc names (expansions with their tile sets,
   the 16 components, rule options with type, values/min/max, default,
-  implemented, the 13 methods, the limits);
+  implemented, the 13 methods and carcd's own `tiles`, the limits);
 - new_game `components`: every key hello lists, on and off; values that are
   no boolean; unknown keys; components of expansions not built; the
   state's `supply` shows exactly the figures switched on; history's setup;

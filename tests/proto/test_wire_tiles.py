@@ -186,14 +186,15 @@ def expected_features(desc, rot):
             elif key == "multi":
                 f["reaches"] = canonical(turn(e, rot) for e in value.split(","))
             elif key == "borders":
-                # each city named by one of its edges: the wire names it by its `at`
-                ats = set()
+                # each city named by one of its edges: the wire names it by
+                # its `at`, in the order of the features (PROTOCOL.md)
+                named = set()
                 for edge in value.split(","):
-                    cities = [c for c in desc.features if c[0] == "city" and edge in c[1]]
+                    cities = [i for i, c in enumerate(desc.features) if c[0] == "city" and edge in c[1]]
                     if len(cities) != 1:
                         raise ManifestError("%s: borders=%s names no one city" % (desc.id, value))
-                    ats.add(ports_of(cities[0])[0])
-                f["borders"] = canonical(ats)
+                    named.add(cities[0])
+                f["borders"] = [ports_of(desc.features[i])[0] for i in sorted(named)]
             elif key == "wagon":
                 pass   # not on the wire
             else:
@@ -217,18 +218,6 @@ def expected_edges(desc, rot):
         unturned.append(kinds[0] if kinds else "field")
     q = rot // 90
     return [unturned[(d - q) % 4] for d in range(4)]
-
-
-def wire_features(features):
-    """A feature list with each `borders` in canonical order: PROTOCOL.md
-    does not say in which order a field's cities come."""
-    out = []
-    for f in features:
-        f = dict(f)
-        if "borders" in f:
-            f["borders"] = canonical(f["borders"])
-        out.append(f)
-    return out
 
 
 BY_EXPANSION, FILES, DESCRIBED = read_manifests()
@@ -357,7 +346,7 @@ class AgainstManifests(Case):
                     for t in r["tiles"]:
                         d = DESCRIBED[t["id"]]
                         self.assertEqual(set(t), {"id", "dealt", "start", "edges", "features", "symbols"}, t["id"])
-                        self.assertEqual(wire_features(t["features"]), expected_features(d, rot), t["id"])
+                        self.assertEqual(t["features"], expected_features(d, rot), t["id"])
                         self.assertEqual(t["edges"], expected_edges(d, rot), t["id"])
                         self.assertEqual(sorted(t["symbols"]), sorted(d.symbols), t["id"])
                         self.assertEqual(len(t["symbols"]), len(set(t["symbols"])), t["id"])
@@ -409,9 +398,9 @@ class AgainstManifests(Case):
                     if "reaches" in f:
                         f["reaches"] = canonical(turn(p, rot) for p in f["reaches"])
                     if "borders" in f:
-                        f["borders"] = canonical(new_at[b] for b in f["borders"])
+                        f["borders"] = [new_at[b] for b in f["borders"]]   # the cities keep their order
                     want.append(f)
-                self.assertEqual(wire_features(t["features"]), wire_features(want), t["id"])
+                self.assertEqual(t["features"], want, t["id"])
                 self.assertEqual(t["edges"], [t0["edges"][(d - rot // 90) % 4] for d in range(4)], t["id"])
                 for key in ("dealt", "start", "symbols"):
                     self.assertEqual(t[key], t0[key], (t["id"], key))
@@ -484,6 +473,27 @@ class AgainstGames(Case):
             seen += sum(e["type"] in ("tile_drawn", "tile_hidden") for e in res["events"])
         self.assertGreater(checked, total)
 
+    def test_a_tile_put_back_counts_once(self):
+        """PROTOCOL.md: a tile `reshuffle` puts back and that is drawn again
+        counts once.  The crossroads fits nowhere beside a city on all four
+        sides: it goes under the supply, comes again after BA/Cc+, and fits
+        nowhere still.  The supply given (`tiles`) stands for `dealt`."""
+        supply = ["BA/RRRR", "BA/Cc+"]
+        g = self.c.new_game(["ann"], auth=False, tiles=supply, rules={"unplaceable_tile": "reshuffle"},
+                            start=[{"tile": "BA/Cccc+", "x": 0, "y": 0, "rot": 0}])
+        events = list(self.c.history(g["game"])["events"])
+        while True:
+            drawn = sum(e["type"] == "tile_drawn" for e in events)
+            again = sum(e["type"] == "tile_discarded" and e["why"] == "reshuffled" for e in events)
+            st = self.c.state(g["game"])
+            self.assertEqual(len(supply) - (drawn - again), st["tiles_left"], "at seq %d" % st["seq"])
+            lm = self.c.legal_moves(g["game"])
+            if lm["phase"] == "over":
+                break
+            events += self.c.apply_move(g["game"], lm["moves"][0])["events"]
+        self.assertEqual([e["tile"] for e in events if e["type"] == "tile_drawn"], ["BA/RRRR", "BA/Cc+", "BA/RRRR"])
+        self.assertEqual([e["why"] for e in events if e["type"] == "tile_discarded"], ["reshuffled", "unplaceable"])
+
     def test_a_whole_base_game_lays_dealt_plus_start(self):
         """A base game played to its end at random: each id's copies on the
         board at the end and discarded come to dealt + start."""
@@ -508,7 +518,7 @@ class AgainstGames(Case):
 def tile_of(result, tid):
     for t in result["tiles"]:
         if t["id"] == tid:
-            return dict(t, features=wire_features(t["features"]))
+            return t
     raise AssertionError("%s not listed" % tid)
 
 
@@ -553,7 +563,8 @@ class ByHand(Case):
                          {"feature": "city", "at": "N", "ports": ["N"], "reaches": ["W"]})
 
     def test_tb_goods_and_an_enclosed_field(self):
-        # city N W goods=cloth / city S / city E / field I borders=N,E,S
+        # city N W goods=cloth / city S / city E / field I borders=N,E,S: the
+        # field names its cities in the order of the features
         tb = ["base", "traders-builders"]
         self.assertEqual(tile_of(self.tiles(tb), "TB/CcCC.c"), {
             "id": "TB/CcCC.c", "dealt": 1, "start": 0, "symbols": [],
@@ -561,12 +572,12 @@ class ByHand(Case):
             "features": [{"feature": "city", "at": "N", "ports": ["N", "W"], "goods": "cloth"},
                          {"feature": "city", "at": "S", "ports": ["S"]},
                          {"feature": "city", "at": "E", "ports": ["E"]},
-                         {"feature": "field", "at": "I", "ports": ["I"], "borders": ["N", "E", "S"]}]})
+                         {"feature": "field", "at": "I", "ports": ["I"], "borders": ["N", "S", "E"]}]})
         self.assertEqual(tile_of(self.tiles(tb, 180), "TB/CcCC.c")["features"], [
             {"feature": "city", "at": "E", "ports": ["E", "S"], "goods": "cloth"},
             {"feature": "city", "at": "N", "ports": ["N"]},
             {"feature": "city", "at": "W", "ports": ["W"]},
-            {"feature": "field", "at": "I", "ports": ["I"], "borders": ["N", "E", "W"]}])
+            {"feature": "field", "at": "I", "ports": ["I"], "borders": ["E", "N", "W"]}])
         self.assertEqual(tile_of(self.tiles(tb), "TB/Cc.g")["features"][0]["goods"], "grain")
         self.assertEqual(tile_of(self.tiles(tb), "TB/Cc.w")["features"][0]["goods"], "wine")
 
