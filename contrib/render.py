@@ -7,10 +7,15 @@
 
 The state is the public one of proto/PROTOCOL.md ("The state"): every
 placed tile with its rotation and the figures on it, the seats with their
-scores, the phase and the tile to place.  What a tile looks like comes from
-the project's own tile manifests (engine/tiles/*.tiles), found under
---tiles DIR, $CARCD_TILES, ../engine/tiles beside this script (a source
-tree) or tiles/ beside it (where `make install` puts them).
+scores, the phase and the tile to place.  What a tile looks like comes,
+for a state fetched with --game, from the daemon itself (its method
+`tiles`), so that a game is drawn on a machine with no manifests; and
+otherwise from the project's own tile manifests (engine/tiles/*.tiles),
+found under --tiles DIR, $CARCD_TILES, ../engine/tiles beside this script
+(a source tree) or tiles/ beside it (where `make install` puts them): for a
+state read from a file or stdin, with --game when --tiles or $CARCD_TILES is
+given, and from a carcd too old to have `tiles` (it answers
+`unknown_method`).  Both draw a tile alike.
 
 SVG (the default) draws each tile as a square of --tile-size pixels, one
 <g class="tile" data-x data-y data-tile data-rot> each, and each figure as
@@ -18,9 +23,10 @@ a <g class="figure" data-id data-seat data-kind> in its seat's colour, under
 a caption with the seats, their scores, the phase and the tile to place.
 Text draws each tile as a block of 7 columns and 3 rows (see --help).
 
-Exit status: 0 drawn; 1 a tile no manifest describes, no manifests, the
-output not writable or the daemon refused ("render.py: CODE: message");
-2 bad usage or input that is no state; 3 the daemon cannot be reached.
+Exit status: 0 drawn; 1 a tile no manifest (or the daemon) describes, no
+manifests, the output not writable or the daemon refused ("render.py: CODE:
+message"); 2 bad usage or input that is no state; 3 the daemon cannot be
+reached.
 """
 
 import argparse
@@ -84,9 +90,15 @@ text format (--format text):
        corner.  A figure takes the next free cell if its own is
        taken.
 
-exit status: 0 drawn; 1 a tile no manifest describes, no manifests, output
-not writable, or the daemon refused ("render.py: CODE: message"); 2 bad usage
-or input that is not a state; 3 the daemon cannot be reached.
+where tiles come from: with --game, the daemon's own description of them
+  (its method `tiles`), unless --tiles or $CARCD_TILES is given; otherwise,
+  and from a carcd without `tiles`, the tile manifests (*.tiles) of --tiles
+  DIR, $CARCD_TILES, ../engine/tiles or tiles/ beside this script.
+
+exit status: 0 drawn; 1 a tile no manifest (or the daemon) describes, no
+manifests, output not writable, or the daemon refused ("render.py: CODE:
+message"); 2 bad usage or input that is not a state; 3 the daemon cannot be
+reached.
 """
 
 
@@ -182,6 +194,118 @@ def load_manifests(directory):
                         attrs[w] = True
                 current.features.append(Feature(head, ports, attrs))
     return tiles
+
+
+# ---- tile geometry from the daemon ---------------------------------------------------
+#
+# carcd's own method `tiles` (PROTOCOL.md section 4) tells what the manifests
+# say, in the wire's words.  wire_tiles() turns its answer into the TileType
+# model load_manifests() makes, so that a board drawn from either is the
+# same picture, byte for byte.
+
+# the wire's marks of a feature (each `true`) and the manifest attribute each one is
+WIRE_FLAGS = (("inn", "inn"), ("cathedral", "cathedral"), ("besieged", "besieged"),
+              ("princess", "princess"), ("cult_place", "shrine"), ("pig_herd", "pigherd"))
+# a feature that touches no edge the manifests give no port (a cloister, an
+# abbey, a cult place, a tower foundation), where the wire names it by its kind
+KIND_PORTS = ("cloister", "tower")
+
+
+def inner_ports(features, symbols):
+    """The edges and half-edges of a tile that belong to no feature: the
+    manifests' `inner` (the sides inside the City of Carcassonne), which the
+    wire does not list.  A whole edge when no feature touches it, else each
+    half no field takes on an edge that no city takes (a city's edge has no
+    fields on its halves).  The abbey's sides are walls: nothing is inner."""
+    if "abbey" in symbols:
+        return []
+    taken = set(p for f in features for p in f.ports)
+    cities = set(p for f in features if f.kind == "city" for p in f.ports)
+    inner = []
+    for e in EDGES:
+        halves = HALVES_OF[e]
+        if e not in taken and not any(h in taken for h in halves):
+            inner.append(e)
+        elif e not in cities:
+            inner.extend(h for h in halves if h not in taken)
+    return inner
+
+
+def wire_feature(f):
+    """A feature of the `tiles` answer as a Feature of the manifests' model:
+    its kind, its ports (in the wire's order, N E S W NL NR...: the drawing
+    does not depend on it) and the attributes the drawing shows."""
+    kind = f["feature"]
+    if not isinstance(kind, str) or not isinstance(f["ports"], list):
+        raise ValueError("a feature with no kind or ports: %r" % (f,))
+    ports = [p for p in f["ports"] if p not in KIND_PORTS]
+    attrs = {}
+    n = f.get("pennants")
+    if is_int(n) and n > 0:
+        if n == 1:
+            attrs["pennant"] = True      # the manifests write one as `pennant`
+        else:
+            attrs["pennants"] = str(n)
+    if isinstance(f.get("goods"), str):
+        attrs["goods"] = f["goods"]
+    for wire, manifest in WIRE_FLAGS:
+        if f.get(wire) is True:
+            attrs[manifest] = True
+    # `reaches` and `borders` (the manifests' multi= and borders=) are not drawn
+    return Feature(kind, ports, attrs)
+
+
+def wire_tiles(answer):
+    """The `tiles` answer (at rot 0: the manifests' reference orientation) as {id: TileType}.
+
+    The wire has no `quarters` (the City of Carcassonne's quarters bound to
+    CO/7, drawn as the mark "quarters"): a daemon that offers `count` would
+    show that tile without it."""
+    tiles = {}
+    for t in answer["tiles"]:
+        tid = t["id"]
+        if not isinstance(tid, str) or tid in tiles:
+            raise ValueError("a tile with no id, or given twice: %r" % (tid,))
+        ttype = TileType(tid)
+        ttype.described = True
+        ttype.features = [wire_feature(f) for f in t["features"]]
+        ttype.symbols = [s for s in t["symbols"] if isinstance(s, str)]
+        ttype.inner = inner_ports(ttype.features, ttype.symbols)
+        tiles[tid] = ttype
+    return tiles
+
+
+def daemon_tiles(client, carcd):
+    """What every tile the daemon knows looks like, from its `tiles`; None
+    when the daemon has no such method (a carcd older than it).
+
+    One call for every expansion `hello` says is available, rather than
+    for the game's own expansions (`history`'s `setup`): `hello` is a few
+    hundred bytes where `history` holds every move and event of the game,
+    and the answer (some 140 tile types) describes every tile a game on
+    this daemon can show, whatever tile sets the game's tiles come from: a
+    tile is described alike whichever expansions are asked."""
+    hello = client.hello()
+    names = [e.get("name") for e in hello.get("expansions") or []
+             if isinstance(e, dict) and isinstance(e.get("name"), str) and e.get("available") is not False]
+    try:
+        answer = client.tiles(expansions=names or None, rot=0)
+    except carcd.Error as e:
+        if e.code == "unknown_method":
+            return None
+        raise
+    try:
+        return wire_tiles(answer)
+    except (KeyError, TypeError, ValueError, AttributeError) as e:
+        raise Failure("the `tiles` answer of carcd at %s cannot be read: %s: %s"
+                      % (client.address, type(e).__name__, e), EXIT_FAILED)
+
+
+def manifest_tiles(option):
+    """The tile types of the manifests --tiles (option), $CARCD_TILES... name, and
+    what check_tiles says of a tile none describes."""
+    directory = find_manifest_dir(option)
+    return load_manifests(directory), "no manifest under %s describes it" % directory
 
 
 def turn(port, rot):
@@ -293,14 +417,16 @@ def check_state(state):
         bad("`seats` must be a list of objects")
 
 
-def check_tiles(state, tiles, directory):
+def check_tiles(state, tiles, source):
+    """Raise Failure (exit 1) unless tiles describes every tile of the state;
+    source: what describes them ("no manifest under DIR describes it"...)."""
     ids = [t["tile"] for t in state["board"]]
     nxt = next_tile(state)
     if nxt is not None:
         ids.append(nxt[0])
     for tid in ids:
         if tid not in tiles:
-            raise Failure("unknown tile %r (no manifest under %s describes it)" % (tid, directory), EXIT_FAILED)
+            raise Failure("unknown tile %r (%s)" % (tid, source), EXIT_FAILED)
 
 
 def next_tile(state):
@@ -444,7 +570,7 @@ def text_block(placed, figures):
     # several edges fills the arms of each and the centre, where they join
     centre = None
     for f in placed.of_kind("city"):
-        edges = [p for p in f.ports if p in EDGES]
+        edges = [p for p in EDGES if p in f.ports]
         if len(edges) == 1:
             for cell in ARM[edges[0]][:1] if edges[0] == "W" else ARM[edges[0]][1:]:
                 put(cell, "#")
@@ -457,13 +583,13 @@ def text_block(placed, figures):
     roads = []
     for kind, ch in (("road", "-"), ("river", "~")):
         for f in placed.of_kind(kind):
-            edges = [p for p in f.ports if p in EDGES]
+            edges = [p for p in EDGES if p in f.ports]
             for e in edges:
                 for cell in ARM[e]:
                     put(cell, ch)
             if kind == "road":
                 roads.append(sorted(edges))
-    rivers = [[p for p in f.ports if p in EDGES] for f in placed.of_kind("river")]
+    rivers = [[p for p in EDGES if p in f.ports] for f in placed.of_kind("river")]
     if rivers:
         centre = "o" if any(len(r) == 1 for r in rivers) else "~"
     elif roads == [["E", "W"]]:
@@ -486,9 +612,12 @@ def text_block(placed, figures):
         centre = ":"
     if centre:
         put(CENTRE, centre)
-    # pennants, in the city near its first edge
+    # pennants, in the city near its first edge in the order N E S W of the
+    # tile as placed, where the SVG draws them: not the edge its manifest
+    # names first, which the daemon's `tiles` cannot tell (it lists ports
+    # in the order N E S W), so that both draw the tile alike
     for f in placed.of_kind("city"):
-        edges = [p for p in f.ports if p in EDGES]
+        edges = [p for p in EDGES if p in f.ports]
         if edges and (f.attrs.get("pennant") or f.attrs.get("pennants")):
             put(PENNANT_CELL[edges[0]], "*")
     # figures, by seat digit
@@ -889,13 +1018,19 @@ def client_module():
     return carcd
 
 
-def fetch_state(game, address, encoding):
+def fetch_state(game, address, encoding, want_tiles=False):
+    """(the state of game, {id: TileType} from the daemon's `tiles` or None, the daemon's address).
+
+    The tiles only when want_tiles, and None too from a daemon that has no
+    `tiles` method."""
     carcd = client_module()
     if carcd is None:
         raise Failure("cannot load the carcd client: no python/carcd.py beside %s" % HERE, EXIT_FAILED)
     try:
         with carcd.Client(address, encoding=encoding, timeout=30.0) as c:
-            return c.state(game)
+            state = c.state(game)
+            tiles = daemon_tiles(c, carcd) if want_tiles else None
+            return state, tiles, c.address
     except carcd.Error as e:
         raise Failure("%s: %s" % (e.code, e.message) if e.message else str(e.code), EXIT_FAILED)
     except RuntimeError as e:   # no python3-msgpack for the msgpack encoding
@@ -970,7 +1105,7 @@ def parse_args(argv):
     p.add_argument("--output", "-o", metavar="FILE", help="write to FILE (default stdout)")
     p.add_argument("--tiles", metavar="DIR",
                    help="the directory of the tile manifests (*.tiles); default $CARCD_TILES, else "
-                        "../engine/tiles or tiles/ beside this script")
+                        "with --game the daemon's own tiles, else ../engine/tiles or tiles/ beside this script")
     p.add_argument("--tile-size", type=tile_size, default=64, metavar="PX",
                    help="SVG: the side of a tile in pixels (default 64)")
     a = p.parse_args(argv)
@@ -991,14 +1126,23 @@ def parse_args(argv):
 def main(argv=None):
     args = parse_args(argv)
     try:
-        directory = find_manifest_dir(args.tiles)
-        tiles = load_manifests(directory)
+        # A state from a daemon is drawn with the daemon's own tiles, unless
+        # --tiles or $CARCD_TILES names manifests: so render.py draws a game
+        # of a carcd on another machine, with no manifests at hand.
+        from_daemon = args.game is not None and args.tiles is None and not os.environ.get("CARCD_TILES")
+        tiles = None
+        if not from_daemon:   # manifests first: a bad --tiles fails before the daemon is asked
+            tiles, source = manifest_tiles(args.tiles)
         if args.game is not None:
-            state = fetch_state(args.game, args.address, args.encoding)
+            state, daemon, address = fetch_state(args.game, args.address, args.encoding, want_tiles=from_daemon)
+            if daemon is not None:
+                tiles, source = daemon, "carcd at %s does not describe it" % address
         else:
             state = read_state_file(args.state)
+        if tiles is None:   # a carcd without `tiles`: the manifests, as before it had one
+            tiles, source = manifest_tiles(args.tiles)
         check_state(state)
-        check_tiles(state, tiles, directory)
+        check_tiles(state, tiles, source)
         if args.format == "text":
             out = render_text(state, tiles)
         else:

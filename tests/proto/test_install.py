@@ -251,8 +251,9 @@ class Installed(unittest.TestCase):
         report = json.loads(out)
         self.assertEqual(len(report["games"]), 2)
         self.assertEqual([r["forfeits"] for r in report["standings"]], [0, 0])
-        # the renderer finds its manifests beside it and draws a state the
-        # installed daemon made (the river's tiles included)
+        # the renderer draws a game of the installed daemon (the river's
+        # tiles included) with the tiles the daemon describes, and the same
+        # game's state from a file with the manifests installed beside it
         with self.daemon.client() as c:
             game = c.new_game(seed=5, expansions=["base", "river"])["game"]
             state = c.state(game)
@@ -263,6 +264,11 @@ class Installed(unittest.TestCase):
         self.assertEqual(root.tag, SVG + "svg")
         self.assertIn("carcd board: game %d" % game, root.findtext(SVG + "title"))
         self.assertIn(state["board"][0]["tile"], svg)
+        state_file = os.path.join(self.tmp, "state.json")
+        with open(state_file, "w") as f:
+            json.dump(state, f)
+        self.assertEqual(self.run_ok([harness.PYTHON, self.staged("pkgdatadir", "render.py"), state_file], env=env),
+                         svg)
         # carcctl with the installed client: the game it made is on this
         # carcd, dealt as seed 3 deals (the same as the client's seed-3 game)
         env = dict(os.environ, CARCD_PYTHONPATH=self.staged("pkgdatadir", "python"))

@@ -1,5 +1,6 @@
 """The board renderer (contrib/render.py): crafted states, every tile of the
-manifests, a real game with every expansion, and the errors a user can meet."""
+manifests, a real game with every expansion, the errors a user can meet, and
+the tiles it takes from the daemon (carcd's `tiles`) for --game."""
 
 import glob
 import importlib.util
@@ -7,8 +8,10 @@ import json
 import os
 import re
 import shutil
+import socket
 import subprocess
 import tempfile
+import threading
 import unittest
 import xml.etree.ElementTree as ET
 
@@ -524,6 +527,220 @@ class RealGame(RenderCase):
         p = render("--game", str(self.game), "--address", "tcp:127.0.0.1:%d" % harness.free_tcp_port())
         self.assertFails(p, 3, "cannot connect to tcp:127.0.0.1:")
         self.assertEqual(render("--game", "1", "--address", "nowhere").returncode, 2)
+
+
+def without_manifests(d):
+    """render.py copied alone into directory d, with no manifests beside it
+    (nor in ../engine/tiles), the client found on PYTHONPATH as an installed
+    one would be: its command, and an environment without $CARCD_TILES."""
+    shutil.copy(RENDER, d)
+    env = {k: v for k, v in os.environ.items() if k != "CARCD_TILES"}
+    env["PYTHONPATH"] = os.path.join(harness.TOP_SRCDIR, "contrib", "python")
+    return [harness.PYTHON, os.path.join(d, "render.py")], env
+
+
+class OldCarcd:
+    """A carcd from before the method `tiles`, in front of the test daemon:
+    a Unix socket speaking JSON lines that passes every request on to the
+    daemon but `tiles`, which it answers with the error `code`
+    (unknown_method, as an older carcd does).  .asked: the methods asked."""
+
+    def __init__(self, d, code="unknown_method"):
+        self.daemon, self.code = d, code
+        self.asked = []
+        self.dir = tempfile.mkdtemp(prefix="carcd-old-")
+        self.address = "unix:" + os.path.join(self.dir, "old.sock")
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.bind(self.address[len("unix:"):])
+        self.sock.listen(8)
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self):
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:   # closed by __exit__
+                return
+            threading.Thread(target=self._one, args=(conn,), daemon=True).start()
+
+    def _one(self, conn):
+        try:
+            conn.settimeout(TIMEOUT)
+            with conn, conn.makefile("rwb") as f, self.daemon.client(encoding="json") as upstream:
+                for line in f:
+                    _, msgid, method, params = json.loads(line)
+                    self.asked.append(method)
+                    if method == "tiles":
+                        reply = [1, msgid, {"code": self.code, "message": "no method `tiles` here"}, None]
+                    else:
+                        try:
+                            reply = [1, msgid, None, upstream.call(method, params)]
+                        except harness.carcd.Error as e:
+                            reply = [1, msgid, {"code": e.code, "message": e.message}, None]
+                    f.write(json.dumps(reply).encode() + b"\n")
+                    f.flush()
+        except (OSError, ValueError, harness.carcd.ConnectionClosed):
+            pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.sock.shutdown(socket.SHUT_RDWR)   # wakes the accept()
+        self.sock.close()
+        self.thread.join(TIMEOUT)
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+class TilesFromTheDaemon(RenderCase):
+    """With --game and neither --tiles nor $CARCD_TILES, what a tile looks
+    like comes from the daemon (`tiles`): the picture must be the one the
+    manifests give, byte for byte."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.d = daemon["d"]
+        cls.games = {}
+        with cls.d.client() as c:
+            for name, expansions, seed, moves in (("base", ["base"], 21, None),
+                                                  ("base, on the way", ["base"], 22, 30),
+                                                  ("every expansion", EXPANSIONS, 23, None),
+                                                  ("hills and the abbey", ["base", "hills-sheep", "abbey-mayor"], 24,
+                                                   None)):
+                game = c.new_game(["ann", "bob", "cy"], expansions=expansions, auth=False, seed=seed)["game"]
+                rng = harness.new_rng("test_render.TilesFromTheDaemon." + name)
+                for _ in range(moves if moves is not None else 5000):
+                    lm = c.legal_moves(game)
+                    if lm["phase"] == "over":
+                        break
+                    # each seat places its abbey as soon as it may
+                    abbey = [m for m in lm["moves"] if m["type"] == "place_abbey"]
+                    c.apply_move(game, rng.choice(abbey or lm["moves"]), seq=lm["seq"])
+                cls.games[name] = (game, c.state(game))
+
+    def test_the_same_picture_as_from_the_manifests(self):
+        # the games hold what they are meant to: figures, tiles of most sets, abbeys, hills
+        for name, (game, state) in self.games.items():
+            self.assertTrue(any(t["figures"] for t in state["board"]), name)
+        tiles = [t["tile"] for t in self.games["hills and the abbey"][1]["board"]]
+        self.assertIn("AM/A", tiles)
+        self.assertTrue(any(re.search(r"\.h(\.|$)", t) for t in tiles), tiles)
+        tiles = {t["tile"].split("/")[0] for t in self.games["every expansion"][1]["board"]}
+        self.assertGreaterEqual(len(tiles), 8, tiles)
+        with tempfile.TemporaryDirectory() as d:
+            cmd, env = without_manifests(d)
+            for name, (game, state) in self.games.items():
+                for fmt in ("svg", "text"):
+                    for where in (["--address", self.d.unix_address],
+                                  ["--address", self.d.tcp_address, "--encoding", "json"]):
+                        with self.subTest(game=name, fmt=fmt, where=where[1]):
+                            want = render("--game", str(game), "--format", fmt, "--tiles", TILES_DIR, *where)
+                            self.assertEqual((want.returncode, want.stderr), (0, ""))
+                            got = render("--game", str(game), "--format", fmt, *where, cmd=cmd, env=env)
+                            self.assertEqual((got.returncode, got.stderr), (0, ""))
+                            self.assertEqual(got.stdout, want.stdout)
+                            # the source tree's render.py, manifests beside it, takes the daemon's too
+                            got = render("--game", str(game), "--format", fmt, *where, env=env)
+                            self.assertEqual((got.returncode, got.stdout, got.stderr), (0, want.stdout, ""))
+
+    def test_every_tile_the_daemon_describes(self):
+        """Every tile `tiles` describes for every available expansion, at each
+        rotation, with a figure on each of its features: drawn alike from
+        the daemon's description and from the manifests."""
+        mod = load_render()
+        manifests = mod.load_manifests(TILES_DIR)
+        with self.d.client() as c:
+            described = mod.daemon_tiles(c, harness.carcd)
+        self.assertGreater(len(described), 130)
+        board = []
+        for i, tid in enumerate(sorted(described)):
+            for rot in (0, 90, 180, 270):
+                n = len(board)
+                figures = [{"id": "%d.follower.%d" % (k % 4, n), "kind": "follower", "at": p}
+                           for k, p in enumerate(f.ports[0] if f.ports else f.kind for f in manifests[tid].features)]
+                board.append({"x": n % 24, "y": n // 24, "tile": tid, "rot": rot, "figures": figures})
+        state = {"board": board, "seats": [{"seat": 0, "name": "solo", "score": 0}], "phase": "tile",
+                 "over": False, "tile": {"id": "BA/CFc+", "drawn_by": 0}}
+        self.assertEqual(mod.render_svg(state, described, 64), mod.render_svg(state, manifests, 64))
+        self.assertEqual(mod.render_text(state, described), mod.render_text(state, manifests))
+
+    def test_the_sides_inside_the_city_of_carcassonne(self):
+        """The wire does not list the manifests' `inner` ports (sides inside
+        the City of Carcassonne, whose `count` no carcd offers yet): render.py
+        tells them from the features, as every manifest has them."""
+        mod = load_render()
+        manifests = mod.load_manifests(TILES_DIR)
+        self.assertGreaterEqual(len([t for t in manifests.values() if t.inner]), 12)
+        for tid, t in sorted(manifests.items()):
+            with self.subTest(tile=tid):
+                self.assertEqual(sorted(mod.inner_ports(t.features, t.symbols)), sorted(t.inner))
+
+    def test_without_manifests_at_hand(self):
+        """render.py alone in a directory, no --tiles, no $CARCD_TILES: --game
+        draws; a state file still needs manifests; --tiles and
+        $CARCD_TILES still come first when given."""
+        game, state = self.games["every expansion"]
+        want = render("--game", str(game), "--format", "text", "--tiles", TILES_DIR, "--address", self.d.unix_address)
+        self.assertEqual(want.returncode, 0, want.stderr)
+        with tempfile.TemporaryDirectory() as d:
+            cmd, env = without_manifests(d)
+            self.assertFalse(glob.glob(os.path.join(d, "*", "*.tiles")))
+            p = render("--game", str(game), "--format", "text", "--address", self.d.unix_address, cmd=cmd, env=env)
+            self.assertEqual((p.returncode, p.stdout, p.stderr), (0, want.stdout, ""))
+            # a state read from a file or stdin: the manifests, as before
+            path = os.path.join(d, "state.json")
+            with open(path, "w") as f:
+                json.dump(state, f)
+            for args, stdin in (([path], None), (["-"], json.dumps(state))):
+                p = render(*args, "--format", "text", cmd=cmd, env=env, stdin=stdin)
+                self.assertFails(p, 1, "no tile manifests found: looked in %s and %s;"
+                                 % (os.path.normpath(os.path.join(d, "..", "engine", "tiles")),
+                                    os.path.join(d, "tiles")))
+            # --tiles or $CARCD_TILES: those manifests, not the daemon's tiles
+            empty = os.path.join(d, "empty")
+            os.makedirs(empty)
+            p = render("--game", str(game), "--address", self.d.unix_address, "--tiles", empty, cmd=cmd, env=env)
+            self.assertFails(p, 1, "no tile manifests (*.tiles) in %s (--tiles)" % empty)
+            p = render("--game", str(game), "--address", self.d.unix_address, cmd=cmd, env=dict(env, CARCD_TILES=empty))
+            self.assertFails(p, 1, "no tile manifests (*.tiles) in %s ($CARCD_TILES)" % empty)
+            base = os.path.join(d, "base")
+            os.makedirs(base)
+            shutil.copy(os.path.join(TILES_DIR, "basic.tiles"), base)
+            p = render("--game", str(game), "--address", self.d.unix_address, "--tiles", base, cmd=cmd, env=env)
+            self.assertFails(p, 1, "unknown tile ")
+            self.assertIn("(no manifest under %s describes it)" % base, p.stderr)
+            p = render("--game", str(game), "--format", "text", "--address", self.d.unix_address, cmd=cmd,
+                       env=dict(env, CARCD_TILES=TILES_DIR))
+            self.assertEqual((p.returncode, p.stdout, p.stderr), (0, want.stdout, ""))
+
+    def test_a_carcd_without_tiles(self):
+        """A carcd from before `tiles` answers it `unknown_method`: render.py
+        then looks for the manifests as it always did."""
+        game, state = self.games["hills and the abbey"]
+        want = render("--game", str(game), "--tiles", TILES_DIR, "--address", self.d.unix_address)
+        self.assertEqual(want.returncode, 0, want.stderr)
+        with OldCarcd(self.d) as old, tempfile.TemporaryDirectory() as d:
+            # the source tree: ../engine/tiles beside render.py
+            env = {k: v for k, v in os.environ.items() if k != "CARCD_TILES"}
+            p = render("--game", str(game), "--address", old.address, "--encoding", "json", env=env)
+            self.assertEqual((p.returncode, p.stdout, p.stderr), (0, want.stdout, ""))
+            self.assertIn("tiles", old.asked)
+            # alone, with no manifests at hand: it says so, as for a state file
+            cmd, env = without_manifests(d)
+            p = render("--game", str(game), "--address", old.address, "--encoding", "json", cmd=cmd, env=env)
+            self.assertFails(p, 1, "no tile manifests found: looked in ")
+            # and with $CARCD_TILES it does not ask for `tiles` at all
+            del old.asked[:]
+            p = render("--game", str(game), "--address", old.address, "--encoding", "json", cmd=cmd,
+                       env=dict(env, CARCD_TILES=TILES_DIR))
+            self.assertEqual((p.returncode, p.stdout, p.stderr), (0, want.stdout, ""))
+            self.assertEqual(old.asked, ["state"])
+        # any other refusal of `tiles` is the daemon's, said as such
+        with OldCarcd(self.d, code="internal") as odd, tempfile.TemporaryDirectory() as d:
+            cmd, env = without_manifests(d)
+            p = render("--game", str(game), "--address", odd.address, "--encoding", "json", cmd=cmd, env=env)
+            self.assertFails(p, 1, "internal: no method `tiles` here")
 
 
 if __name__ == "__main__":
