@@ -739,6 +739,48 @@ class Errors(Case):
                 self.assertIn("tiles", c.hello()["methods"])
 
 
+class WhatABotWorksOut(Case):
+    """What a bot that judges placements from `tiles` needs beside it
+    (PROTOCOL.md section 3 and Events): how half-edges meet across a border,
+    and which result carries what a placement completes."""
+
+    def test_half_edges_meet_across_from_each_other(self):
+        # BA/RFr turned 90: a road N-S between a west field and an east one.
+        # Above the start, the tile's SR (the west half of its south edge)
+        # meets the start's NL; below it, the tile's NL meets the start's SR.
+        g = self.c.new_game(["ann"], auth=False, tiles=["BA/RFr", "BA/RFr", "BA/L"],
+                            start=[{"tile": "BA/RFr", "x": 0, "y": 0, "rot": 90}])
+        gid = g["game"]
+        self.c.apply_move(gid, {"type": "place_tile", "tile": "BA/RFr", "x": 0, "y": -1, "rot": 90})
+        self.c.apply_move(gid, {"type": "deploy", "kind": "follower", "x": 0, "y": -1, "at": "SR"})
+        self.c.apply_move(gid, {"type": "place_tile", "tile": "BA/RFr", "x": 0, "y": 1, "rot": 90})
+        moves = self.c.legal_moves(gid, features=True)["moves"]
+        fields = {m["at"] for m in moves if m["type"] == "deploy" and m["feature"] == "field"}
+        # the west farm runs from the SR of the tile above through the start
+        # to the NL of the tile below, and is taken; the east one is free
+        self.assertEqual(fields, {"NR"})
+        with self.assertRaises(carcd.Error) as e:
+            self.c.apply_move(gid, {"type": "deploy", "kind": "follower", "x": 0, "y": 1, "at": "NL"})
+        self.assertEqual((e.exception.code, e.exception.data["reason"]), ("illegal_move", "feature_occupied"))
+
+    def test_a_placement_completes_at_the_end_of_its_action_step(self):
+        # BA/C turned 180 (its city S) above the start BA/RCr (its city N)
+        # closes a city of two tiles: not in place_tile's result, but in the
+        # result of the deploy or pass after it
+        for last in ({"type": "pass"}, {"type": "deploy", "kind": "follower", "x": 0, "y": -1, "at": "S"}):
+            with self.subTest(last=last["type"]):
+                g = self.c.new_game(["ann"], auth=False, tiles=["BA/C", "BA/L"])
+                placed = self.c.apply_move(g["game"], {"type": "place_tile", "tile": "BA/C", "x": 0, "y": -1,
+                                                       "rot": 180})
+                self.assertEqual([e["type"] for e in placed["events"]], ["tile_placed"])
+                self.assertEqual(placed["phase"], "action")
+                done = self.c.apply_move(g["game"], last)["events"]
+                completed = [e for e in done if e["type"] == "feature_completed"]
+                self.assertEqual([(e["feature"], e["tiles"]) for e in completed], [("city", 2)])
+                scored = [(e["seat"], e["points"]) for e in done if e["type"] == "scored"]
+                self.assertEqual(scored, [] if last["type"] == "pass" else [(0, 4)])
+
+
 class Contrib(Case):
     """carcctl `tiles` and carcd.Client.tiles (contrib/README.md) ask the
     same and print or return the daemon's answer as it stands."""
