@@ -5,8 +5,6 @@
  * tile, weigh where it could go, and count the tiles still to come
  * without the manifests.
  */
-#include <string.h>
-
 #include "proto.h"
 
 static proto_val *feature_val(proto_arena *a, const carc_tile_feature *f, const carc_tile_feature *all)
