@@ -137,15 +137,10 @@ class Daemon:
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 return False
-            try:
-                for t in list(targets):
-                    with carcd.Client(t, timeout=2.0) as c:
-                        c.ping()
-                    targets.remove(t)
-                if not targets:
-                    return True
-            except (carcd.ConnectionClosed, OSError):
-                time.sleep(0.05)
+            targets = [t for t in targets if not answers(t)]
+            if not targets:
+                return True
+            time.sleep(0.05)
         return False
 
     def alive(self):
@@ -430,6 +425,18 @@ def vmrss_kib(pid):
 AS_NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
 needs_nobody = unittest.skipUnless(os.geteuid() == 0 and shutil.which("setpriv"),
                                    "needs root and setpriv to run carcd as nobody")
+
+
+def answers(address):
+    """Does a carcd at address answer a ping?  Its socket file is there from
+    bind(), a moment before it listens: a connect in between is refused, so
+    a daemon is up once it answers, not once its socket exists."""
+    try:
+        with carcd.Client(address, timeout=2.0) as c:
+            c.ping()
+        return True
+    except (carcd.ConnectionClosed, OSError):
+        return False
 
 
 def wait_for(pred, timeout):

@@ -283,19 +283,10 @@ class NobodysJournal:
     def run_carcd(self):
         p = subprocess.Popen(harness.AS_NOBODY + [harness.CARCD, "--listen", "unix:" + self.sock, "--journal", self.dir],
                              stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        # up once it answers: the socket file is there from bind(), a moment
-        # before carcd listens, and a connect in between is refused
-        harness.wait_for(lambda: self.answers() or p.poll() is not None, harness.START_TIMEOUT)
-        self.assertTrue(self.answers(), "carcd as nobody did not come up")
+        address = "unix:" + self.sock
+        harness.wait_for(lambda: harness.answers(address) or p.poll() is not None, harness.START_TIMEOUT)
+        self.assertTrue(harness.answers(address), "carcd as nobody did not come up")
         return p
-
-    def answers(self):
-        try:
-            with carcd.Client("unix:" + self.sock, timeout=2.0) as c:
-                c.ping()
-            return True
-        except (carcd.ConnectionClosed, OSError):
-            return False
 
     def stop(self, p):
         """Stops it; its stderr."""
