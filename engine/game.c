@@ -183,14 +183,13 @@ int carc_tile_describe(int type, int rot, carc_tile_feature *out, int cap)
 	const carc_tiletype *t = &carc_tiletypes[type];
 	for (int i = 0; i < t->nfeat && i < cap; i++) {
 		const carc_tfeat *f = &t->f[i];
-		unsigned reach = ((unsigned)f->multi << rot | (unsigned)f->multi >> (4 - rot)) & 0xf;
 		out[i] = (carc_tile_feature){
 			.kind = f->kind,
 			.pennants = f->pennants,
 			.goods = (int8_t)(f->goods ? CARC_TOK_WINE + f->goods - CARC_GOODS_WINE : -1),
 			.marks = (uint8_t)(f->flags & ((1u << CARC_MARK_COUNT) - 1)),
 			.ports = (uint16_t)carc_tfeat_ports(f, rot),
-			.reaches = (uint16_t)reach,
+			.reaches = (uint16_t)carc_edges_rot(f->multi, rot),
 			.borders = f->kind == CARC_F_FIELD ? f->borders : 0,
 		};
 	}

@@ -431,7 +431,7 @@ int main(int argc, char **argv)
 		carc_tiletype o;
 		finish_tile(&types[i], &o);
 		unsigned e = o.river, all = 0;
-		for (int r = 0; r < 4; r++) all |= ((e << r | e >> (4 - r)) & 0xfu) << (4 * r);
+		for (int r = 0; r < 4; r++) all |= carc_edges_rot(e, r) << (4 * r);
 		printf("%s0x%x,", i % 16 ? " " : "\n  ", all);
 	}
 	printf("\n};\n\n");

@@ -183,11 +183,14 @@ static inline int carc_port_rot(int p, int r)
 }
 static inline int carc_port_unrot(int p, int r) { return carc_port_rot(p, (4 - r) & 3); }
 
+/* Edges (bit d: edge d, N E S W) of a tile turned r quarter turns clockwise. */
+static inline unsigned carc_edges_rot(unsigned edges, int r) { return (edges << r | edges >> (4 - r)) & 0xf; }
+
 /* The ports (bit p: carc_port p) of feature f of a tile turned r quarter
  * turns clockwise. */
 static inline unsigned carc_tfeat_ports(const carc_tfeat *f, int r)
 {
-	unsigned e = ((unsigned)f->edges << r | (unsigned)f->edges >> (4 - r)) & 0xf;
+	unsigned e = carc_edges_rot(f->edges, r);
 	unsigned h = ((unsigned)f->halves << (2 * r) | (unsigned)f->halves >> (8 - 2 * r)) & 0xff;
 	unsigned ports = e | h << CARC_NL | (unsigned)f->other << CARC_P_I;
 	if (f->kind == CARC_F_CLOISTER) ports |= 1u << CARC_P_CLOISTER;
