@@ -261,15 +261,15 @@ static proto_err m_tiles(method_call *c, proto_val **result, const char **why)
 	carc_config dflt; /* new_game's default expansions: the base game */
 	carc_config_init(&dflt);
 	uint32_t expansions = dflt.expansions;
-	int64_t rot = 0;
 	proto_err rc = proto_expansions_parse(c->a, pv_opt(c->params, "expansions"), &expansions, why);
 	if (rc) return rc;
-	pv_to_int(pv_opt(c->params, "rot"), &rot);
-	if (rot < 0 || rot > 270 || rot % 90) {
+	const proto_val *given = pv_opt(c->params, "rot");
+	int rot = given ? proto_quarter_turns(given) : 0;
+	if (rot < 0) {
 		*why = "`rot` is 0, 90, 180 or 270";
 		return PROTO_E_INVALID_PARAMS;
 	}
-	return proto_tile_types(c->a, c->s->scratch, expansions, (int)(rot / 90), result, why);
+	return proto_tile_types(c->a, c->s->scratch, expansions, rot, result, why);
 }
 
 /* ---- new_game ---------------------------------------------------------------------- */

@@ -71,6 +71,13 @@ proto_val *proto_ports(proto_arena *a, unsigned mask)
 	return list;
 }
 
+int proto_quarter_turns(const proto_val *v)
+{
+	int64_t deg;
+	if (!pv_to_int(v, &deg) || deg < 0 || deg > 270 || deg % 90) return -1;
+	return (int)(deg / 90);
+}
+
 static void set_port_list(proto_arena *a, proto_val *v, unsigned mask) { pv_set(v, "ports", proto_ports(a, mask)); }
 
 /* `ports`: every port on the tile at (x, y) of the part of a feature
@@ -344,10 +351,9 @@ proto_err proto_move_parse(proto_arena *a, const carc_game *g, const proto_val *
 		if (t < 0) return bad_move(a, why, "there is no tile `%s`", tile);
 		m->tile = (uint16_t)t;
 		if ((rc = coord(a, v, "x", &m->x, why)) || (rc = coord(a, v, "y", &m->y, why))) return rc;
-		int64_t rot;
-		if (!pv_to_int(pv_opt(v, "rot"), &rot) || rot < 0 || rot > 270 || rot % 90)
-			return bad_move(a, why, "%s", "`rot` must be 0, 90, 180 or 270");
-		m->rot = (uint8_t)(rot / 90);
+		int rot = proto_quarter_turns(pv_opt(v, "rot"));
+		if (rot < 0) return bad_move(a, why, "%s", "`rot` must be 0, 90, 180 or 270");
+		m->rot = (uint8_t)rot;
 	} else if (!strcmp(type, "deploy")) {
 		m->type = CARC_MV_DEPLOY;
 		const char *kind = str_member(v, "kind"), *at = str_member(v, "at");

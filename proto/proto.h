@@ -259,6 +259,9 @@ typedef struct proto_game_meta {
 } proto_game_meta;
 
 proto_val *proto_state(proto_arena *a, const carc_game *g, const proto_game_meta *m);
+/* A `rot` in degrees (0, 90, 180 or 270) as quarter turns, 0 to 3; -1 for
+ * anything else, NULL included. */
+int proto_quarter_turns(const proto_val *v);
 /* The names of the ports in mask (bit p: carc_port p), in canonical order. */
 proto_val *proto_ports(proto_arena *a, unsigned mask);
 proto_val *proto_move(proto_arena *a, const carc_game *g, const carc_move *m);

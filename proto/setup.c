@@ -169,20 +169,20 @@ static proto_err parse_start(proto_arena *a, const proto_val *v, carc_config *cf
 		carc_start_tile *st = &cfg->start[i];
 		proto_err rc = tile_of(a, pv_get(s, "tile"), cfg, what, &st->tile, why);
 		if (rc) return rc;
-		int64_t x, y, rot;
+		int64_t x, y;
 		if (!pv_to_int(pv_get(s, "x"), &x) || !pv_to_int(pv_get(s, "y"), &y) || x < -1000 || x > 1000 || y < -1000 ||
 		    y > 1000)
 			return INVALID("%s: x and y are integers from -1000 to 1000", what);
 		const proto_val *rv = pv_get(s, "rot");
 		if (!rv) return INVALID("%s: rot is missing (0, 90, 180 or 270)", what);
-		if (!pv_to_int(rv, &rot) || rot < 0 || rot > 270 || rot % 90)
-			return INVALID("%s: rot is 0, 90, 180 or 270", what);
+		int rot = proto_quarter_turns(rv);
+		if (rot < 0) return INVALID("%s: rot is 0, 90, 180 or 270", what);
 		for (int j = 0; j < i; j++)
 			if (cfg->start[j].x == x && cfg->start[j].y == y) return INVALID("%s: two start tiles at (%d,%d)", what, (int)x, (int)y);
 		st->x = (int16_t)x;
 		st->y = (int16_t)y;
 		/* the abbey has no rotation: it lies at rot 0, as place_abbey puts it */
-		st->rot = (uint8_t)(carc_tile_drawable(st->tile) ? rot / 90 : 0);
+		st->rot = (uint8_t)(carc_tile_drawable(st->tile) ? rot : 0);
 	}
 	cfg->nstart = (uint8_t)v->n;
 	return PROTO_OK;
