@@ -15,6 +15,7 @@
  *   game.c    proto_        state, moves, events of a game as values;
  *                           moves from values; why a move is illegal
  *   sha256.c  proto_sha256  the seed commitment
+ *   ws.c      proto_ws_     WebSocket (RFC 6455): handshake and frames
  */
 #ifndef CARC_PROTO_H
 #define CARC_PROTO_H
@@ -315,5 +316,64 @@ uint32_t proto_config_components(const carc_config *cfg);
 void proto_sha256(const void *data, size_t n, uint8_t out[32]);
 void proto_hex(const uint8_t *p, size_t n, char *out); /* 2n digits and a NUL */
 int proto_hex_digit(char c); /* 0-15 for 0-9, a-f, A-F; -1 for anything else */
+
+/* ---- WebSocket (RFC 6455), for pages in a browser (proto/PROTOCOL.md 1) ------------------ */
+#define PROTO_WS_MAX_HEAD 8192 /* bytes of the handshake's request and headers */
+
+/* Opcodes (RFC 6455 5.2) and the close codes carcd sends (7.4.1). */
+enum { PROTO_WS_CONT = 0, PROTO_WS_TEXT = 1, PROTO_WS_BINARY = 2, PROTO_WS_CLOSE = 8, PROTO_WS_PING = 9, PROTO_WS_PONG = 10 };
+enum {
+	PROTO_WS_NORMAL = 1000,
+	PROTO_WS_GOING_AWAY = 1001,
+	PROTO_WS_PROTOCOL_ERROR = 1002,
+	PROTO_WS_UNSUPPORTED = 1003, /* a message of the other encoding */
+	PROTO_WS_BAD_DATA = 1007,    /* bad_request that closes */
+	PROTO_WS_TOO_BIG = 1009      /* limit that closes */
+};
+
+typedef struct proto_ws_handshake {
+	int status;          /* 101, or the HTTP status of the refusal */
+	const char *why;     /* the refusal in words */
+	const char *key;     /* Sec-WebSocket-Key, in the request */
+	size_t key_len;
+	const char *origin;  /* Origin, in the request; NULL when absent */
+	size_t origin_len;
+	char accept[29];     /* Sec-WebSocket-Accept, for 101 */
+} proto_ws_handshake;
+
+/* The request and headers up to their blank line, n bytes: fills *hs and
+ * returns its status.  The origin is the caller's to judge (403). */
+int proto_ws_handshake_parse(const char *req, size_t n, proto_ws_handshake *hs);
+/* The length of the request and headers at p[0..n) up to and with the
+ * blank line that ends them (CRLF or LF line ends), or 0 before it. */
+size_t proto_ws_head_end(const char *p, size_t n);
+/* The answer to *hs: 101, or the refusal with its reason as the body. */
+void proto_ws_handshake_reply(const proto_ws_handshake *hs, proto_buf *out);
+/* Sec-WebSocket-Accept for a key: 28 characters and a NUL. */
+void proto_ws_accept(const char *key, size_t n, char out[29]);
+
+typedef struct proto_ws_frame {
+	int fin, opcode;
+	uint64_t len;        /* of the payload */
+	uint8_t mask[4];
+	const char *why;     /* what breaks RFC 6455, when -1 */
+} proto_ws_frame;
+
+/* A client's frame header at p[0..n): its length in bytes (2 to 14) with
+ * *f filled, 0 when more bytes are needed, -1 when it breaks RFC 6455
+ * (f->why; the connection is closed with PROTO_WS_PROTOCOL_ERROR). */
+int proto_ws_frame_head(const uint8_t *p, size_t n, proto_ws_frame *f);
+/* Unmasks n payload bytes that start `at` bytes into the payload. */
+void proto_ws_unmask(uint8_t *p, size_t n, const uint8_t mask[4], uint64_t at);
+/* A server's frame (final, unmasked): its header, of PROTO_WS_SERVER_HEAD
+ * bytes at most, returning its length; or the whole frame. */
+#define PROTO_WS_SERVER_HEAD 10
+size_t proto_ws_server_head(uint8_t out[PROTO_WS_SERVER_HEAD], int opcode, size_t n);
+void proto_ws_frame_add(proto_buf *out, int opcode, const void *payload, size_t n);
+/* A close frame: code and reason (cut to fit 125 bytes); code 0 for none. */
+void proto_ws_close_add(proto_buf *out, int code, const char *why);
+
+void proto_sha1(const void *data, size_t n, uint8_t out[20]);
+void proto_base64(const uint8_t *p, size_t n, char *out); /* 4 characters each 3 bytes, padded, a NUL */
 
 #endif

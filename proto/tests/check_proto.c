@@ -1,7 +1,8 @@
 /*
  * check_proto.c - unit tests of the wire layer: the frame guard against
- * hostile MessagePack, both decoders, the writers, and SHA-256 against
- * the FIPS 180-4 vectors.  No sockets: proto/ is bytes in, bytes out.
+ * hostile MessagePack, both decoders, the writers, SHA-256 against the
+ * FIPS 180-4 vectors, and WebSocket's handshake and frames (SHA-1 and
+ * base64 included).  No sockets: proto/ is bytes in, bytes out.
  */
 #include <check.h>
 #include <stdio.h>
@@ -1032,6 +1033,574 @@ START_TEST(sha256_vectors)
 }
 END_TEST
 
+/* ---- WebSocket (RFC 6455) ------------------------------------------------------------- */
+
+static const char *sha1_hex(const void *p, size_t n)
+{
+	static char hex[41];
+	uint8_t d[20];
+	proto_sha1(p, n, d);
+	proto_hex(d, 20, hex);
+	return hex;
+}
+
+/* FIPS 180 / RFC 3174 examples, and lengths around the padding. */
+START_TEST(ws_sha1_vectors)
+{
+	ck_assert_str_eq(sha1_hex("", 0), "da39a3ee5e6b4b0d3255bfef95601890afd80709");
+	ck_assert_str_eq(sha1_hex("abc", 3), "a9993e364706816aba3e25717850c26c9cd0d89d");
+	const char *s448 = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+	ck_assert_str_eq(sha1_hex(s448, strlen(s448)), "84983e441c3bd26ebaae4aa1f95129e5e54670f1");
+	const char *s896 = "abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu";
+	ck_assert_str_eq(sha1_hex(s896, strlen(s896)), "a49b2446a02c645bf419f995b67091253a04a259");
+	char *million = malloc(1000000);
+	ck_assert_ptr_nonnull(million);
+	memset(million, 'a', 1000000);
+	ck_assert_str_eq(sha1_hex(million, 1000000), "34aa973cd4c4daa4f61eeb2bdbad27316534016f");
+	free(million);
+	char buf[65];
+	memset(buf, 'a', sizeof buf);
+	ck_assert_str_eq(sha1_hex(buf, 55), "c1c8bbdc22796e28c0e15163d20899b65621d65a");
+	ck_assert_str_eq(sha1_hex(buf, 56), "c2db330f6083854c99d4b5bfb6e8f29f201be699");
+	ck_assert_str_eq(sha1_hex(buf, 63), "03f09f5b158a7a8cdad920bddc29b81c18a551f5");
+	ck_assert_str_eq(sha1_hex(buf, 64), "0098ba824b5c16427bd7a1122a5a442a25ec644d");
+	ck_assert_str_eq(sha1_hex(buf, 65), "11655326c708d70319be2610e8a57d9a5b959d3b");
+}
+END_TEST
+
+static const char *b64(const void *p, size_t n)
+{
+	static char out[64];
+	memset(out, 'X', sizeof out);
+	proto_base64(p, n, out);
+	return out;
+}
+
+START_TEST(ws_base64)
+{
+	/* bytes 0xf9.. use the alphabet's last two characters, + and / */
+	static const uint8_t hi[] = { 0xf9, 0xfa, 0xfb, 0xfc, 0xfd, 0xfe };
+	static const char *const want[] = { "", "+Q==", "+fo=", "+fr7", "+fr7/A==", "+fr7/P0=", "+fr7/P3+" };
+	for (size_t n = 0; n <= 6; n++) ck_assert_str_eq(b64(hi, n), want[n]);
+	/* RFC 4648 section 10 */
+	ck_assert_str_eq(b64("", 0), "");
+	ck_assert_str_eq(b64("f", 1), "Zg==");
+	ck_assert_str_eq(b64("fo", 2), "Zm8=");
+	ck_assert_str_eq(b64("foo", 3), "Zm9v");
+	ck_assert_str_eq(b64("foob", 4), "Zm9vYg==");
+	ck_assert_str_eq(b64("fooba", 5), "Zm9vYmE=");
+	ck_assert_str_eq(b64("foobar", 6), "Zm9vYmFy");
+	/* every byte value in each of the three positions */
+	static const uint8_t zero[3] = { 0 };
+	ck_assert_str_eq(b64(zero, 3), "AAAA");
+	static const uint8_t ones[3] = { 0xff, 0xff, 0xff };
+	ck_assert_str_eq(b64(ones, 3), "////");
+}
+END_TEST
+
+START_TEST(ws_accept_example)
+{
+	/* RFC 6455 section 1.3 */
+	char out[29];
+	memset(out, 'X', sizeof out);
+	proto_ws_accept("dGhlIHNhbXBsZSBub25jZQ==", 24, out);
+	ck_assert_str_eq(out, "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=");
+}
+END_TEST
+
+#define WS_GET "GET /chat HTTP/1.1\r\n"
+#define WS_HOST "Host: server.example.com\r\n"
+#define WS_UP "Upgrade: websocket\r\n"
+#define WS_CONN "Connection: Upgrade\r\n"
+#define WS_KEY "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+#define WS_VER "Sec-WebSocket-Version: 13\r\n"
+#define WS_ACCEPT "s3pPLMBiTxaQ9kYGzzhZRbK+xOo="
+
+/* The request with no NUL behind it: in a buffer of its own size (for a
+ * sanitizer), then with junk behind it (for a parser reading past n). */
+static int hs_parse(const char *req, proto_ws_handshake *hs)
+{
+	static char copy[2048];
+	size_t n = strlen(req);
+	ck_assert_uint_lt(n, sizeof copy);
+	char *exact = malloc(n ? n : 1);
+	ck_assert_ptr_nonnull(exact);
+	memcpy(exact, req, n);
+	int exact_rc = proto_ws_handshake_parse(exact, n, hs);
+	free(exact);
+	memcpy(copy, req, n);
+	memset(copy + n, 'Z', sizeof copy - n);
+	int rc = proto_ws_handshake_parse(copy, n, hs);
+	ck_assert_int_eq(rc, exact_rc);
+	ck_assert_int_eq(rc, hs->status);
+	if (rc != 101) ck_assert_ptr_nonnull(hs->why);
+	if (hs->key) ck_assert(hs->key >= copy && hs->key + hs->key_len <= copy + n);
+	if (hs->origin) ck_assert(hs->origin >= copy && hs->origin + hs->origin_len <= copy + n);
+	return rc;
+}
+
+START_TEST(ws_handshake_good)
+{
+	proto_ws_handshake hs;
+	/* RFC 6455 section 1.3 */
+	ck_assert_int_eq(hs_parse(WS_GET WS_HOST WS_UP WS_CONN WS_KEY "Origin: http://example.com\r\n"
+	                          "Sec-WebSocket-Protocol: chat, superchat\r\n" WS_VER "\r\n",
+	                          &hs),
+	                 101);
+	ck_assert_str_eq(hs.accept, WS_ACCEPT);
+	ck_assert_ptr_nonnull(hs.origin);
+	ck_assert_uint_eq(hs.origin_len, 18);
+	ck_assert(!memcmp(hs.origin, "http://example.com", 18));
+	ck_assert_uint_eq(hs.key_len, 24);
+	ck_assert(!memcmp(hs.key, "dGhlIHNhbXBsZSBub25jZQ==", 24));
+	/* no Origin: a program, not a page */
+	ck_assert_int_eq(hs_parse(WS_GET WS_HOST WS_UP WS_CONN WS_KEY WS_VER "\r\n", &hs), 101);
+	ck_assert_ptr_null(hs.origin);
+	ck_assert_str_eq(hs.accept, WS_ACCEPT);
+	/* header names and the tokens in any case, values with blanks around them */
+	ck_assert_int_eq(hs_parse("GET / HTTP/1.1\r\nupgrade: WebSocket\r\nCONNECTION: UPGRADE\r\n"
+	                          "sec-websocket-key:dGhlIHNhbXBsZSBub25jZQ==  \r\nSEC-WEBSOCKET-VERSION:\t13\r\n"
+	                          "oRiGiN:   https://a.example:8443 \r\n\r\n",
+	                          &hs),
+	                 101);
+	ck_assert_str_eq(hs.accept, WS_ACCEPT);
+	ck_assert_uint_eq(hs.origin_len, 22);
+	ck_assert(!memcmp(hs.origin, "https://a.example:8443", 22));
+	/* Connection lists several tokens, as Firefox sends it */
+	ck_assert_int_eq(hs_parse(WS_GET WS_HOST WS_UP "Connection: keep-alive, Upgrade\r\n" WS_KEY WS_VER "\r\n", &hs), 101);
+	ck_assert_int_eq(hs_parse(WS_GET WS_UP "Connection: Upgrade,keep-alive\r\n" WS_KEY WS_VER "\r\n", &hs), 101);
+	ck_assert_int_eq(hs_parse(WS_GET "Upgrade: foo, websocket\r\n" WS_CONN WS_KEY WS_VER "\r\n", &hs), 101);
+	/* LF-only line ends */
+	ck_assert_int_eq(hs_parse("GET / HTTP/1.1\nHost: x\nUpgrade: websocket\nConnection: Upgrade\n"
+	                          "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\nSec-WebSocket-Version: 13\n\n",
+	                          &hs),
+	                 101);
+	ck_assert_str_eq(hs.accept, WS_ACCEPT);
+	/* another key, another accept (python3: base64(sha1(key + GUID))) */
+	ck_assert_int_eq(hs_parse(WS_GET WS_UP WS_CONN "Sec-WebSocket-Key: AAAAAAAAAAAAAAAAAAAAAA==\r\n" WS_VER "\r\n", &hs), 101);
+	char acc[29];
+	proto_ws_accept("AAAAAAAAAAAAAAAAAAAAAA==", 24, acc);
+	ck_assert_str_eq(hs.accept, acc);
+	ck_assert_str_ne(hs.accept, WS_ACCEPT);
+	/* whatever follows the blank line is not the handshake's */
+	ck_assert_int_eq(hs_parse(WS_GET WS_UP WS_CONN WS_KEY WS_VER "\r\nnot a header\r\n", &hs), 101);
+}
+END_TEST
+
+/* A refusal with its status, the why naming `what` when given. */
+static void refused(const char *req, int status, const char *what)
+{
+	proto_ws_handshake hs;
+	int rc = hs_parse(req, &hs);
+	if (rc != status) ck_abort_msg("%d instead of %d for:\n%s", rc, status, req);
+	if (what && !strstr(hs.why, what)) ck_abort_msg("\"%s\" does not name %s, for:\n%s", hs.why, what, req);
+}
+
+START_TEST(ws_handshake_refused)
+{
+	/* the request line */
+	refused("POST /chat HTTP/1.1\r\n" WS_UP WS_CONN WS_KEY WS_VER "\r\n", 400, "GET");
+	refused("GET /chat HTTP/1.0\r\n" WS_UP WS_CONN WS_KEY WS_VER "\r\n", 400, NULL);
+	refused("GET /chat HTTP/2.0\r\n" WS_UP WS_CONN WS_KEY WS_VER "\r\n", 400, NULL);
+	refused("GET /chat\r\n" WS_UP WS_CONN WS_KEY WS_VER "\r\n", 400, NULL);
+	refused("GET   HTTP/1.1\r\n" WS_UP WS_CONN WS_KEY WS_VER "\r\n", 400, NULL);
+	refused("get /chat HTTP/1.1\r\n" WS_UP WS_CONN WS_KEY WS_VER "\r\n", 400, NULL);
+	refused("GET/chat HTTP/1.1\r\n" WS_UP WS_CONN WS_KEY WS_VER "\r\n", 400, NULL);
+	refused("GET /chat HTTP/1.1 \r\n" WS_UP WS_CONN WS_KEY WS_VER "\r\n", 400, NULL);
+	refused("", 400, NULL);
+	refused("GET", 400, NULL);
+	/* the headers it needs */
+	refused(WS_GET WS_HOST WS_CONN WS_KEY WS_VER "\r\n", 400, "Upgrade");
+	refused(WS_GET WS_HOST "Upgrade: h2c\r\n" WS_CONN WS_KEY WS_VER "\r\n", 400, "Upgrade");
+	refused(WS_GET WS_HOST WS_UP WS_KEY WS_VER "\r\n", 400, "Connection");
+	refused(WS_GET WS_HOST WS_UP "Connection: keep-alive\r\n" WS_KEY WS_VER "\r\n", 400, "Connection");
+	refused(WS_GET WS_HOST WS_UP "Connection: Upgrades\r\n" WS_KEY WS_VER "\r\n", 400, "Connection");
+	refused(WS_GET WS_HOST WS_UP "Connection: Upgrad\r\n" WS_KEY WS_VER "\r\n", 400, "Connection");
+	refused(WS_GET WS_HOST "Upgrade: websock\r\n" WS_CONN WS_KEY WS_VER "\r\n", 400, "Upgrade");
+	refused(WS_GET WS_HOST "Upgrade: websocket2\r\n" WS_CONN WS_KEY WS_VER "\r\n", 400, "Upgrade");
+	refused(WS_GET WS_HOST WS_UP WS_CONN WS_KEY "Sec-WebSocket-Version: 8\r\n\r\n", 426, NULL);
+	refused(WS_GET WS_HOST WS_UP WS_CONN WS_KEY "Sec-WebSocket-Version: 130\r\n\r\n", 426, NULL);
+	refused(WS_GET WS_HOST WS_UP WS_CONN WS_KEY "Sec-WebSocket-Version: 13, 8\r\n\r\n", 426, NULL);
+	refused(WS_GET WS_HOST WS_UP WS_CONN WS_KEY "\r\n", 400, "Sec-WebSocket-Version");
+	refused(WS_GET WS_HOST WS_UP WS_CONN WS_VER "\r\n", 400, "Sec-WebSocket-Key");
+	/* a key that is not 16 bytes of base64 */
+	refused(WS_GET WS_UP WS_CONN "Sec-WebSocket-Key: AAAAAAAAAAAAAAAAAAAA\r\n" WS_VER "\r\n", 400, "Sec-WebSocket-Key");     /* 15 */
+	refused(WS_GET WS_UP WS_CONN "Sec-WebSocket-Key: AAAAAAAAAAAAAAAAAAAAAAA=\r\n" WS_VER "\r\n", 400, "Sec-WebSocket-Key"); /* 17 */
+	refused(WS_GET WS_UP WS_CONN "Sec-WebSocket-Key: AAAAAAAAAAAAAAAAAAAAAAAA\r\n" WS_VER "\r\n", 400, "Sec-WebSocket-Key"); /* 18 */
+	refused(WS_GET WS_UP WS_CONN "Sec-WebSocket-Key: \r\n" WS_VER "\r\n", 400, "Sec-WebSocket-Key");
+	refused(WS_GET WS_UP WS_CONN "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ\r\n" WS_VER "\r\n", 400, "Sec-WebSocket-Key");
+	/* 26 characters: 16 bytes by the count, but not base64 */
+	refused(WS_GET WS_UP WS_CONN "Sec-WebSocket-Key: AAAAAAAAAAAAAAAAAAAAAAAA==\r\n" WS_VER "\r\n", 400, "Sec-WebSocket-Key");
+	refused(WS_GET WS_UP WS_CONN "Sec-WebSocket-Key: AAAAAAAAAAAAAAAAAAAAAAA==\r\n" WS_VER "\r\n", 400, "Sec-WebSocket-Key");
+	refused(WS_GET WS_UP WS_CONN "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZ-==\r\n" WS_VER "\r\n", 400, "Sec-WebSocket-Key");
+	refused(WS_GET WS_UP WS_CONN "Sec-WebSocket-Key: dGhlIHNhbXBs_SBub25jZQ==\r\n" WS_VER "\r\n", 400, "Sec-WebSocket-Key");
+	refused(WS_GET WS_UP WS_CONN "Sec-WebSocket-Key: dGhlIHNhbXBs ZSBub25jZQ=\r\n" WS_VER "\r\n", 400, "Sec-WebSocket-Key");
+	refused(WS_GET WS_UP WS_CONN "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZ=Q=\r\n" WS_VER "\r\n", 400, "Sec-WebSocket-Key");
+	refused(WS_GET WS_UP WS_CONN "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ=A\r\n" WS_VER "\r\n", 400, "Sec-WebSocket-Key");
+	refused(WS_GET WS_UP WS_CONN "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25j=Q==\r\n" WS_VER "\r\n", 400, "Sec-WebSocket-Key");
+	refused(WS_GET WS_UP WS_CONN "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZ===\r\n" WS_VER "\r\n", 400, "Sec-WebSocket-Key");
+	refused(WS_GET WS_UP WS_CONN "Sec-WebSocket-Key: ========================\r\n" WS_VER "\r\n", 400, "Sec-WebSocket-Key");
+	refused(WS_GET WS_UP WS_CONN "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==dGhl\r\n" WS_VER "\r\n", 400, "Sec-WebSocket-Key");
+	/* a NUL inside the key */
+	{
+		static const char req[] = WS_GET WS_UP WS_CONN "Sec-WebSocket-Key: dGhlIHNhbXBs\0SBub25jZQ==\r\n" WS_VER "\r\n";
+		proto_ws_handshake hs;
+		ck_assert_int_eq(proto_ws_handshake_parse(req, sizeof req - 1, &hs), 400);
+	}
+	/* a NUL behind a token is no part of it */
+	{
+		static const char req[] = WS_GET "Upgrade: websocket\r\nConnection: Upgrade\0\r\n" WS_KEY WS_VER "\r\n";
+		proto_ws_handshake hs;
+		ck_assert_int_eq(proto_ws_handshake_parse(req, sizeof req - 1, &hs), 400);
+	}
+	/* a header line without a name and a colon */
+	refused(WS_GET WS_UP WS_CONN "Upgrade websocket\r\n" WS_KEY WS_VER "\r\n", 400, "colon");
+	refused(WS_GET WS_UP WS_CONN ": websocket\r\n" WS_KEY WS_VER "\r\n", 400, "colon");
+}
+END_TEST
+
+/* The answer's text, with its Content-Length checked against the body. */
+static char *reply_text(const proto_ws_handshake *hs)
+{
+	static char text[1024];
+	proto_buf b = { 0 };
+	proto_ws_handshake_reply(hs, &b);
+	ck_assert_uint_lt(b.len, sizeof text);
+	memcpy(text, b.p, b.len);
+	text[b.len] = 0;
+	ck_assert_uint_eq(strlen(text), b.len); /* no NUL inside */
+	proto_buf_free(&b);
+	char *end = strstr(text, "\r\n\r\n");
+	ck_assert_ptr_nonnull(end);
+	const char *body = end + 4;
+	const char *cl = strstr(text, "\r\nContent-Length: ");
+	if (hs->status == 101) {
+		ck_assert_ptr_null(cl);
+		ck_assert_str_eq(body, "");
+	} else {
+		ck_assert_ptr_nonnull(cl);
+		ck_assert(cl < end);
+		ck_assert_ptr_null(strstr(cl + 1, "\r\nContent-Length:")); /* only one */
+		ck_assert_uint_eq(strtoul(cl + 18, NULL, 10), strlen(body));
+		ck_assert_uint_gt(strlen(body), 0);
+		ck_assert_ptr_nonnull(strstr(text, "\r\nConnection: close\r\n"));
+	}
+	return text;
+}
+
+START_TEST(ws_handshake_replies)
+{
+	proto_ws_handshake hs;
+	ck_assert_int_eq(hs_parse(WS_GET WS_HOST WS_UP WS_CONN WS_KEY WS_VER "\r\n", &hs), 101);
+	const char *t = reply_text(&hs);
+	ck_assert_str_eq(t, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+	                    "Sec-WebSocket-Accept: " WS_ACCEPT "\r\n\r\n");
+
+	ck_assert_int_eq(hs_parse(WS_GET WS_HOST WS_UP WS_CONN WS_KEY "Sec-WebSocket-Version: 8\r\n\r\n", &hs), 426);
+	t = reply_text(&hs);
+	ck_assert_msg(!strncmp(t, "HTTP/1.1 426 Upgrade Required\r\n", 31), "%s", t);
+	ck_assert_ptr_nonnull(strstr(t, "\r\nSec-WebSocket-Version: 13\r\n"));
+	ck_assert_ptr_nonnull(strstr(t, hs.why));
+
+	ck_assert_int_eq(hs_parse(WS_GET WS_HOST WS_CONN WS_KEY WS_VER "\r\n", &hs), 400);
+	t = reply_text(&hs);
+	ck_assert_msg(!strncmp(t, "HTTP/1.1 400 Bad Request\r\n", 26), "%s", t);
+	ck_assert_ptr_null(strstr(t, "Sec-WebSocket-Version"));
+	ck_assert_ptr_null(strstr(t, "Sec-WebSocket-Accept"));
+	char want[256];
+	snprintf(want, sizeof want, "\r\n\r\n%s\n", hs.why);
+	ck_assert_ptr_nonnull(strstr(t, want));
+
+	/* the statuses the daemon sets itself */
+	memset(&hs, 0, sizeof hs);
+	hs.status = 403;
+	hs.why = "this page's Origin is not one carcd serves (--ws-origin)";
+	t = reply_text(&hs);
+	ck_assert_msg(!strncmp(t, "HTTP/1.1 403 Forbidden\r\n", 24), "%s", t);
+	hs.status = 431;
+	hs.why = "the request and its headers are over 8192 bytes";
+	t = reply_text(&hs);
+	ck_assert_msg(!strncmp(t, "HTTP/1.1 431 Request Header Fields Too Large\r\n", 46), "%s", t);
+	/* no why: the reason is the body */
+	hs.status = 400;
+	hs.why = NULL;
+	t = reply_text(&hs);
+	ck_assert_ptr_nonnull(strstr(t, "\r\n\r\nBad Request\n"));
+}
+END_TEST
+
+/* A valid header: every shorter prefix needs more; with it whole, or
+ * with more bytes behind it, it is read. */
+static void frame_ok(const uint8_t *p, size_t head, int fin, int opcode, uint64_t len)
+{
+	proto_ws_frame f;
+	uint8_t buf[32];
+	/* each prefix with junk behind it: a reader that looks past n sees
+	 * a length that breaks the rules, or a different one */
+	for (int junk = 0; junk < 256; junk += 255)
+		for (size_t n = 0; n < head; n++) {
+			memset(buf, junk, sizeof buf);
+			memcpy(buf, p, n);
+			if (proto_ws_frame_head(buf, n, &f) != 0) ck_abort_msg("a %zu-byte prefix of a %zu-byte header is not 0", n, head);
+		}
+	memcpy(buf, p, head);
+	memset(buf + head, 0xa5, sizeof buf - head);
+	for (size_t n = head; n <= sizeof buf; n += sizeof buf - head) {
+		ck_assert_int_eq(proto_ws_frame_head(buf, n, &f), (int)head);
+		ck_assert_int_eq(f.fin, fin);
+		ck_assert_int_eq(f.opcode, opcode);
+		ck_assert_uint_eq(f.len, len);
+		ck_assert(!memcmp(f.mask, p + head - 4, 4));
+	}
+}
+
+static void frame_bad(const uint8_t *p, size_t n)
+{
+	proto_ws_frame f;
+	int rc = proto_ws_frame_head(p, n, &f);
+	if (rc != -1) ck_abort_msg("%d for a bad header beginning %02x %02x", rc, p[0], p[1]);
+	ck_assert_ptr_nonnull(f.why);
+	ck_assert_uint_gt(strlen(f.why), 0);
+}
+
+START_TEST(ws_frame_head)
+{
+	/* RFC 6455 5.7: a masked "Hello" */
+	static const uint8_t hello[] = { 0x81, 0x85, 0x37, 0xfa, 0x21, 0x3d, 0x7f, 0x9f, 0x4d, 0x51, 0x58 };
+	frame_ok(hello, 6, 1, PROTO_WS_TEXT, 5);
+	uint8_t pay[5];
+	memcpy(pay, hello + 6, 5);
+	proto_ws_unmask(pay, 5, hello + 2, 0);
+	ck_assert(!memcmp(pay, "Hello", 5));
+	/* 7-bit lengths: 0 and 125 */
+	static const uint8_t z[] = { 0x82, 0x80, 1, 2, 3, 4 };
+	frame_ok(z, sizeof z, 1, PROTO_WS_BINARY, 0);
+	static const uint8_t l125[] = { 0x02, 0xfd, 1, 2, 3, 4 };
+	frame_ok(l125, sizeof l125, 0, PROTO_WS_BINARY, 125);
+	/* 16-bit lengths */
+	static const uint8_t l126[] = { 0x81, 0xfe, 0x00, 0x7e, 9, 8, 7, 6 };
+	frame_ok(l126, sizeof l126, 1, PROTO_WS_TEXT, 126);
+	static const uint8_t l65535[] = { 0x00, 0xfe, 0xff, 0xff, 0xde, 0xad, 0xbe, 0xef };
+	frame_ok(l65535, sizeof l65535, 0, PROTO_WS_CONT, 65535);
+	/* 64-bit lengths */
+	static const uint8_t l65536[] = { 0x82, 0xff, 0, 0, 0, 0, 0, 1, 0, 0, 0xaa, 0xbb, 0xcc, 0xdd };
+	frame_ok(l65536, sizeof l65536, 1, PROTO_WS_BINARY, 65536);
+	static const uint8_t lbig[] = { 0x80, 0xff, 0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfe, 1, 0, 0, 1 };
+	frame_ok(lbig, sizeof lbig, 1, PROTO_WS_CONT, 0x7ffffffffffffffeull);
+	static const uint8_t lmid[] = { 0x01, 0xff, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 1, 2, 3, 4 };
+	frame_ok(lmid, sizeof lmid, 0, PROTO_WS_TEXT, 0x0102030405060708ull);
+	/* control frames up to 125 bytes, in the 16-bit form too */
+	static const uint8_t ping[] = { 0x89, 0x80, 1, 2, 3, 4 };
+	frame_ok(ping, sizeof ping, 1, PROTO_WS_PING, 0);
+	static const uint8_t pong[] = { 0x8a, 0xfd, 1, 2, 3, 4 };
+	frame_ok(pong, sizeof pong, 1, PROTO_WS_PONG, 125);
+	static const uint8_t close125[] = { 0x88, 0xfe, 0x00, 0x7d, 1, 2, 3, 4 };
+	frame_ok(close125, sizeof close125, 1, PROTO_WS_CLOSE, 125);
+	static const uint8_t ping64[] = { 0x89, 0xff, 0, 0, 0, 0, 0, 0, 0, 0x05, 1, 2, 3, 4 };
+	frame_ok(ping64, sizeof ping64, 1, PROTO_WS_PING, 5);
+
+	/* refused: unmasked */
+	static const uint8_t unmasked[] = { 0x81, 0x05, 'H', 'e', 'l', 'l', 'o' };
+	frame_bad(unmasked, sizeof unmasked);
+	static const uint8_t unmasked0[] = { 0x88, 0x00 };
+	frame_bad(unmasked0, sizeof unmasked0);
+	/* reserved bits, each alone */
+	for (int rsv = 0x10; rsv <= 0x40; rsv <<= 1) {
+		uint8_t h[] = { (uint8_t)(0x81 | rsv), 0x80, 1, 2, 3, 4 };
+		frame_bad(h, sizeof h);
+	}
+	/* unknown opcodes, final or not */
+	for (int op = 3; op <= 15; op++) {
+		if (op >= 8 && op <= 10) continue;
+		uint8_t h[] = { (uint8_t)(0x80 | op), 0x80, 1, 2, 3, 4 };
+		frame_bad(h, sizeof h);
+		h[0] = (uint8_t)op;
+		frame_bad(h, sizeof h);
+	}
+	/* a control frame of 126 bytes, each length form */
+	static const uint8_t ping126[] = { 0x89, 0xfe, 0x00, 0x7e, 1, 2, 3, 4 };
+	frame_bad(ping126, sizeof ping126);
+	static const uint8_t close126[] = { 0x88, 0xff, 0, 0, 0, 0, 0, 0, 0, 0x7e, 1, 2, 3, 4 };
+	frame_bad(close126, sizeof close126);
+	static const uint8_t pong64k[] = { 0x8a, 0xfe, 0xff, 0xff, 1, 2, 3, 4 };
+	frame_bad(pong64k, sizeof pong64k);
+	/* fragmented control frames */
+	static const uint8_t fping[] = { 0x09, 0x80, 1, 2, 3, 4 };
+	frame_bad(fping, sizeof fping);
+	static const uint8_t fclose[] = { 0x08, 0x82, 1, 2, 3, 4 };
+	frame_bad(fclose, sizeof fclose);
+	/* a 64-bit length with its top bit set */
+	static const uint8_t top[] = { 0x82, 0xff, 0x80, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4 };
+	frame_bad(top, sizeof top);
+	static const uint8_t top2[] = { 0x80, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 1, 2, 3, 4 };
+	frame_bad(top2, sizeof top2);
+}
+END_TEST
+
+START_TEST(ws_unmask_offsets)
+{
+	static const uint8_t mask[4] = { 0x37, 0xfa, 0x21, 0x3d };
+	uint8_t src[61], whole[61], parts[61];
+	for (size_t i = 0; i < sizeof src; i++) src[i] = (uint8_t)(i * 29 + 7);
+	memcpy(whole, src, sizeof src);
+	proto_ws_unmask(whole, sizeof whole, mask, 0);
+	for (size_t i = 0; i < sizeof src; i++) ck_assert_uint_eq(whole[i], src[i] ^ mask[i % 4]);
+	/* in two pieces split anywhere, and in three */
+	for (size_t k = 0; k <= sizeof src; k++) {
+		memcpy(parts, src, sizeof src);
+		proto_ws_unmask(parts, k, mask, 0);
+		proto_ws_unmask(parts + k, sizeof src - k, mask, k);
+		ck_assert_msg(!memcmp(parts, whole, sizeof whole), "split at %zu", k);
+		for (size_t j = k; j <= sizeof src; j += 3) {
+			memcpy(parts, src, sizeof src);
+			proto_ws_unmask(parts, k, mask, 0);
+			proto_ws_unmask(parts + k, j - k, mask, k);
+			proto_ws_unmask(parts + j, sizeof src - j, mask, j);
+			ck_assert_msg(!memcmp(parts, whole, sizeof whole), "split at %zu and %zu", k, j);
+		}
+	}
+	/* an offset past 4 GiB into a long payload */
+	memcpy(parts, src, sizeof src);
+	proto_ws_unmask(parts + 1, sizeof src - 1, mask, (1ull << 32) + 1);
+	proto_ws_unmask(parts, 1, mask, 0);
+	ck_assert(!memcmp(parts, whole, sizeof whole));
+	/* twice is nothing */
+	proto_ws_unmask(parts, sizeof parts, mask, 0);
+	ck_assert(!memcmp(parts, src, sizeof src));
+}
+END_TEST
+
+START_TEST(ws_server_frames)
+{
+	static const size_t sizes[] = { 0, 1, 125, 126, 127, 65535, 65536, 70000 };
+	uint8_t *payload = malloc(70000);
+	ck_assert_ptr_nonnull(payload);
+	for (size_t i = 0; i < 70000; i++) payload[i] = (uint8_t)(i * 7 + i / 251);
+	for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+		size_t n = sizes[s];
+		size_t want = n < 126 ? 2 : n < 65536 ? 4 : 10;
+		int opcode = s & 1 ? PROTO_WS_BINARY : PROTO_WS_TEXT;
+		uint8_t head[PROTO_WS_SERVER_HEAD + 4];
+		memset(head, 0xee, sizeof head);
+		ck_assert_uint_eq(proto_ws_server_head(head, opcode, n), want);
+		ck_assert_uint_eq(head[want], 0xee); /* nothing written past it */
+		ck_assert_uint_eq(head[0], 0x80 | opcode); /* final, no RSV bits */
+		if (n < 126) {
+			ck_assert_uint_eq(head[1], n); /* unmasked */
+		} else if (n < 65536) {
+			ck_assert_uint_eq(head[1], 126);
+			ck_assert_uint_eq((size_t)head[2] << 8 | head[3], n);
+		} else {
+			ck_assert_uint_eq(head[1], 127);
+			uint64_t len = 0;
+			for (int i = 2; i < 10; i++) len = len << 8 | head[i];
+			ck_assert_uint_eq(len, n);
+		}
+		/* as a client would send it (masked with zeros), the header reads back */
+		uint8_t masked[PROTO_WS_SERVER_HEAD + 4] = { 0 };
+		memcpy(masked, head, want);
+		masked[1] |= 0x80;
+		proto_ws_frame f;
+		ck_assert_int_eq(proto_ws_frame_head(masked, want + 4, &f), (int)want + 4);
+		ck_assert_uint_eq(f.len, n);
+		ck_assert_int_eq(f.opcode, opcode);
+		ck_assert_int_eq(f.fin, 1);
+		/* the whole frame: the same header, then the payload */
+		proto_buf b = { 0 };
+		proto_ws_frame_add(&b, opcode, n ? payload : NULL, n);
+		ck_assert_uint_eq(b.len, want + n);
+		ck_assert(!memcmp(b.p, head, want));
+		ck_assert(!n || !memcmp(b.p + want, payload, n));
+		proto_buf_free(&b);
+	}
+	/* a pong carries the ping's payload */
+	proto_buf b = { 0 };
+	proto_ws_frame_add(&b, PROTO_WS_PONG, "abc", 3);
+	ck_assert_uint_eq(b.len, 5);
+	ck_assert(!memcmp(b.p, "\x8a\x03" "abc", 5));
+	proto_buf_free(&b);
+	free(payload);
+}
+END_TEST
+
+START_TEST(ws_head_end)
+{
+	static const struct {
+		const char *text;
+		size_t end;
+	} cases[] = {
+		{ "GET / HTTP/1.1\r\nHost: x\r\n\r\nrest", 27 },
+		{ "GET / HTTP/1.1\nHost: x\n\nrest", 24 },
+		{ "GET / HTTP/1.1\r\nHost: x\n\r\n", 26 },
+		{ "GET / HTTP/1.1\r\nHost: x\r\n\r", 0 },
+		{ "GET / HTTP/1.1\r\nHost: x\r\n", 0 },
+		{ "GET / HTTP/1.1\r\n", 0 },
+		{ "", 0 },
+		{ "\n\n", 2 },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+		ck_assert_uint_eq(proto_ws_head_end(cases[i].text, strlen(cases[i].text)), cases[i].end);
+	/* the end must lie inside the bytes given */
+	const char *t = "GET / HTTP/1.1\r\n\r\n";
+	for (size_t n = 0; n < strlen(t); n++) ck_assert_uint_eq(proto_ws_head_end(t, n), 0);
+	ck_assert_uint_eq(proto_ws_head_end(t, strlen(t)), strlen(t));
+}
+END_TEST
+
+START_TEST(ws_close_frames)
+{
+	proto_buf b = { 0 };
+	proto_ws_close_add(&b, PROTO_WS_NORMAL, "bye");
+	ck_assert_uint_eq(b.len, 7);
+	ck_assert(!memcmp(b.p, "\x88\x05\x03\xe8" "bye", 7));
+	proto_buf_reset(&b);
+	proto_ws_close_add(&b, PROTO_WS_PROTOCOL_ERROR, NULL);
+	ck_assert_uint_eq(b.len, 4);
+	ck_assert(!memcmp(b.p, "\x88\x02\x03\xea", 4));
+	proto_buf_reset(&b);
+	proto_ws_close_add(&b, PROTO_WS_TOO_BIG, "");
+	ck_assert_uint_eq(b.len, 4);
+	ck_assert(!memcmp(b.p, "\x88\x02\x03\xf1", 4));
+	proto_buf_reset(&b);
+	/* a reason over 123 bytes is cut so that the payload is 125 */
+	char why[301];
+	for (int i = 0; i < 300; i++) why[i] = (char)('a' + i % 26);
+	why[300] = 0;
+	for (size_t wn = 122; wn <= 300; wn++) {
+		char saved = why[wn];
+		why[wn] = 0;
+		proto_ws_close_add(&b, 4000, why);
+		size_t pay = wn < 123 ? wn + 2 : 125;
+		ck_assert_uint_eq(b.len, 2 + pay);
+		ck_assert_uint_eq(b.p[0], 0x88);
+		ck_assert_uint_eq(b.p[1], pay);
+		ck_assert_uint_eq(b.p[2], 4000 >> 8);
+		ck_assert_uint_eq(b.p[3], 4000 & 255);
+		ck_assert(!memcmp(b.p + 4, why, pay - 2));
+		why[wn] = saved;
+		proto_buf_reset(&b);
+	}
+	/* a reason of two-byte characters is cut before one that would not fit
+	 * whole: the payload stays UTF-8 (62 x U+00E9 is 124 bytes) */
+	char accents[125];
+	for (int i = 0; i < 62; i++) accents[2 * i] = (char)0xc3, accents[2 * i + 1] = (char)0xa9;
+	accents[124] = 0;
+	proto_ws_close_add(&b, 1000, accents);
+	ck_assert_uint_eq(b.p[1], 124);
+	ck_assert(!memcmp(b.p + 4, accents, 122));
+	proto_buf_reset(&b);
+	/* code 0: no payload at all (not even with a reason) */
+	proto_ws_close_add(&b, 0, NULL);
+	ck_assert_uint_eq(b.len, 2);
+	ck_assert(!memcmp(b.p, "\x88\x00", 2));
+	proto_buf_reset(&b);
+	proto_ws_close_add(&b, 0, "ignored");
+	ck_assert_uint_eq(b.len, 2);
+	ck_assert(!memcmp(b.p, "\x88\x00", 2));
+	proto_buf_free(&b);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("proto");
@@ -1073,6 +1642,20 @@ static Suite *suite(void)
 	t = tcase_create("sha256");
 	tcase_set_timeout(t, 30);
 	tcase_add_test(t, sha256_vectors);
+	suite_add_tcase(s, t);
+	t = tcase_create("websocket");
+	tcase_set_timeout(t, 30);
+	tcase_add_test(t, ws_sha1_vectors);
+	tcase_add_test(t, ws_base64);
+	tcase_add_test(t, ws_accept_example);
+	tcase_add_test(t, ws_handshake_good);
+	tcase_add_test(t, ws_handshake_refused);
+	tcase_add_test(t, ws_handshake_replies);
+	tcase_add_test(t, ws_frame_head);
+	tcase_add_test(t, ws_unmask_offsets);
+	tcase_add_test(t, ws_server_frames);
+	tcase_add_test(t, ws_close_frames);
+	tcase_add_test(t, ws_head_end);
 	suite_add_tcase(s, t);
 	return s;
 }
