@@ -8,6 +8,11 @@
  * number of requests is served per turn of the loop, and a client that
  * does not read its replies stops being served (its output is paused) or,
  * past the output limit, is cut off, without slowing anyone else.
+ *
+ * A connection to a WebSocket listener first answers the handshake, then
+ * takes the payloads of its data frames into the same buffer (a newline
+ * after each text message), so the same line splitter and frame guard
+ * serve it; each reply goes out as one frame.
  */
 #include <errno.h>
 #include <netinet/in.h>
@@ -43,6 +48,9 @@
 /* Connections refused at the limit are logged at most this often (s). */
 #define REFUSED_WARN_EVERY 60.0
 
+/* A WebSocket connection's stages; 0 is a plain connection. */
+enum { WS_HANDSHAKE = 1, WS_OPEN, WS_CLOSED /* our close frame is out */ };
+
 typedef struct conn conn;
 struct conn {
 	struct bufferevent *bev;
@@ -59,6 +67,15 @@ struct conn {
 	int dead;               /* close at once */
 	int paused;             /* waiting for the peer to read its replies */
 	int answering;          /* in a request of its own: output is its reply */
+	int ws;                 /* WS_*, or 0 */
+	int ws_msg;             /* the opcode of the data message being read, or 0 between messages */
+	int ws_fin;             /* the frame being read is its message's last */
+	uint64_t ws_left;       /* payload bytes of that frame not yet read */
+	uint64_t ws_at;         /* and read (for the mask) */
+	uint8_t ws_mask[4];
+	int ws_ending;          /* no frame is read any more: the requests in, then our close frame */
+	int ws_code;            /* the close code to send: the peer's, or why carcd closes */
+	const char *ws_why;     /* and its reason */
 	int lingering;          /* replies out and our side shut: dropping input until EOF */
 	games_subs subs;
 	double last;            /* last request or notification */
@@ -137,9 +154,20 @@ static void conn_linger(conn *c)
 	evtimer_add(c->idle, &tv);
 }
 
-/* Serve nothing more; go once the replies are written. */
+static void ws_send(conn *c, int opcode, const void *p, size_t n);
+
+/* Serve nothing more; go once the replies (and a WebSocket's close frame)
+ * are written. */
 static void conn_finish(conn *c)
 {
+	if (c->ws == WS_OPEN) {
+		int code = c->ws_code ? c->ws_code : shutting_down ? PROTO_WS_GOING_AWAY : PROTO_WS_NORMAL;
+		proto_buf b = { 0 };
+		proto_ws_close_add(&b, code, c->ws_why);
+		evbuffer_add(bufferevent_get_output(c->bev), b.p, b.len);
+		proto_buf_free(&b);
+		c->ws = WS_CLOSED;
+	}
 	c->closing = 1;
 	/* nothing comes after the last reply: its games stop counting it as a
 	 * watcher now, not when the peer is done */
@@ -166,6 +194,17 @@ static void idle_cb(evutil_socket_t fd, short what, void *arg)
 		return;
 	}
 	double quiet = games_now() - c->last;
+	if (quiet >= srv->idle_timeout && c->ws == WS_OPEN && !c->closing) {
+		/* a page cannot see a dropped socket's reason: it gets a close
+		 * frame that says it, and LINGER_SECONDS to read it */
+		log_debug("%s: idle for %d s, closing", c->peer, srv->idle_timeout);
+		c->ws_code = PROTO_WS_NORMAL;
+		c->ws_why = "idle too long (--idle-timeout)";
+		conn_finish(c);
+		struct timeval tv = { LINGER_SECONDS, 0 };
+		if (!c->lingering && !c->dead) evtimer_add(c->idle, &tv);
+		return;
+	}
 	if (quiet >= srv->idle_timeout) {
 		log_debug("%s: idle for %d s, closed", c->peer, srv->idle_timeout);
 		conn_kill(c);
@@ -192,7 +231,14 @@ static void deliver_hook(void *conn_, const uint8_t *p, size_t n)
 	 * the pause): one larger than it, to a peer that has read everything
 	 * before, goes out */
 	size_t unread = out_len(c);
-	evbuffer_add(bufferevent_get_output(c->bev), p, n);
+	if (c->ws) {
+		if (c->ws != WS_OPEN) return; /* nothing follows a close frame */
+		/* one message a frame; a line's newline is the frame's end */
+		if (c->enc == PROTO_ENC_MSGPACK) ws_send(c, PROTO_WS_BINARY, p, n);
+		else ws_send(c, PROTO_WS_TEXT, p, n && p[n - 1] == '\n' ? n - 1 : n);
+	} else {
+		evbuffer_add(bufferevent_get_output(c->bev), p, n);
+	}
 	c->last = games_now();
 	if (!c->answering && unread && out_len(c) > srv->max_output) {
 		log_warn("%s: more than %zu bytes unread, disconnected", c->peer, srv->max_output);
@@ -215,39 +261,234 @@ static void write_cb(struct bufferevent *bev, void *arg)
 static void fatal(conn *c, proto_err code, const char *why)
 {
 	log_debug("%s: %s: %s; closing", c->peer, proto_strerror(code), why);
+	c->ws_code = code == PROTO_E_LIMIT ? PROTO_WS_TOO_BIG : PROTO_WS_BAD_DATA;
+	c->ws_why = proto_strerror(code);
 	methods_reply_error(srv, c, NULL, code, why);
 	conn_finish(c);
 }
 
 /* ---- input ----------------------------------------------------------------------- */
 
-/* Moves what libevent read into our buffer, up to one request past the
- * limits: past that the guard or the line splitter has refused it.
- * Returns the bytes moved. */
-static size_t pull(conn *c)
+/* Our buffer holds at most one request past the limits: past that the
+ * guard or the line splitter has refused it. */
+static size_t in_cap(void) { return (srv->max_request > srv->max_line + 2 ? srv->max_request : srv->max_line + 2) + 1; }
+
+/* Bytes our buffer takes now (up to `want`), made room for at its end. */
+static size_t in_room(conn *c, size_t want)
 {
-	struct evbuffer *input = bufferevent_get_input(c->bev);
-	size_t have = evbuffer_get_length(input);
-	if (!have) return 0;
-	size_t cap = (srv->max_request > srv->max_line + 2 ? srv->max_request : srv->max_line + 2) + 1;
 	size_t pending = c->in.len - c->off;
-	if (pending >= cap) return 0;
+	if (pending >= in_cap()) return 0;
 	if (c->off) { /* the guard and the line scan count from `off`: both survive this */
 		memmove(c->in.p, c->in.p + c->off, pending);
 		c->in.len = pending;
 		c->off = 0;
 	}
-	size_t n = have < cap - pending ? have : cap - pending;
+	size_t n = want < in_cap() - pending ? want : in_cap() - pending;
 	if (c->in.cap - c->in.len < n) {
-		size_t want = c->in.cap ? c->in.cap : 4096;
-		while (want - c->in.len < n) want *= 2;
-		c->in.p = proto_xrealloc(c->in.p, want);
-		c->in.cap = want;
+		size_t grow = c->in.cap ? c->in.cap : 4096;
+		while (grow - c->in.len < n) grow *= 2;
+		c->in.p = proto_xrealloc(c->in.p, grow);
+		c->in.cap = grow;
 	}
+	return n;
+}
+
+static size_t pull_ws(conn *c);
+
+/* Moves what libevent read into our buffer, up to in_cap(); returns the
+ * bytes moved. */
+static size_t pull(conn *c)
+{
+	if (c->ws) return pull_ws(c);
+	struct evbuffer *input = bufferevent_get_input(c->bev);
+	size_t have = evbuffer_get_length(input);
+	size_t n = have ? in_room(c, have) : 0;
+	if (!n) return 0;
 	int got = evbuffer_remove(input, c->in.p + c->in.len, n);
 	if (got <= 0) return 0;
 	c->in.len += (size_t)got;
 	return (size_t)got;
+}
+
+/* ---- WebSocket ------------------------------------------------------------------- */
+
+static void ws_send(conn *c, int opcode, const void *p, size_t n)
+{
+	uint8_t head[PROTO_WS_SERVER_HEAD];
+	struct evbuffer *out = bufferevent_get_output(c->bev);
+	evbuffer_add(out, head, proto_ws_server_head(head, opcode, n));
+	evbuffer_add(out, p, n);
+}
+
+/* No frame is read any more (a close frame came, or one that breaks the
+ * rules); the requests already in are served, as at the end of a plain
+ * connection, then our close frame goes with this code. */
+static void ws_end(conn *c, int code, const char *why)
+{
+	if (why) log_debug("%s: WebSocket: %s; closing", c->peer, why);
+	c->ws_code = code;
+	c->ws_why = why;
+	c->ws_ending = 1;
+	bufferevent_disable(c->bev, EV_READ);
+}
+
+static int origin_ok(const proto_ws_handshake *hs)
+{
+	if (!srv->n_ws_origins || !hs->origin) return 1;
+	for (int i = 0; i < srv->n_ws_origins; i++)
+		if (strlen(srv->ws_origins[i]) == hs->origin_len && !memcmp(srv->ws_origins[i], hs->origin, hs->origin_len))
+			return 1;
+	return 0;
+}
+
+/* The opening handshake, once its header block is in: 1 when the
+ * connection is open.  Bytes that cannot begin a GET are refused at once,
+ * not after a wait for a header block that never comes. */
+static int ws_handshake(conn *c)
+{
+	struct evbuffer *input = bufferevent_get_input(c->bev);
+	size_t have = evbuffer_get_length(input);
+	size_t look = have < PROTO_WS_MAX_HEAD ? have : PROTO_WS_MAX_HEAD;
+	const char *p = look ? (const char *)evbuffer_pullup(input, (ev_ssize_t)look) : "";
+	size_t end = proto_ws_head_end(p, look);
+	proto_ws_handshake hs = { 0 };
+	if (!have && c->eof) { /* gone without a word */
+		c->ws = WS_CLOSED;
+		conn_finish(c);
+		return 0;
+	}
+	if (memcmp(p, "GET ", look < 4 ? look : 4)) {
+		hs.status = 400;
+		hs.why = "this port speaks WebSocket only: a connection begins with `GET PATH HTTP/1.1`";
+	} else if (end) {
+		if (proto_ws_handshake_parse(p, end, &hs) == 101 && !origin_ok(&hs)) {
+			hs.status = 403;
+			hs.why = "this page's Origin is not one carcd serves (--ws-origin)";
+		}
+	} else if (have < PROTO_WS_MAX_HEAD && !c->eof) {
+		return 0; /* more to come */
+	} else {
+		hs.status = have < PROTO_WS_MAX_HEAD ? 400 : 431;
+		hs.why = hs.status == 431 ? "the request and its headers are over 8192 bytes" : "the request ended inside its headers";
+	}
+	proto_buf b = { 0 };
+	proto_ws_handshake_reply(&hs, &b);
+	evbuffer_add(bufferevent_get_output(c->bev), b.p, b.len);
+	proto_buf_free(&b);
+	if (hs.status == 101) {
+		evbuffer_drain(input, end); /* hs points into it no more */
+		c->ws = WS_OPEN;
+		log_debug("%s: WebSocket open", c->peer);
+		return 1;
+	}
+	char origin[96] = "";
+	if (hs.status == 403) { /* which page: printable bytes only, it is the client's text */
+		size_t n = hs.origin_len < sizeof origin - 12 ? hs.origin_len : sizeof origin - 12;
+		memcpy(origin, " (Origin: ", 10);
+		for (size_t i = 0; i < n; i++) origin[10 + i] = hs.origin[i] > ' ' && hs.origin[i] < 0x7f ? hs.origin[i] : '?';
+		memcpy(origin + 10 + n, ")", 2);
+	}
+	log_debug("%s: WebSocket handshake refused, %d: %s%s", c->peer, hs.status, hs.why, origin);
+	c->ws = WS_CLOSED; /* it never opened: no close frame */
+	conn_finish(c);
+	return 0;
+}
+
+/* The end of a data message: a text message is a line, and its newline
+ * goes in even past the buffer's bound (one byte a message: pull_ws
+ * reads no frame while the buffer is full). */
+static size_t ws_message_end(conn *c)
+{
+	int text = c->ws_msg == PROTO_WS_TEXT;
+	c->ws_msg = 0;
+	if (!text) return 0;
+	if (c->in.len == c->in.cap) {
+		c->in.cap = c->in.cap ? c->in.cap * 2 : 4096;
+		c->in.p = proto_xrealloc(c->in.p, c->in.cap);
+	}
+	c->in.p[c->in.len++] = '\n';
+	return 1;
+}
+
+/* A control frame, whole in p[0..n). */
+static void ws_control(conn *c, int opcode, const uint8_t *p, size_t n)
+{
+	if (opcode == PROTO_WS_PING) {
+		ws_send(c, PROTO_WS_PONG, p, n);
+	} else if (opcode == PROTO_WS_CLOSE) {
+		int code = n >= 2 ? p[0] << 8 | p[1] : PROTO_WS_NORMAL;
+		/* codes a peer may send (RFC 6455 7.4) */
+		if (n == 1 || code < 1000 || code >= 5000 || (code < 3000 && (code > 1014 || code == 1004 || code == 1005 || code == 1006)))
+			ws_end(c, PROTO_WS_PROTOCOL_ERROR, "a close frame with a bad code");
+		else
+			ws_end(c, code, NULL); /* answered with the peer's code */
+	}
+}
+
+/* Moves the payloads of whole or partial data frames into our buffer,
+ * and answers control frames.  Returns the bytes moved. */
+static size_t pull_ws(conn *c)
+{
+	struct evbuffer *input = bufferevent_get_input(c->bev);
+	size_t moved = 0;
+	if (c->ws == WS_HANDSHAKE && !ws_handshake(c)) return 0;
+	while (c->ws == WS_OPEN && !c->closing && !c->ws_ending) {
+		size_t have = evbuffer_get_length(input);
+		if (c->in.len - c->off >= in_cap()) break; /* the line splitter or the guard first */
+		if (c->ws_left) { /* a data frame's payload */
+			size_t n = have < c->ws_left ? have : (size_t)c->ws_left;
+			n = n ? in_room(c, n) : 0;
+			if (!n) break;
+			int got = evbuffer_remove(input, c->in.p + c->in.len, n);
+			if (got <= 0) break;
+			proto_ws_unmask(c->in.p + c->in.len, (size_t)got, c->ws_mask, c->ws_at);
+			c->in.len += (size_t)got;
+			c->ws_at += (uint64_t)got;
+			c->ws_left -= (uint64_t)got;
+			moved += (size_t)got;
+			if (!c->ws_left && c->ws_fin) moved += ws_message_end(c);
+			continue;
+		}
+		uint8_t frame[14 + 125];
+		proto_ws_frame f;
+		ev_ssize_t got = evbuffer_copyout(input, frame, sizeof frame);
+		int head = got > 0 ? proto_ws_frame_head(frame, (size_t)got, &f) : 0;
+		if (head < 0) {
+			ws_end(c, PROTO_WS_PROTOCOL_ERROR, f.why);
+			break;
+		}
+		if (!head) break;
+		if (f.opcode >= PROTO_WS_CLOSE) {
+			if ((size_t)got < (size_t)head + f.len) break;
+			evbuffer_drain(input, (size_t)head + f.len);
+			proto_ws_unmask(frame + head, (size_t)f.len, f.mask, 0);
+			ws_control(c, f.opcode, frame + head, (size_t)f.len);
+			continue;
+		}
+		if (f.opcode == PROTO_WS_CONT ? !c->ws_msg : c->ws_msg) {
+			ws_end(c, PROTO_WS_PROTOCOL_ERROR,
+			        c->ws_msg ? "a new message inside a fragmented one" : "a continuation with no message begun");
+			break;
+		}
+		if (f.opcode != PROTO_WS_CONT) {
+			int enc = f.opcode == PROTO_WS_TEXT ? PROTO_ENC_JSON : PROTO_ENC_MSGPACK;
+			if (c->enc >= 0 && c->enc != enc) {
+				ws_end(c, PROTO_WS_UNSUPPORTED,
+				        enc == PROTO_ENC_JSON ? "a text message on a MessagePack connection"
+				                              : "a binary message on a JSON connection");
+				break;
+			}
+			c->enc = enc;
+			c->ws_msg = f.opcode;
+		}
+		evbuffer_drain(input, (size_t)head);
+		c->ws_left = f.len;
+		c->ws_at = 0;
+		c->ws_fin = f.fin;
+		memcpy(c->ws_mask, f.mask, 4);
+		if (!f.len && f.fin) moved += ws_message_end(c);
+	}
+	return moved;
 }
 
 static void handle(conn *c, const proto_request *rq, proto_decoded d)
@@ -272,7 +513,7 @@ static size_t without_cr(const char *line, size_t n)
 /* Serves one line; 0 for a blank one, which is no request. */
 static int json_line(conn *c, const char *line, size_t n)
 {
-	if (proto_is_http(line, n)) {
+	if (!c->ws && proto_is_http(line, n)) {
 		/* a browser or a probe: nothing here speaks HTTP */
 		log_debug("%s: HTTP request, closed", c->peer);
 		conn_finish(c);
@@ -352,7 +593,8 @@ static int step(conn *c)
 static void at_eof(conn *c)
 {
 	size_t left = c->in.len - c->off;
-	if (left && !shutting_down) {
+	/* over WebSocket, what is left is a message that never ended: lost */
+	if (left && !shutting_down && !c->ws) {
 		if (c->enc == PROTO_ENC_MSGPACK) {
 			fatal(c, PROTO_E_BAD_REQUEST, "the connection ended inside a message");
 			return;
@@ -389,6 +631,7 @@ static void conn_process(conn *c)
 			break;
 		}
 		pull(c);
+		if (c->closing) break; /* a WebSocket handshake refused */
 		int r = step(c);
 		proto_arena_reset(&srv->arena);
 		if (r == STEP_SERVED || r == STEP_BLANK) {
@@ -396,7 +639,7 @@ static void conn_process(conn *c)
 			if (r == STEP_SERVED) c->last = games_now();
 		} else if (r == STEP_MORE) {
 			if (pull(c)) continue;
-			if (c->eof || shutting_down) at_eof(c);
+			if (c->eof || c->ws_ending || shutting_down) at_eof(c);
 			break;
 		}
 	}
@@ -462,7 +705,7 @@ void conn_setup(server *s, struct event_base *b)
 	s->deliver = deliver_hook;
 }
 
-void conn_accept(int fd)
+void conn_accept(int fd, int ws)
 {
 	if (shutting_down || srv->conns >= srv->max_connections) {
 		/* closed at once: everyone already in is served as before */
@@ -485,6 +728,7 @@ void conn_accept(int fd)
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one); /* fails harmlessly on Unix sockets */
 	conn *c = proto_xcalloc(1, sizeof *c);
 	c->enc = -1;
+	c->ws = ws ? WS_HANDSHAKE : 0;
 	c->bev = bufferevent_socket_new(base, fd, BEV_OPT_CLOSE_ON_FREE);
 	if (!c->bev) {
 		log_error("bufferevent_socket_new failed");

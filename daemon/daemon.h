@@ -157,6 +157,8 @@ typedef struct server {
 	size_t max_request, max_line, max_output;
 	int max_connections, idle_timeout;
 	int game_timeout;               /* --game-timeout, 0: games are only closed by close_game */
+	const char **ws_origins;        /* --ws-origin: the pages served over WebSocket; none: any */
+	int n_ws_origins;
 	/* statistics */
 	uint64_t requests, errors[PROTO_E_COUNT], conns_total, conns_refused;
 	int conns;
@@ -182,8 +184,9 @@ void methods_conn_gone(server *s, void *conn, games_subs *subs);
 /* ---- connections (conn.c) ----------------------------------------------------------- */
 struct event_base;
 void conn_setup(server *s, struct event_base *base);
-/* Takes over an accepted socket (or closes it at once when over the limit). */
-void conn_accept(int fd);
+/* Takes over an accepted socket (or closes it at once when over the
+ * limit); ws: it came to a WebSocket listener. */
+void conn_accept(int fd, int ws);
 /* Stops reading everywhere, answers what was already read, closes each
  * connection once its replies are out, then calls `done`. */
 void conn_shutdown(void (*done)(void));

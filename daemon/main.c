@@ -33,16 +33,19 @@
 /* After accept() fails for want of descriptors, the listener rests this
  * long instead of waking the loop on every pending connection. */
 #define ACCEPT_PAUSE_MS 500
+/* --ws-origin options at most. */
+#define MAX_WS_ORIGINS 64
 /* How long SIGTERM waits for replies to drain before it gives up. */
 #define SHUTDOWN_GRACE 10
 
 typedef struct listener {
 	struct evconnlistener *lev;
 	struct event *resume;
-	char name[160];
-	char unix_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	dev_t dev; /* the socket file made at unix_path: removed at the end only if still there */
 	ino_t ino;
+	int ws;    /* speaks WebSocket (ws:HOST:PORT, or a systemd socket named ws) */
+	char unix_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	char name[160];
 } listener;
 
 static server srv;
@@ -55,8 +58,9 @@ static void usage(FILE *f)
 	fprintf(f,
 	        "usage: carcd [options]\n"
 	        "The Carcassonne rules daemon: MessagePack-RPC and JSON lines on one socket.\n\n"
-	        "  -l, --listen ADDR         tcp:HOST:PORT or unix:PATH; repeatable (default " DEFAULT_LISTEN ",\n"
-	        "                            or the sockets systemd passes in LISTEN_FDS)\n"
+	        "  -l, --listen ADDR         tcp:HOST:PORT, unix:PATH, or ws:HOST:PORT for WebSocket; repeatable\n"
+	        "                            (default " DEFAULT_LISTEN ", or the sockets systemd passes in LISTEN_FDS)\n"
+	        "      --ws-origin ORIGIN    serve WebSocket pages of this origin only; repeatable (default: any)\n"
 	        "      --max-connections N   connections served at once (default %d)\n"
 	        "      --max-games N         games held at once (default %d)\n"
 	        "      --idle-timeout S      close connections quiet for S seconds (default %d)\n"
@@ -121,8 +125,9 @@ static long long number(const char *opt, const char *s, long long min, long long
 
 static void accept_cb(struct evconnlistener *lev, evutil_socket_t fd, struct sockaddr *sa, int len, void *arg)
 {
-	(void)lev, (void)sa, (void)len, (void)arg;
-	conn_accept(fd);
+	(void)lev, (void)sa, (void)len;
+	const listener *l = arg;
+	conn_accept(fd, l && l->ws);
 }
 
 static void resume_cb(evutil_socket_t fd, short what, void *arg)
@@ -153,12 +158,13 @@ static void accept_error_cb(struct evconnlistener *lev, void *arg)
 	evtimer_add(l->resume, &tv);
 }
 
-static listener *add_listener(struct evconnlistener *lev, const char *name)
+static listener *add_listener(struct evconnlistener *lev, const char *name, int ws)
 {
 	if (!lev) die("cannot listen on %s", name);
 	if (nlisteners == MAX_LISTENERS) die("too many listeners (%s)", name);
 	listener *l = &listeners[nlisteners++];
 	l->lev = lev;
+	l->ws = ws;
 	l->resume = evtimer_new(base, resume_cb, l);
 	snprintf(l->name, sizeof l->name, "%s", name);
 	evconnlistener_set_error_cb(lev, accept_error_cb);
@@ -207,8 +213,10 @@ static long port_number(const char *s)
 	return port > 65535 ? -1 : port;
 }
 
-static void listen_tcp(const char *spec)
+/* tcp:HOST:PORT, or ws:HOST:PORT (scheme "ws") for WebSocket. */
+static void listen_tcp(const char *scheme, const char *spec)
 {
+	int ws = !strcmp(scheme, "ws");
 	char host[256];
 	const char *port;
 	size_t hlen;
@@ -217,35 +225,39 @@ static void listen_tcp(const char *spec)
 		hlen = close ? (size_t)(close - spec - 1) : 0;
 		/* brackets are for an IPv6 address, which has colons */
 		if (!close || close[1] != ':' || !memchr(spec + 1, ':', hlen))
-			die("bad address `tcp:%s` (want tcp:[IPV6]:PORT)", spec);
-		if (hlen >= sizeof host) die("bad address `tcp:%s` (the host is too long)", spec);
+			die("bad address `%s:%s` (want %s:[IPV6]:PORT)", scheme, spec, scheme);
+		if (hlen >= sizeof host) die("bad address `%s:%s` (the host is too long)", scheme, spec);
 		memcpy(host, spec + 1, hlen);
 		port = close + 2;
 	} else {
 		const char *colon = strrchr(spec, ':');
-		if (!colon) die("bad address `tcp:%s` (want tcp:HOST:PORT)", spec);
+		if (!colon) die("bad address `%s:%s` (want %s:HOST:PORT)", scheme, spec, scheme);
 		hlen = (size_t)(colon - spec);
-		if (hlen >= sizeof host) die("bad address `tcp:%s` (the host is too long)", spec);
+		if (hlen >= sizeof host) die("bad address `%s:%s` (the host is too long)", scheme, spec);
 		memcpy(host, spec, hlen);
 		port = colon + 1;
 	}
 	host[hlen] = 0;
-	if (!hlen) die("bad address `tcp:%s` (want tcp:HOST:PORT)", spec);
+	if (!hlen) die("bad address `%s:%s` (want %s:HOST:PORT)", scheme, spec, scheme);
 	long pnum = port_number(port);
-	if (pnum < 0) die("bad address `tcp:%s` (the port is a number from 0 to 65535)", spec);
+	if (pnum < 0) die("bad address `%s:%s` (the port is a number from 0 to 65535)", scheme, spec);
 	char pstr[24];
 	snprintf(pstr, sizeof pstr, "%ld", pnum);
 	struct addrinfo hints = { .ai_flags = AI_PASSIVE | AI_NUMERICSERV, .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM }, *ai;
 	int rc = getaddrinfo(host, pstr, &hints, &ai);
-	if (rc) die("cannot listen on tcp:%s: %s", spec, gai_strerror(rc));
+	if (rc) die("cannot listen on %s:%s: %s", scheme, spec, gai_strerror(rc));
 	/* HOST naming several addresses (localhost): the first one */
 	struct evconnlistener *lev = evconnlistener_new_bind(base, accept_cb, NULL, listen_flags, 511, ai->ai_addr, (int)ai->ai_addrlen);
 	int err = errno;
 	freeaddrinfo(ai);
-	if (!lev) die("cannot listen on tcp:%s: %s", spec, strerror(err));
+	if (!lev) die("cannot listen on %s:%s: %s", scheme, spec, strerror(err));
 	char name[128];
 	sock_name(evconnlistener_get_fd(lev), name, sizeof name);
-	add_listener(lev, name);
+	if (ws) { /* tcp:HOST:PORT to ws:HOST:PORT */
+		memmove(name + 2, name + 3, strlen(name + 3) + 1);
+		name[0] = 'w', name[1] = 's';
+	}
+	add_listener(lev, name, ws);
 	log_info("listening on %s", name);
 }
 
@@ -293,7 +305,7 @@ static void listen_unix(const char *path)
 	if (!lev) die("cannot listen on unix:%s: %s", path, strerror(errno));
 	char name[128];
 	snprintf(name, sizeof name, "unix:%s", path);
-	listener *l = add_listener(lev, name);
+	listener *l = add_listener(lev, name, 0);
 	snprintf(l->unix_path, sizeof l->unix_path, "%s", path);
 	if (lstat(path, &st) == 0) l->dev = st.st_dev, l->ino = st.st_ino;
 	log_info("listening on %s", name);
@@ -301,9 +313,26 @@ static void listen_unix(const char *path)
 
 static void listen_on(const char *spec)
 {
-	if (!strncmp(spec, "tcp:", 4)) listen_tcp(spec + 4);
+	if (!strncmp(spec, "tcp:", 4)) listen_tcp("tcp", spec + 4);
+	else if (!strncmp(spec, "ws:", 3)) listen_tcp("ws", spec + 3);
 	else if (!strncmp(spec, "unix:", 5)) listen_unix(spec + 5);
-	else die("bad address `%s` (want tcp:HOST:PORT or unix:PATH)", spec);
+	else die("bad address `%s` (want tcp:HOST:PORT, unix:PATH or ws:HOST:PORT)", spec);
+}
+
+/* An origin as browsers send it (RFC 6454): scheme://host[:port] in
+ * lower case with no path, or "null" (file: pages, sandboxed frames).
+ * Anything else could never match, and a page would be refused for a
+ * typo in the unit. */
+static int origin_shape(const char *s)
+{
+	if (!strcmp(s, "null")) return 1;
+	const char *sep = strstr(s, "://");
+	if (!sep || sep == s || !sep[3]) return 0;
+	for (const char *p = s; *p; p++) {
+		if (p >= sep && p < sep + 3) continue;
+		if (*p <= ' ' || *p >= 0x7f || (*p >= 'A' && *p <= 'Z') || *p == '/' || *p == '?' || *p == '#') return 0;
+	}
+	return 1;
 }
 
 /* A non-empty string of decimal digits. */
@@ -331,6 +360,14 @@ static int listen_systemd(void)
 	long n = all_digits(fds) ? strtol(fds, &end, 10) : -1;
 	if (errno || n < 0 || n > MAX_LISTENERS)
 		die("LISTEN_FDS=%s: want a number of sockets from 0 to %d", fds, MAX_LISTENERS);
+	/* FileDescriptorName=ws makes a socket a WebSocket listener */
+	const char *names = getenv("LISTEN_FDNAMES");
+	int ws[MAX_LISTENERS] = { 0 };
+	for (int i = 0; names && *names && i < n; i++) {
+		size_t len = strcspn(names, ":");
+		ws[i] = len == 2 && !memcmp(names, "ws", 2);
+		names += len + (names[len] == ':');
+	}
 	unsetenv("LISTEN_PID");
 	unsetenv("LISTEN_FDS");
 	unsetenv("LISTEN_FDNAMES");
@@ -345,9 +382,10 @@ static int listen_systemd(void)
 		evutil_make_socket_nonblocking(fd);
 		char addr[128], name[160];
 		sock_name(fd, addr, sizeof addr);
-		snprintf(name, sizeof name, "%s (systemd fd %d)", addr, fd);
+		int is_ws = ws[fd - SD_LISTEN_FDS_START];
+		snprintf(name, sizeof name, "%s%s (systemd fd %d)", is_ws ? "WebSocket on " : "", addr, fd);
 		/* backlog 0: the socket is already listening */
-		add_listener(evconnlistener_new(base, accept_cb, NULL, LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, 0, fd), name);
+		add_listener(evconnlistener_new(base, accept_cb, NULL, LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, 0, fd), name, is_ws);
 		log_info("listening on %s", name);
 	}
 	return (int)n;
@@ -486,7 +524,7 @@ static void libevent_log(int severity, const char *msg)
 int main(int argc, char **argv)
 {
 	enum { O_MAX_CONN = 256, O_MAX_GAMES, O_IDLE, O_MAX_REQUEST, O_MAX_LINE, O_MAX_OUTPUT, O_LOG_LEVEL, O_JOURNAL,
-	       O_GAME_TIMEOUT };
+	       O_GAME_TIMEOUT, O_WS_ORIGIN };
 	static const struct option opts[] = {
 		{ "listen", required_argument, NULL, 'l' },
 		{ "max-connections", required_argument, NULL, O_MAX_CONN },
@@ -498,11 +536,14 @@ int main(int argc, char **argv)
 		{ "max-output", required_argument, NULL, O_MAX_OUTPUT },
 		{ "log-level", required_argument, NULL, O_LOG_LEVEL },
 		{ "journal", required_argument, NULL, O_JOURNAL },
+		{ "ws-origin", required_argument, NULL, O_WS_ORIGIN },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *specs[MAX_LISTENERS], *journal = NULL;
+	static const char *ws_origins[MAX_WS_ORIGINS];
+	srv.ws_origins = ws_origins;
 	int nspecs = 0, c, at = optind;
 	hold_signals(SIG_BLOCK);
 	methods_init(&srv);
@@ -526,6 +567,14 @@ int main(int argc, char **argv)
 		case O_JOURNAL:
 			if (!*optarg) bad_usage("--journal wants a directory");
 			journal = optarg;
+			break;
+		case O_WS_ORIGIN:
+			if (!origin_shape(optarg))
+				bad_usage("--ws-origin `%s`: want an origin as a browser sends it: scheme://host[:port] in lower case, "
+				          "no path (or null)",
+				          optarg);
+			if (srv.n_ws_origins == MAX_WS_ORIGINS) bad_usage("at most %d --ws-origin options", MAX_WS_ORIGINS);
+			ws_origins[srv.n_ws_origins++] = optarg;
 			break;
 		case 'h': usage(stdout); return 0;
 		case 'V': printf("carcd %s (protocol %d)\n", CARC_VERSION, PROTO_VERSION); return 0;
@@ -564,6 +613,9 @@ int main(int argc, char **argv)
 		die("too many listeners: %d from systemd and %d --listen, at most %d in all", activated, nspecs, MAX_LISTENERS);
 	for (int i = 0; i < nspecs; i++) listen_on(specs[i]);
 	if (!activated && !nspecs) listen_on(DEFAULT_LISTEN);
+	int any_ws = 0;
+	for (int i = 0; i < nlisteners; i++) any_ws |= listeners[i].ws;
+	if (srv.n_ws_origins && !any_ws) log_warn("--ws-origin is given, but no listener speaks WebSocket (ws:HOST:PORT)");
 	struct event *sigs[NHANDLED];
 	for (int i = 0; i < NHANDLED; i++) {
 		sigs[i] = evsignal_new(base, handled[i].sig, handled[i].cb, NULL);
