@@ -27,6 +27,12 @@ if ! "$PYTHON3" -c 'import msgpack' 2>/dev/null; then
 	exit 77
 fi
 
+if ! "$PYTHON3" -c 'import websockets' 2>/dev/null; then
+	# an independent WebSocket client for test_websocket: a hard failure, not a skip
+	echo "run.sh: $PYTHON3 cannot import websockets (apt-get install python3-websockets)" >&2
+	exit 99
+fi
+
 cd "$here" || exit 99
 if [ $# -eq 0 ]; then
 	exec "$PYTHON3" runall.py
