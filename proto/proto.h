@@ -314,6 +314,11 @@ uint32_t proto_config_components(const carc_config *cfg);
 
 /* ---- SHA-256 (FIPS 180-4), for the seed commitment ------------------------------------ */
 void proto_sha256(const void *data, size_t n, uint8_t out[32]);
+/* The frame SHA-256 and SHA-1 share: the message's 64-byte blocks through
+ * `block`, then its padded tail; the first `words` words of h, big-endian,
+ * are the digest. */
+void proto_md_hash(const void *data, size_t n, uint32_t *h, int words, void (*block)(uint32_t *h, const uint8_t *p),
+                   uint8_t *out);
 void proto_hex(const uint8_t *p, size_t n, char *out); /* 2n digits and a NUL */
 int proto_hex_digit(char c); /* 0-15 for 0-9, a-f, A-F; -1 for anything else */
 

@@ -21,7 +21,7 @@ static const uint32_t k[64] = {
 
 static uint32_t ror(uint32_t x, int n) { return x >> n | x << (32 - n); }
 
-static void block(uint32_t h[8], const uint8_t *p)
+static void sha256_block(uint32_t *h, const uint8_t *p)
 {
 	uint32_t w[64];
 	for (int i = 0; i < 16; i++)
@@ -47,9 +47,9 @@ static void block(uint32_t h[8], const uint8_t *p)
 	h[0] += a, h[1] += b, h[2] += c, h[3] += d, h[4] += e, h[5] += f, h[6] += g, h[7] += hh;
 }
 
-void proto_sha256(const void *data, size_t n, uint8_t out[32])
+void proto_md_hash(const void *data, size_t n, uint32_t *h, int words, void (*block)(uint32_t *h, const uint8_t *p),
+                   uint8_t *out)
 {
-	uint32_t h[8] = { 0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19 };
 	const uint8_t *p = data;
 	size_t left = n;
 	for (; left >= 64; p += 64, left -= 64) block(h, p);
@@ -61,12 +61,18 @@ void proto_sha256(const void *data, size_t n, uint8_t out[32])
 	uint64_t bits = (uint64_t)n * 8;
 	for (int i = 0; i < 8; i++) tail[tn - 1 - i] = (uint8_t)(bits >> (8 * i));
 	for (size_t i = 0; i < tn; i += 64) block(h, tail + i);
-	for (int i = 0; i < 8; i++) {
+	for (int i = 0; i < words; i++) {
 		out[4 * i] = (uint8_t)(h[i] >> 24);
 		out[4 * i + 1] = (uint8_t)(h[i] >> 16);
 		out[4 * i + 2] = (uint8_t)(h[i] >> 8);
 		out[4 * i + 3] = (uint8_t)h[i];
 	}
+}
+
+void proto_sha256(const void *data, size_t n, uint8_t out[32])
+{
+	uint32_t h[8] = { 0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19 };
+	proto_md_hash(data, n, h, 8, sha256_block, out);
 }
 
 int proto_hex_digit(char c)

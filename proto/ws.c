@@ -17,7 +17,7 @@
 
 static uint32_t rol(uint32_t x, int n) { return x << n | x >> (32 - n); }
 
-static void sha1_block(uint32_t h[5], const uint8_t *p)
+static void sha1_block(uint32_t *h, const uint8_t *p)
 {
 	uint32_t w[80];
 	for (int i = 0; i < 16; i++)
@@ -39,17 +39,7 @@ static void sha1_block(uint32_t h[5], const uint8_t *p)
 void proto_sha1(const void *data, size_t n, uint8_t out[20])
 {
 	uint32_t h[5] = { 0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476, 0xc3d2e1f0 };
-	const uint8_t *p = data;
-	size_t left = n;
-	for (; left >= 64; p += 64, left -= 64) sha1_block(h, p);
-	uint8_t last[128] = { 0 };
-	memcpy(last, p, left);
-	last[left] = 0x80;
-	size_t blocks = left < 56 ? 1 : 2;
-	uint64_t bits = (uint64_t)n * 8;
-	for (int i = 0; i < 8; i++) last[blocks * 64 - 1 - (size_t)i] = (uint8_t)(bits >> (8 * i));
-	for (size_t i = 0; i < blocks; i++) sha1_block(h, last + 64 * i);
-	for (int i = 0; i < 20; i++) out[i] = (uint8_t)(h[i / 4] >> (24 - 8 * (i % 4)));
+	proto_md_hash(data, n, h, 5, sha1_block, out);
 }
 
 /* ---- base64 (RFC 4648, with padding) -------------------------------------------------- */
