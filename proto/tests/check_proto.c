@@ -1003,68 +1003,76 @@ END_TEST
 
 /* ---- SHA-256 (FIPS 180-4 examples) ------------------------------------------------------- */
 
-static const char *sha(const void *p, size_t n)
+/* A digest of p[0..n) in hex, by SHA-256 or (with 20 bytes) SHA-1. */
+static const char *digest_hex(void (*f)(const void *, size_t, uint8_t *), size_t bytes, const void *p, size_t n)
 {
 	static char hex[65];
 	uint8_t d[32];
-	proto_sha256(p, n, d);
-	proto_hex(d, 32, hex);
+	f(p, n, d);
+	proto_hex(d, bytes, hex);
 	return hex;
+}
+
+static const char *sha(const void *p, size_t n) { return digest_hex(proto_sha256, 32, p, n); }
+static const char *sha1_hex(const void *p, size_t n) { return digest_hex(proto_sha1, 20, p, n); }
+
+/* FIPS 180's examples (the empty message, "abc", the 448- and 896-bit
+ * messages, a million 'a'), then runs of 'a' around the padding: 55, 56,
+ * 63, 64 and 65 bytes. */
+static void fips_vectors(const char *(*hex)(const void *, size_t), const char *const want[10])
+{
+	const char *s448 = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+	const char *s896 = "abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu";
+	ck_assert_str_eq(hex("", 0), want[0]);
+	ck_assert_str_eq(hex("abc", 3), want[1]);
+	ck_assert_str_eq(hex(s448, strlen(s448)), want[2]);
+	ck_assert_str_eq(hex(s896, strlen(s896)), want[3]);
+	char *million = malloc(1000000);
+	ck_assert_ptr_nonnull(million);
+	memset(million, 'a', 1000000);
+	ck_assert_str_eq(hex(million, 1000000), want[4]);
+	free(million);
+	static const size_t runs[] = { 55, 56, 63, 64, 65 };
+	char buf[65];
+	memset(buf, 'a', sizeof buf);
+	for (int i = 0; i < 5; i++) ck_assert_str_eq(hex(buf, runs[i]), want[5 + i]);
 }
 
 START_TEST(sha256_vectors)
 {
-	ck_assert_str_eq(sha("", 0), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
-	ck_assert_str_eq(sha("abc", 3), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
-	const char *s448 = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
-	ck_assert_str_eq(sha(s448, strlen(s448)), "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
-	const char *s896 = "abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu";
-	ck_assert_str_eq(sha(s896, strlen(s896)), "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1");
-	char *million = malloc(1000000);
-	memset(million, 'a', 1000000);
-	ck_assert_str_eq(sha(million, 1000000), "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
-	free(million);
-	/* lengths around the padding boundary: 55, 56 and 64 bytes */
-	char buf[64];
-	memset(buf, 'a', sizeof buf);
-	ck_assert_str_eq(sha(buf, 55), "9f4390f8d30c2dd92ec9f095b65e2b9ae9b0a925a5258e241c9f1e910f734318");
-	ck_assert_str_eq(sha(buf, 56), "b35439a4ac6f0948b6d6f9e3c6af0f5f590ce20f1bde7090ef7970686ec6738a");
-	ck_assert_str_eq(sha(buf, 64), "ffe054fe7ae0cb6dc65c3af9b61d5209f439851db43d0ba5997337df154668eb");
+	static const char *const want[10] = {
+		"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+		"ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
+		"248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1",
+		"cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1",
+		"cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0",
+		"9f4390f8d30c2dd92ec9f095b65e2b9ae9b0a925a5258e241c9f1e910f734318",
+		"b35439a4ac6f0948b6d6f9e3c6af0f5f590ce20f1bde7090ef7970686ec6738a",
+		"7d3e74a05d7db15bce4ad9ec0658ea98e3f06eeecf16b4c6fff2da457ddc2f34",
+		"ffe054fe7ae0cb6dc65c3af9b61d5209f439851db43d0ba5997337df154668eb",
+		"635361c48bb9eab14198e76ea8ab7f1a41685d6ad62aa9146d301d4f17eb0ae0",
+	};
+	fips_vectors(sha, want);
 }
 END_TEST
 
 /* ---- WebSocket (RFC 6455) ------------------------------------------------------------- */
 
-static const char *sha1_hex(const void *p, size_t n)
-{
-	static char hex[41];
-	uint8_t d[20];
-	proto_sha1(p, n, d);
-	proto_hex(d, 20, hex);
-	return hex;
-}
-
-/* FIPS 180 / RFC 3174 examples, and lengths around the padding. */
 START_TEST(ws_sha1_vectors)
 {
-	ck_assert_str_eq(sha1_hex("", 0), "da39a3ee5e6b4b0d3255bfef95601890afd80709");
-	ck_assert_str_eq(sha1_hex("abc", 3), "a9993e364706816aba3e25717850c26c9cd0d89d");
-	const char *s448 = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
-	ck_assert_str_eq(sha1_hex(s448, strlen(s448)), "84983e441c3bd26ebaae4aa1f95129e5e54670f1");
-	const char *s896 = "abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu";
-	ck_assert_str_eq(sha1_hex(s896, strlen(s896)), "a49b2446a02c645bf419f995b67091253a04a259");
-	char *million = malloc(1000000);
-	ck_assert_ptr_nonnull(million);
-	memset(million, 'a', 1000000);
-	ck_assert_str_eq(sha1_hex(million, 1000000), "34aa973cd4c4daa4f61eeb2bdbad27316534016f");
-	free(million);
-	char buf[65];
-	memset(buf, 'a', sizeof buf);
-	ck_assert_str_eq(sha1_hex(buf, 55), "c1c8bbdc22796e28c0e15163d20899b65621d65a");
-	ck_assert_str_eq(sha1_hex(buf, 56), "c2db330f6083854c99d4b5bfb6e8f29f201be699");
-	ck_assert_str_eq(sha1_hex(buf, 63), "03f09f5b158a7a8cdad920bddc29b81c18a551f5");
-	ck_assert_str_eq(sha1_hex(buf, 64), "0098ba824b5c16427bd7a1122a5a442a25ec644d");
-	ck_assert_str_eq(sha1_hex(buf, 65), "11655326c708d70319be2610e8a57d9a5b959d3b");
+	static const char *const want[10] = {
+		"da39a3ee5e6b4b0d3255bfef95601890afd80709",
+		"a9993e364706816aba3e25717850c26c9cd0d89d",
+		"84983e441c3bd26ebaae4aa1f95129e5e54670f1",
+		"a49b2446a02c645bf419f995b67091253a04a259",
+		"34aa973cd4c4daa4f61eeb2bdbad27316534016f",
+		"c1c8bbdc22796e28c0e15163d20899b65621d65a",
+		"c2db330f6083854c99d4b5bfb6e8f29f201be699",
+		"03f09f5b158a7a8cdad920bddc29b81c18a551f5",
+		"0098ba824b5c16427bd7a1122a5a442a25ec644d",
+		"11655326c708d70319be2610e8a57d9a5b959d3b",
+	};
+	fips_vectors(sha1_hex, want);
 }
 END_TEST
 
@@ -1223,24 +1231,32 @@ START_TEST(ws_handshake_refused)
 	refused(WS_GET WS_HOST WS_UP WS_CONN WS_KEY "Sec-WebSocket-Version: 13, 8\r\n\r\n", 426, NULL);
 	refused(WS_GET WS_HOST WS_UP WS_CONN WS_KEY "\r\n", 400, "Sec-WebSocket-Version");
 	refused(WS_GET WS_HOST WS_UP WS_CONN WS_VER "\r\n", 400, "Sec-WebSocket-Key");
-	/* a key that is not 16 bytes of base64 */
-	refused(WS_GET WS_UP WS_CONN "Sec-WebSocket-Key: AAAAAAAAAAAAAAAAAAAA\r\n" WS_VER "\r\n", 400, "Sec-WebSocket-Key");     /* 15 */
-	refused(WS_GET WS_UP WS_CONN "Sec-WebSocket-Key: AAAAAAAAAAAAAAAAAAAAAAA=\r\n" WS_VER "\r\n", 400, "Sec-WebSocket-Key"); /* 17 */
-	refused(WS_GET WS_UP WS_CONN "Sec-WebSocket-Key: AAAAAAAAAAAAAAAAAAAAAAAA\r\n" WS_VER "\r\n", 400, "Sec-WebSocket-Key"); /* 18 */
-	refused(WS_GET WS_UP WS_CONN "Sec-WebSocket-Key: \r\n" WS_VER "\r\n", 400, "Sec-WebSocket-Key");
-	refused(WS_GET WS_UP WS_CONN "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ\r\n" WS_VER "\r\n", 400, "Sec-WebSocket-Key");
-	/* 26 characters: 16 bytes by the count, but not base64 */
-	refused(WS_GET WS_UP WS_CONN "Sec-WebSocket-Key: AAAAAAAAAAAAAAAAAAAAAAAA==\r\n" WS_VER "\r\n", 400, "Sec-WebSocket-Key");
-	refused(WS_GET WS_UP WS_CONN "Sec-WebSocket-Key: AAAAAAAAAAAAAAAAAAAAAAA==\r\n" WS_VER "\r\n", 400, "Sec-WebSocket-Key");
-	refused(WS_GET WS_UP WS_CONN "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZ-==\r\n" WS_VER "\r\n", 400, "Sec-WebSocket-Key");
-	refused(WS_GET WS_UP WS_CONN "Sec-WebSocket-Key: dGhlIHNhbXBs_SBub25jZQ==\r\n" WS_VER "\r\n", 400, "Sec-WebSocket-Key");
-	refused(WS_GET WS_UP WS_CONN "Sec-WebSocket-Key: dGhlIHNhbXBs ZSBub25jZQ=\r\n" WS_VER "\r\n", 400, "Sec-WebSocket-Key");
-	refused(WS_GET WS_UP WS_CONN "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZ=Q=\r\n" WS_VER "\r\n", 400, "Sec-WebSocket-Key");
-	refused(WS_GET WS_UP WS_CONN "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ=A\r\n" WS_VER "\r\n", 400, "Sec-WebSocket-Key");
-	refused(WS_GET WS_UP WS_CONN "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25j=Q==\r\n" WS_VER "\r\n", 400, "Sec-WebSocket-Key");
-	refused(WS_GET WS_UP WS_CONN "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZ===\r\n" WS_VER "\r\n", 400, "Sec-WebSocket-Key");
-	refused(WS_GET WS_UP WS_CONN "Sec-WebSocket-Key: ========================\r\n" WS_VER "\r\n", 400, "Sec-WebSocket-Key");
-	refused(WS_GET WS_UP WS_CONN "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==dGhl\r\n" WS_VER "\r\n", 400, "Sec-WebSocket-Key");
+	/* keys that are not 16 bytes of base64: 15, 17 and 18 bytes, none,
+	 * unpadded, 16 bytes by the count but not base64, bad characters and
+	 * padding, a key and more */
+	static const char *const bad_keys[] = {
+		"AAAAAAAAAAAAAAAAAAAA", /* 15 bytes */
+		"AAAAAAAAAAAAAAAAAAAAAAA=", /* 17 bytes */
+		"AAAAAAAAAAAAAAAAAAAAAAAA", /* 18 bytes */
+		"",
+		"dGhlIHNhbXBsZSBub25jZQ",
+		"AAAAAAAAAAAAAAAAAAAAAAAA==",
+		"AAAAAAAAAAAAAAAAAAAAAAA==",
+		"dGhlIHNhbXBsZSBub25jZ-==",
+		"dGhlIHNhbXBs_SBub25jZQ==",
+		"dGhlIHNhbXBs ZSBub25jZQ=",
+		"dGhlIHNhbXBsZSBub25jZ=Q=",
+		"dGhlIHNhbXBsZSBub25jZQ=A",
+		"dGhlIHNhbXBsZSBub25j=Q==",
+		"dGhlIHNhbXBsZSBub25jZ===",
+		"========================",
+		"dGhlIHNhbXBsZSBub25jZQ==dGhl",
+	};
+	for (size_t i = 0; i < sizeof bad_keys / sizeof bad_keys[0]; i++) {
+		char req[512];
+		snprintf(req, sizeof req, WS_GET WS_UP WS_CONN "Sec-WebSocket-Key: %s\r\n" WS_VER "\r\n", bad_keys[i]);
+		refused(req, 400, "Sec-WebSocket-Key");
+	}
 	/* a NUL inside the key */
 	{
 		static const char req[] = WS_GET WS_UP WS_CONN "Sec-WebSocket-Key: dGhlIHNhbXBs\0SBub25jZQ==\r\n" WS_VER "\r\n";
@@ -1372,32 +1388,32 @@ START_TEST(ws_frame_head)
 	memcpy(pay, hello + 6, 5);
 	proto_ws_unmask(pay, 5, hello + 2, 0);
 	ck_assert(!memcmp(pay, "Hello", 5));
-	/* 7-bit lengths: 0 and 125 */
-	static const uint8_t z[] = { 0x82, 0x80, 1, 2, 3, 4 };
-	frame_ok(z, sizeof z, 1, PROTO_WS_BINARY, 0);
-	static const uint8_t l125[] = { 0x02, 0xfd, 1, 2, 3, 4 };
-	frame_ok(l125, sizeof l125, 0, PROTO_WS_BINARY, 125);
-	/* 16-bit lengths */
-	static const uint8_t l126[] = { 0x81, 0xfe, 0x00, 0x7e, 9, 8, 7, 6 };
-	frame_ok(l126, sizeof l126, 1, PROTO_WS_TEXT, 126);
-	static const uint8_t l65535[] = { 0x00, 0xfe, 0xff, 0xff, 0xde, 0xad, 0xbe, 0xef };
-	frame_ok(l65535, sizeof l65535, 0, PROTO_WS_CONT, 65535);
-	/* 64-bit lengths */
-	static const uint8_t l65536[] = { 0x82, 0xff, 0, 0, 0, 0, 0, 1, 0, 0, 0xaa, 0xbb, 0xcc, 0xdd };
-	frame_ok(l65536, sizeof l65536, 1, PROTO_WS_BINARY, 65536);
-	static const uint8_t lbig[] = { 0x80, 0xff, 0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfe, 1, 0, 0, 1 };
-	frame_ok(lbig, sizeof lbig, 1, PROTO_WS_CONT, 0x7ffffffffffffffeull);
-	static const uint8_t lmid[] = { 0x01, 0xff, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 1, 2, 3, 4 };
-	frame_ok(lmid, sizeof lmid, 0, PROTO_WS_TEXT, 0x0102030405060708ull);
-	/* control frames up to 125 bytes, in the 16-bit form too */
-	static const uint8_t ping[] = { 0x89, 0x80, 1, 2, 3, 4 };
-	frame_ok(ping, sizeof ping, 1, PROTO_WS_PING, 0);
-	static const uint8_t pong[] = { 0x8a, 0xfd, 1, 2, 3, 4 };
-	frame_ok(pong, sizeof pong, 1, PROTO_WS_PONG, 125);
-	static const uint8_t close125[] = { 0x88, 0xfe, 0x00, 0x7d, 1, 2, 3, 4 };
-	frame_ok(close125, sizeof close125, 1, PROTO_WS_CLOSE, 125);
-	static const uint8_t ping64[] = { 0x89, 0xff, 0, 0, 0, 0, 0, 0, 0, 0x05, 1, 2, 3, 4 };
-	frame_ok(ping64, sizeof ping64, 1, PROTO_WS_PING, 5);
+	/* 7-bit, 16-bit and 64-bit lengths; control frames up to 125 bytes,
+	 * in the longer forms too */
+	static const struct {
+		uint8_t head[14];
+		size_t n;
+		int fin, opcode;
+		uint64_t len;
+	} heads[] = {
+		/* 7-bit lengths: 0 and 125 */
+		{ { 0x82, 0x80, 1, 2, 3, 4 }, 6, 1, PROTO_WS_BINARY, 0 },
+		{ { 0x02, 0xfd, 1, 2, 3, 4 }, 6, 0, PROTO_WS_BINARY, 125 },
+		/* 16-bit lengths */
+		{ { 0x81, 0xfe, 0x00, 0x7e, 9, 8, 7, 6 }, 8, 1, PROTO_WS_TEXT, 126 },
+		{ { 0x00, 0xfe, 0xff, 0xff, 0xde, 0xad, 0xbe, 0xef }, 8, 0, PROTO_WS_CONT, 65535 },
+		/* 64-bit lengths */
+		{ { 0x82, 0xff, 0, 0, 0, 0, 0, 1, 0, 0, 0xaa, 0xbb, 0xcc, 0xdd }, 14, 1, PROTO_WS_BINARY, 65536 },
+		{ { 0x80, 0xff, 0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfe, 1, 0, 0, 1 }, 14, 1, PROTO_WS_CONT, 0x7ffffffffffffffeull },
+		{ { 0x01, 0xff, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 1, 2, 3, 4 }, 14, 0, PROTO_WS_TEXT, 0x0102030405060708ull },
+		/* control frames up to 125 bytes, in the 16-bit form too */
+		{ { 0x89, 0x80, 1, 2, 3, 4 }, 6, 1, PROTO_WS_PING, 0 },
+		{ { 0x8a, 0xfd, 1, 2, 3, 4 }, 6, 1, PROTO_WS_PONG, 125 },
+		{ { 0x88, 0xfe, 0x00, 0x7d, 1, 2, 3, 4 }, 8, 1, PROTO_WS_CLOSE, 125 },
+		{ { 0x89, 0xff, 0, 0, 0, 0, 0, 0, 0, 0x05, 1, 2, 3, 4 }, 14, 1, PROTO_WS_PING, 5 },
+	};
+	for (size_t i = 0; i < sizeof heads / sizeof heads[0]; i++)
+		frame_ok(heads[i].head, heads[i].n, heads[i].fin, heads[i].opcode, heads[i].len);
 
 	/* refused: unmasked */
 	static const uint8_t unmasked[] = { 0x81, 0x05, 'H', 'e', 'l', 'l', 'o' };

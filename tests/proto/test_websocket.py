@@ -98,45 +98,18 @@ def upgrade_request(port, path="/", method="GET", version="HTTP/1.1", key=None, 
 Response = collections.namedtuple("Response", "status reason headers body closed")
 
 
-class WSRaw:
+class WSRaw(harness.Raw):
     """A WebSocket client of our own, on a bare socket."""
 
     def __init__(self, port, timeout=T):
+        super().__init__("tcp:127.0.0.1:%d" % port, timeout)
         self.port = port
-        self.sock = socket.create_connection(("127.0.0.1", port), timeout=timeout)
-        self.timeout = timeout
         self.buf = b""
-        self.eof = False
-
-    def close(self):
-        self.sock.close()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def send(self, data):
-        try:
-            self.sock.sendall(data)
-            return True
-        except (BrokenPipeError, ConnectionResetError, socket.timeout):
-            return False
 
     def _fill(self, deadline):
         """Read more into buf; False at EOF or the deadline."""
-        if self.eof:
-            return False
-        r, _, _ = select.select([self.sock], [], [], max(0.0, deadline - time.monotonic()))
-        if not r:
-            return False
-        try:
-            data = self.sock.recv(1 << 16)
-        except (ConnectionResetError, BrokenPipeError):
-            data = b""
+        data = None if self.eof else self._recv(deadline - time.monotonic())
         if not data:
-            self.eof = True
             return False
         self.buf += data
         return True
