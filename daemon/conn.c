@@ -194,7 +194,7 @@ static void idle_cb(evutil_socket_t fd, short what, void *arg)
 		return;
 	}
 	double quiet = games_now() - c->last;
-	if (quiet >= srv->idle_timeout && c->ws == WS_OPEN && !c->closing) {
+	if (quiet >= srv->idle_timeout && c->ws == WS_OPEN && !c->closing && !c->ws_ending) {
 		/* a page cannot see a dropped socket's reason: it gets a close
 		 * frame that says it, and LINGER_SECONDS to read it */
 		log_debug("%s: idle for %d s, closing", c->peer, srv->idle_timeout);
@@ -258,13 +258,20 @@ static void write_cb(struct bufferevent *bev, void *arg)
 	}
 }
 
+/* An error that ends the connection, after its reply: over WebSocket the
+ * close frame says which (section 5's limit or bad_request). */
+static void finish_for(conn *c, proto_err code)
+{
+	c->ws_code = code == PROTO_E_LIMIT ? PROTO_WS_TOO_BIG : PROTO_WS_BAD_DATA;
+	c->ws_why = proto_strerror(code);
+	conn_finish(c);
+}
+
 static void fatal(conn *c, proto_err code, const char *why)
 {
 	log_debug("%s: %s: %s; closing", c->peer, proto_strerror(code), why);
-	c->ws_code = code == PROTO_E_LIMIT ? PROTO_WS_TOO_BIG : PROTO_WS_BAD_DATA;
-	c->ws_why = proto_strerror(code);
 	methods_reply_error(srv, c, NULL, code, why);
-	conn_finish(c);
+	finish_for(c, code);
 }
 
 /* ---- input ----------------------------------------------------------------------- */
@@ -420,6 +427,8 @@ static void ws_control(conn *c, int opcode, const uint8_t *p, size_t n)
 		/* codes a peer may send (RFC 6455 7.4) */
 		if (n == 1 || code < 1000 || code >= 5000 || (code < 3000 && (code > 1014 || code == 1004 || code == 1005 || code == 1006)))
 			ws_end(c, PROTO_WS_PROTOCOL_ERROR, "a close frame with a bad code");
+		else if (!proto_utf8_ok(p + 2, n > 2 ? n - 2 : 0))
+			ws_end(c, PROTO_WS_BAD_DATA, "a close reason that is not UTF-8");
 		else
 			ws_end(c, code, NULL); /* answered with the peer's code */
 	}
@@ -496,7 +505,7 @@ static void handle(conn *c, const proto_request *rq, proto_decoded d)
 	c->answering = 1;
 	if (d.code != PROTO_OK) {
 		methods_reply_error(srv, c, rq, d.code, d.why);
-		if (d.close) conn_finish(c);
+		if (d.close) finish_for(c, d.code);
 	} else {
 		methods_handle(srv, c, &c->subs, rq);
 	}
@@ -593,13 +602,14 @@ static int step(conn *c)
 static void at_eof(conn *c)
 {
 	size_t left = c->in.len - c->off;
-	/* over WebSocket, what is left is a message that never ended: lost */
-	if (left && !shutting_down && !c->ws) {
+	/* after a WebSocket frame that broke the rules nothing more is read */
+	if (left && !shutting_down && !(c->ws && c->ws_why)) {
 		if (c->enc == PROTO_ENC_MSGPACK) {
 			fatal(c, PROTO_E_BAD_REQUEST, "the connection ended inside a message");
 			return;
 		}
-		if (!c->skipping) {
+		/* over WebSocket, a text message that never ended is lost */
+		if (!c->skipping && !c->ws) {
 			const char *line = (const char *)c->in.p + c->off;
 			left = without_cr(line, left);
 			if (left > srv->max_line)

@@ -119,6 +119,8 @@ proto_val *pv_str(proto_arena *a, const char *s);               /* s must outliv
 proto_val *pv_strn(proto_arena *a, const char *s, size_t n);   /* copies */
 /* Length of the valid UTF-8 sequence at p (1..4), or 0. */
 int proto_utf8_len(const uint8_t *p, size_t n);
+/* Whether p[0..n) is all valid UTF-8. */
+int proto_utf8_ok(const uint8_t *p, size_t n);
 /* A string from a client: copied, each 0 byte made 0xff (value.c). */
 char *proto_wire_strndup(proto_arena *a, const char *s, size_t n);
 proto_val *pv_wire_str(proto_arena *a, const char *s, size_t n);

@@ -153,3 +153,13 @@ int proto_utf8_len(const uint8_t *p, size_t n)
 		return 0;
 	return len;
 }
+
+int proto_utf8_ok(const uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n;) {
+		int len = proto_utf8_len(p + i, n - i);
+		if (!len) return 0;
+		i += (size_t)len;
+	}
+	return 1;
+}

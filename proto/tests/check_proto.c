@@ -1539,6 +1539,20 @@ START_TEST(ws_server_frames)
 }
 END_TEST
 
+/* What a peer's close reason must be: UTF-8 throughout. */
+START_TEST(utf8_ok)
+{
+	ck_assert(proto_utf8_ok((const uint8_t *)"", 0));
+	ck_assert(proto_utf8_ok((const uint8_t *)"bye", 3));
+	ck_assert(proto_utf8_ok((const uint8_t *)"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x8e\xb2", 14));
+	ck_assert(!proto_utf8_ok((const uint8_t *)"\xff\xfe", 2));
+	ck_assert(!proto_utf8_ok((const uint8_t *)"caf\xc3", 4));           /* cut inside a character */
+	ck_assert(!proto_utf8_ok((const uint8_t *)"\xc0\xaf", 2));         /* overlong */
+	ck_assert(!proto_utf8_ok((const uint8_t *)"\xed\xa0\x80", 3));     /* a surrogate */
+	ck_assert(!proto_utf8_ok((const uint8_t *)"ok\x80", 3));            /* a lone continuation */
+}
+END_TEST
+
 START_TEST(ws_head_end)
 {
 	static const struct {
@@ -1672,6 +1686,7 @@ static Suite *suite(void)
 	tcase_add_test(t, ws_server_frames);
 	tcase_add_test(t, ws_close_frames);
 	tcase_add_test(t, ws_head_end);
+	tcase_add_test(t, utf8_ok);
 	suite_add_tcase(s, t);
 	return s;
 }

@@ -641,6 +641,16 @@ class BinaryMessages(WSCase):
             self.assertClose(w, 1007, "byte 0xc1")
         self.assertStillServing()
 
+    def test_an_object_left_unfinished_is_bad_request_then_1007(self):
+        """Section 1: a MessagePack object left unfinished by the close gets
+        bad_request and 1007, as on a plain socket (section 5)."""
+        with self.ws() as w:
+            w.send_binary(packb([0, 3, "ping", {}]) + b"\x94\x00\x01")
+            w.send(close_frame(1000))
+            self.assertEqual(self.read_msgpack(w), [1, 3, None, {}])
+            self.assertErrorResponse(self.read_msgpack(w), "bad_request")
+            self.assertClose(w, 1007, "an unfinished object")
+
 
 # ---- 5. subscriptions --------------------------------------------------------------------
 
@@ -714,6 +724,11 @@ class ControlFrames(WSCase):
             with self.subTest(code=code), self.ws() as w:
                 w.send(close_frame(code))
                 self.assertClose(w, want, "close %s" % code, answer=False)
+
+    def test_a_close_reason_not_utf8_is_1007(self):
+        with self.ws() as w:
+            w.send(close_frame(1000, b"\xff\xfe"))
+            self.assertClose(w, 1007, "a close reason of bad UTF-8", answer=False)
 
     def test_library_close(self):
         async def go():
