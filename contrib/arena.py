@@ -72,6 +72,7 @@ import json
 import os
 import queue
 import random
+import secrets
 import shlex
 import shutil
 import signal
@@ -247,12 +248,25 @@ def dies_with_us():
 # pipe ends.  On a normal exit the arena closes the pipe after its own
 # sweep, with nothing listed; an arena that is killed (SIGKILL, the OOM
 # killer, a CI job's time limit) closes it by dying, and leaves no bot
-# behind either, nor what the bots started.
+# behind either, nor what the bots started.  A bot started just before
+# the arena died may not be listed yet: every bot carries the arena's
+# mark (MARK, argv[1]) in its environment, and so does what it starts,
+# so the watchdog also kills the groups of the processes that carry it
+# (where /proc shows environments).
+MARK = "CARCD_ARENA"
 WATCHDOG = """
 import os, signal, sys
 live = set()
 for line in sys.stdin:
     (live.add if line[0] == "+" else live.discard)(int(line[1:]))
+mark = sys.argv[1].encode()
+for pid in os.listdir("/proc") if os.path.isdir("/proc") else ():
+    try:
+        with open("/proc/%s/environ" % pid, "rb") as f:
+            if mark in f.read().split(b"\\0"):
+                live.add(os.getpgid(int(pid)))
+    except (OSError, ValueError):
+        pass
 for group in live:
     try:
         os.killpg(group, signal.SIGKILL)
@@ -266,9 +280,11 @@ class Watchdog:
         """With start false, or when it cannot be started, one that does
         nothing: only the arena's own sweep at exit stops the bots."""
         self.proc = None
+        # NAME=VALUE in the bots' environment: this arena's, no other's
+        self.mark = "%s=%d.%s" % (MARK, os.getpid(), secrets.token_hex(8))
         if start:
             try:
-                self.proc = subprocess.Popen([sys.executable, "-c", WATCHDOG], stdin=subprocess.PIPE,
+                self.proc = subprocess.Popen([sys.executable, "-c", WATCHDOG, self.mark], stdin=subprocess.PIPE,
                                              stdout=subprocess.DEVNULL, start_new_session=True)
             except OSError:
                 pass
@@ -402,6 +418,7 @@ class Match:
     def start_bot(self, name, argv, game, seat, token):
         env = dict(os.environ, CARCD_ADDRESS=self.address, CARCD_GAME=str(game), CARCD_SEAT=str(seat),
                    CARCD_TOKEN=token)
+        env[MARK] = _watchdog.mark.partition("=")[2]
         if self.a.logs:
             safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in name)
             log = "game-%d-seat-%d-%s.log" % (game, seat, safe)

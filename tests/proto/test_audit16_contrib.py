@@ -284,6 +284,26 @@ class Stops(unittest.TestCase):
             for pid in bots:
                 self.assertTrue(harness.wait_for(lambda: not pid_alive(pid), 10), "bot %d outlived the arena" % pid)
 
+    def test_the_watchdog_kills_a_bot_it_was_never_told_of(self):
+        # a bot started just before the arena is killed, whose "+PGID" line
+        # the arena had no time to write: its mark in the environment
+        # finds it, and what it started, in a group of their own
+        arena = load_arena()
+        dog = arena.Watchdog()
+        self.assertIsNotNone(dog.proc, "the watchdog did not start")
+        name, value = dog.mark.split("=", 1)
+        marked = subprocess.Popen(["sh", "-c", "sleep 600 & exec sleep 600"], env=dict(os.environ, **{name: value}),
+                                  start_new_session=True)
+        other = subprocess.Popen(["sleep", "600"], env=dict(os.environ, **{name: value + "0"}),
+                                 start_new_session=True)
+        self.addCleanup(lambda: [os.killpg(p.pid, signal.SIGKILL) for p in (marked, other) if p.poll() is None])
+        dog.close()   # as when the arena dies: the pipe ends, nothing listed
+        self.assertEqual(marked.wait(timeout=TIMEOUT), -signal.SIGKILL)
+        self.assertTrue(harness.wait_for(lambda: not subprocess.run(["pgrep", "-g", str(marked.pid)],
+                                                                    stdout=subprocess.DEVNULL).returncode == 0, 10),
+                        "the marked bot's child outlived the arena")
+        self.assertIsNone(other.poll(), "a process with another arena's mark was killed")
+
     def test_the_games_in_play_are_closed(self):
         # With --parallel 1 this used to fail every time: the signal's
         # exception, raised in the main thread's Thread.join(), made Python
