@@ -194,18 +194,18 @@ static void idle_cb(evutil_socket_t fd, short what, void *arg)
 		return;
 	}
 	double quiet = games_now() - c->last;
-	if (quiet >= srv->idle_timeout && c->ws == WS_OPEN && !c->closing && !c->ws_ending) {
-		/* a page cannot see a dropped socket's reason: it gets a close
-		 * frame that says it, and LINGER_SECONDS to read it */
-		log_debug("%s: idle for %d s, closing", c->peer, srv->idle_timeout);
-		c->ws_code = PROTO_WS_NORMAL;
-		c->ws_why = "idle too long (--idle-timeout)";
-		conn_finish(c);
-		struct timeval tv = { LINGER_SECONDS, 0 };
-		if (!c->lingering && !c->dead) evtimer_add(c->idle, &tv);
-		return;
-	}
 	if (quiet >= srv->idle_timeout) {
+		if (c->ws == WS_OPEN && !c->closing && !c->ws_ending) {
+			/* a page cannot see a dropped socket's reason: it gets a
+			 * close frame that says it, and LINGER_SECONDS to read it */
+			log_debug("%s: idle for %d s, closing", c->peer, srv->idle_timeout);
+			c->ws_code = PROTO_WS_NORMAL;
+			c->ws_why = "idle too long (--idle-timeout)";
+			conn_finish(c);
+			struct timeval tv = { LINGER_SECONDS, 0 };
+			if (!c->lingering && !c->dead) evtimer_add(c->idle, &tv);
+			return;
+		}
 		log_debug("%s: idle for %d s, closed", c->peer, srv->idle_timeout);
 		conn_kill(c);
 		return;
@@ -408,13 +408,8 @@ static size_t ws_message_end(conn *c)
 {
 	int text = c->ws_msg == PROTO_WS_TEXT;
 	c->ws_msg = 0;
-	if (!text) return 0;
-	if (c->in.len == c->in.cap) {
-		c->in.cap = c->in.cap ? c->in.cap * 2 : 4096;
-		c->in.p = proto_xrealloc(c->in.p, c->in.cap);
-	}
-	c->in.p[c->in.len++] = '\n';
-	return 1;
+	if (text) proto_buf_addc(&c->in, '\n');
+	return (size_t)text;
 }
 
 /* A control frame, whole in p[0..n). */

@@ -175,9 +175,10 @@ static listener *add_listener(struct evconnlistener *lev, const char *name, int 
 
 static const unsigned listen_flags = LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC | LEV_OPT_REUSEABLE;
 
-/* "tcp:HOST:PORT" or "unix:PATH" for the address a socket is bound to:
- * port 0 picks a free port, and tests read the one it picked in the log. */
-static void sock_name(int fd, char *name, size_t n)
+/* "tcp:HOST:PORT" or "unix:PATH" for the address a socket is bound to
+ * (`inet` is the scheme for an IP socket: "tcp", or "ws"): port 0 picks
+ * a free port, and tests read the one it picked in the log. */
+static void sock_name(int fd, const char *inet, char *name, size_t n)
 {
 	struct sockaddr_storage ss;
 	socklen_t len = sizeof ss;
@@ -187,10 +188,10 @@ static void sock_name(int fd, char *name, size_t n)
 		snprintf(name, n, "fd %d", fd);
 	} else if (ss.ss_family == AF_INET6) {
 		evutil_inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr, addr, sizeof addr);
-		snprintf(name, n, "tcp:[%s]:%d", addr, ntohs(((struct sockaddr_in6 *)&ss)->sin6_port));
+		snprintf(name, n, "%s:[%s]:%d", inet, addr, ntohs(((struct sockaddr_in6 *)&ss)->sin6_port));
 	} else if (ss.ss_family == AF_INET) {
 		evutil_inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, addr, sizeof addr);
-		snprintf(name, n, "tcp:%s:%d", addr, ntohs(((struct sockaddr_in *)&ss)->sin_port));
+		snprintf(name, n, "%s:%s:%d", inet, addr, ntohs(((struct sockaddr_in *)&ss)->sin_port));
 	} else if (ss.ss_family == AF_UNIX) {
 		struct sockaddr_un *un = (struct sockaddr_un *)&ss;
 		size_t plen = len > offsetof(struct sockaddr_un, sun_path) ? len - offsetof(struct sockaddr_un, sun_path) : 0;
@@ -252,11 +253,7 @@ static void listen_tcp(const char *scheme, const char *spec)
 	freeaddrinfo(ai);
 	if (!lev) die("cannot listen on %s:%s: %s", scheme, spec, strerror(err));
 	char name[128];
-	sock_name(evconnlistener_get_fd(lev), name, sizeof name);
-	if (ws) { /* tcp:HOST:PORT to ws:HOST:PORT */
-		memmove(name + 2, name + 3, strlen(name + 3) + 1);
-		name[0] = 'w', name[1] = 's';
-	}
+	sock_name(evconnlistener_get_fd(lev), scheme, name, sizeof name);
 	add_listener(lev, name, ws);
 	log_info("listening on %s", name);
 }
@@ -381,7 +378,7 @@ static int listen_systemd(void)
 		fcntl(fd, F_SETFD, FD_CLOEXEC);
 		evutil_make_socket_nonblocking(fd);
 		char addr[128], name[160];
-		sock_name(fd, addr, sizeof addr);
+		sock_name(fd, "tcp", addr, sizeof addr);
 		int is_ws = ws[fd - SD_LISTEN_FDS_START];
 		snprintf(name, sizeof name, "%s%s (systemd fd %d)", is_ws ? "WebSocket on " : "", addr, fd);
 		/* backlog 0: the socket is already listening */
