@@ -10,6 +10,7 @@
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "proto.h"
 
@@ -100,14 +101,7 @@ static void trim(const char **s, size_t *n)
 	while (*n && ((*s)[*n - 1] == ' ' || (*s)[*n - 1] == '\t')) (*n)--;
 }
 
-static int same_ci(const char *a, size_t n, const char *b)
-{
-	size_t m = strlen(b);
-	if (n != m) return 0;
-	for (size_t i = 0; i < n; i++)
-		if (tolower((unsigned char)a[i]) != tolower((unsigned char)b[i])) return 0;
-	return 1;
-}
+static int same_ci(const char *a, size_t n, const char *b) { return n == strlen(b) && !strncasecmp(a, b, n); }
 
 /* Whether a comma-separated header value holds the token (any case). */
 static int has_token(const char *v, size_t n, const char *token)
