@@ -160,6 +160,8 @@ class Installed(unittest.TestCase):
         manifests = v["TILE_MANIFESTS"].split()
         self.assertGreaterEqual(len(manifests), 15)
         want += ["%s/tiles/%s" % (v["pkgdatadir"], os.path.basename(m)) for m in manifests]
+        want += ["%s/web/%s" % (v["pkgdatadir"], f)
+                 for f in ("carcd.js", "index.html", "play.js", "board.js", "play.css")]
         self.assertEqual(files_under(self.dest), sorted(w.lstrip("/") for w in want))
         for prog in ("carcd", "carcctl"):
             self.assertTrue(os.access(self.staged("bindir", prog), os.X_OK), prog)
