@@ -77,6 +77,8 @@ typedef struct games_game {
 
 /* subscribe's `decision`: notifications carry phase, seat and over */
 #define GAMES_WANTS_DECISION 1u
+/* subscribe's `state`: the decision's keys and the state, as `state` has it */
+#define GAMES_WANTS_STATE 2u
 
 /* The largest game id: ids stay exact in JSON (a double's 53 bits). */
 #define GAMES_MAX_ID ((1ll << 53) - 1)

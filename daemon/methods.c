@@ -55,6 +55,14 @@ static proto_game_meta meta_of(const games_game *gm)
 	return m;
 }
 
+/* The state (PROTOCOL.md 4.2): `state`'s result, new_game's `state`, and
+ * a `state` watcher's notifications. */
+static proto_val *state_of(proto_arena *a, const games_game *gm)
+{
+	proto_game_meta m = meta_of(gm);
+	return proto_state(a, gm->g, &m);
+}
+
 static const char *hex_token(proto_arena *a, const uint8_t *t)
 {
 	char *s = proto_arena_alloc(a, 2 * GAMES_TOKEN + 1);
@@ -78,29 +86,39 @@ static void send_to(server *s, void *conn, const proto_val *msg)
 	s->deliver(conn, s->wbuf.p, s->wbuf.len);
 }
 
+/* The form of notification a watcher asked for: 0 the contract's, 1 with
+ * the decision, 2 with the decision and the state. */
+static int form_of(unsigned wants)
+{
+	return wants & GAMES_WANTS_STATE ? 2 : wants & GAMES_WANTS_DECISION ? 1 : 0;
+}
+
 /* A notification is encoded once per encoding and form, whatever the
- * number of watchers: as the contract has it, {game, seq, events}, and
- * for those that subscribed with `decision`, with the phase, seat and
- * over of the game after it as well (added to msg's params once the
- * contract's form is encoded). */
+ * number of watchers: as the contract has it, {game, seq, events}; for
+ * those that subscribed with `decision`, with the phase, seat and over of
+ * the game after it as well; for those that subscribed with `state`, with
+ * these and the state that `state` returns.  Each form adds its keys to
+ * msg's params once the forms before it are encoded, and only when a
+ * watcher wants it or one after it: the state is built at most once. */
 static void publish(server *s, proto_arena *a, games_game *gm, proto_val *msg)
 {
-	proto_buf enc[2][PROTO_ENC_COUNT] = { { { 0 } } };
+	proto_buf enc[3][PROTO_ENC_COUNT] = { { { 0 } } };
 	unsigned forms = 0; /* bit w: a watcher wants form w */
-	for (int i = 0; i < gm->nsubs; i++) forms |= 1u << (gm->subwants[i] & GAMES_WANTS_DECISION);
-	for (int w = 0; w < 2; w++) {
+	for (int i = 0; i < gm->nsubs; i++) forms |= 1u << form_of(gm->subwants[i]);
+	for (int w = 0; w < 3 && forms >> w; w++) {
+		if (w == 1) proto_set_decision(a, msg->u.c.last, gm->g);
+		if (w == 2) pv_set(msg->u.c.last, "state", state_of(a, gm));
 		if (!(forms >> w & 1)) continue;
-		if (w) proto_set_decision(a, msg->u.c.last, gm->g);
 		for (int i = 0; i < gm->nsubs; i++) {
 			proto_enc e = s->conn_enc(gm->subs[i]);
-			if ((gm->subwants[i] & GAMES_WANTS_DECISION) == (unsigned)w && !enc[w][e].len) proto_encode(msg, e, &enc[w][e]);
+			if (form_of(gm->subwants[i]) == w && !enc[w][e].len) proto_encode(msg, e, &enc[w][e]);
 		}
 	}
 	for (int i = 0; i < gm->nsubs; i++) {
-		const proto_buf *b = &enc[gm->subwants[i] & GAMES_WANTS_DECISION][s->conn_enc(gm->subs[i])];
+		const proto_buf *b = &enc[form_of(gm->subwants[i])][s->conn_enc(gm->subs[i])];
 		s->deliver(gm->subs[i], b->p, b->len);
 	}
-	for (int w = 0; w < 2; w++)
+	for (int w = 0; w < 3; w++)
 		for (int e = 0; e < PROTO_ENC_COUNT; e++) proto_buf_free(&enc[w][e]);
 }
 
@@ -173,6 +191,7 @@ static proto_err m_hello(method_call *c, proto_val **result, const char **why)
 	pv_push(extras, pv_str(a, "legal_moves.features"));
 	pv_push(extras, pv_str(a, "legal_moves.move"));
 	pv_push(extras, pv_str(a, "subscribe.decision"));
+	pv_push(extras, pv_str(a, "subscribe.state"));
 	pv_set(r, "extras", extras);
 	*result = r;
 	return PROTO_OK;
@@ -396,8 +415,7 @@ static proto_err m_new_game(method_call *c, proto_val **result, const char **why
 	}
 	pv_set(r, "seats", seats);
 	pv_set_str(a, r, "admin_token", hex_token(a, gm->admin));
-	proto_game_meta m = meta_of(gm);
-	pv_set(r, "state", proto_state(a, gm->g, &m));
+	pv_set(r, "state", state_of(a, gm));
 	log_debug("game %lld: new, %d seat%s", (long long)gm->id, gm->nseats, gm->nseats == 1 ? "" : "s");
 	*result = r;
 	return PROTO_OK;
@@ -410,8 +428,7 @@ static proto_err m_state(method_call *c, proto_val **result, const char **why)
 	games_game *gm;
 	proto_err rc = get_game(c, &gm, why);
 	if (rc) return rc;
-	proto_game_meta m = meta_of(gm);
-	*result = proto_state(c->a, gm->g, &m);
+	*result = state_of(c->a, gm);
 	return PROTO_OK;
 }
 
@@ -779,8 +796,12 @@ static proto_err m_subscribe(method_call *c, proto_val **result, const char **wh
 	games_game *gm;
 	proto_err rc = get_game(c, &gm, why);
 	if (rc) return rc;
-	const proto_val *decision = pv_opt(c->params, "decision");
-	if (games_subscribe(&c->s->games, gm, c->conn, c->subs, decision && decision->u.b ? GAMES_WANTS_DECISION : 0) < 0) {
+	/* the form is set anew each time: what is not asked for now is off */
+	const proto_val *decision = pv_opt(c->params, "decision"), *state = pv_opt(c->params, "state");
+	unsigned wants = 0;
+	if (decision && decision->u.b) wants |= GAMES_WANTS_DECISION;
+	if (state && state->u.b) wants |= GAMES_WANTS_DECISION | GAMES_WANTS_STATE; /* the state's form has the decision's keys */
+	if (games_subscribe(&c->s->games, gm, c->conn, c->subs, wants) < 0) {
 		*why = proto_arena_printf(c->a, "a connection may watch at most %d games", CARCD_MAX_SUBSCRIPTIONS);
 		return PROTO_E_LIMIT;
 	}
@@ -820,7 +841,9 @@ static const proto_param p_games[] = {
 static const proto_param p_tiles[] = {
 	{ .name = "expansions", .type = PROTO_P_ARRAY }, { .name = "rot", .type = PROTO_P_INT }, END
 };
-static const proto_param p_subscribe[] = { GAME_ID, { .name = "decision", .type = PROTO_P_BOOL }, END };
+static const proto_param p_subscribe[] = {
+	GAME_ID, { .name = "decision", .type = PROTO_P_BOOL }, { .name = "state", .type = PROTO_P_BOOL }, END
+};
 static const proto_param p_close_game[] = { GAME_ID, { .name = "admin_token", .type = PROTO_P_STR, .required = 1 }, END };
 
 static const method methods[] = {

@@ -59,6 +59,16 @@ ex('state', 'state', {'game': G}, jline='state {"game":%d}' % G, n=900)
 jl_moves, mp_moves = ex('legal_moves', 'legal_moves', {'game': G}, n=500)
 # subscribe the msgpack connection to the JSON game, so its notification shows
 ex('subscribe', 'subscribe', {'game': G})
+# a third connection (JSON lines) watches the JSON game with the state (carcd's own)
+S = conn(); sbuf = [b'']
+def sl(line=None):
+    if line: S.sendall(line.encode() + b'\n')
+    while b'\n' not in sbuf[0]:
+        sbuf[0] += S.recv(1 << 20)
+    l, sbuf[0] = sbuf[0].split(b'\n', 1)
+    return l.decode()
+sline = 'subscribe {"game":%d,"state":true}' % G
+sr = sl(sline)
 mv = jl_moves['moves'][0]
 legal = {(m['x'], m['y'], m['rot']) for m in jl_moves['moves']}
 bad = None
@@ -89,6 +99,8 @@ except socket.timeout: pass
 M.settimeout(3)
 out.append('The JSON connection is subscribed too: right after its response comes\n\n```\n< %s\n```\n' % (jl('ping') and jnotes[0]))
 out.append('The watcher (a MessagePack connection subscribed to game %d) receives, after that JSON move:\n\n```\n< %s\n```\n' % (G, json.dumps(notes[0] if notes else None, separators=(',', ':'))))
+out.append('A third connection, which had sent `%s` (answered `%s`), receives the same with the decision and the state, as `state` would answer it now:\n\n```\n< %s\n```\n' % (sline, sr, short(sl(), 1500)))
+sl('unsubscribe {"game":%d}' % G)   # answered: it watches no more (and stays open: `stats` counts 3 connections)
 # errors
 e1 = jl('apply_move ' + json.dumps({'game': G, 'token': T[0], 'move': mv}, separators=(',', ':')))
 lm2 = json.loads(jl('legal_moves {"game":%d}' % G))[3]

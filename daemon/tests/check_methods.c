@@ -245,6 +245,58 @@ START_TEST(full_game)
 }
 END_TEST
 
+/* subscribe's `state` (carcd's own): each notification carries the decision's
+ * keys and the very state `state` answers after the move, and game_closed the
+ * state the game was closed in; subscribing again without it turns it off,
+ * and a `state` that is no boolean is invalid_params, as `decision`'s is. */
+START_TEST(state_notifications)
+{
+	json_t *g = result(call(&A, "new_game {\"players\": [\"ann\", \"bob\"], \"seed\": 7, \"auth\": false}"));
+	int game = (int)json_integer_value(json_object_get(g, "game"));
+	const char *admin = json_string_value(json_object_get(g, "admin_token"));
+	ck_assert_str_eq(error_code(call(&W, "subscribe {\"game\": %d, \"state\": 1}", game)), "invalid_params");
+	ck_assert_str_eq(error_code(call(&W, "subscribe {\"game\": %d, \"state\": \"yes\"}", game)), "invalid_params");
+	json_t *r = result(call(&A, "hello"));
+	json_t *extras = json_object_get(r, "extras");
+	ck_assert_str_eq(json_string_value(json_array_get(extras, json_array_size(extras) - 1)), "subscribe.state");
+	result(call(&W, "subscribe {\"game\": %d, \"state\": true}", game));
+	for (int i = 0; i < 6; i++) {
+		json_t *lm = result(call(&A, "legal_moves {\"game\": %d}", game));
+		char *mv = json_dumps(json_array_get(json_object_get(lm, "moves"), 0), JSON_COMPACT);
+		r = result(call(&A, "apply_move {\"game\": %d, \"move\": %s}", game, mv));
+		free(mv);
+		json_t *note = json_array_get(json_array_get(W.got, json_array_size(W.got) - 1), 2);
+		json_t *st = result(call(&A, "state {\"game\": %d}", game));
+		ck_assert_uint_eq(json_object_size(note), 7);
+		ck_assert(json_equal(json_object_get(note, "state"), st));
+		ck_assert(json_equal(json_object_get(note, "events"), json_object_get(r, "events")));
+		ck_assert(json_equal(json_object_get(note, "phase"), json_object_get(r, "phase")));
+		ck_assert(json_equal(json_object_get(note, "seat"), json_object_get(r, "seat")));
+		ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(note, "state"), "seq")), i + 1);
+	}
+	json_t *st = json_incref(result(call(&A, "state {\"game\": %d}", game)));
+	result(call(&A, "close_game {\"game\": %d, \"admin_token\": \"%s\"}", game, admin));
+	json_t *note = json_array_get(json_array_get(W.got, json_array_size(W.got) - 1), 2);
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(note, "events"), 0), "type")),
+	                 "game_closed");
+	ck_assert(json_equal(json_object_get(note, "state"), st));
+	json_decref(st);
+	/* again, without `state`: the contract's form */
+	g = result(call(&A, "new_game {\"players\": [\"ann\"], \"seed\": 7, \"auth\": false}"));
+	game = (int)json_integer_value(json_object_get(g, "game"));
+	result(call(&W, "subscribe {\"game\": %d, \"state\": true}", game));
+	result(call(&W, "subscribe {\"game\": %d}", game));
+	json_t *lm = result(call(&A, "legal_moves {\"game\": %d}", game));
+	char *mv = json_dumps(json_array_get(json_object_get(lm, "moves"), 0), JSON_COMPACT);
+	result(call(&A, "apply_move {\"game\": %d, \"move\": %s}", game, mv));
+	free(mv);
+	note = json_array_get(json_array_get(W.got, json_array_size(W.got) - 1), 2);
+	ck_assert_uint_eq(json_object_size(note), 3);
+	games_unsubscribe_all(&S.games, &W, &subs_w);
+	games_unsubscribe_all(&S.games, &A, &subs_a);
+}
+END_TEST
+
 /* A full registry drops its oldest finished game, and refuses when none is. */
 START_TEST(registry_full)
 {
@@ -333,6 +385,7 @@ int main(void)
 	tcase_set_timeout(t, 60);
 	tcase_add_test(t, hello_and_errors);
 	tcase_add_test(t, full_game);
+	tcase_add_test(t, state_notifications);
 	tcase_add_test(t, registry_full);
 	tcase_add_test(t, games_time_out);
 	tcase_add_test(t, file_age_to_the_nanosecond);
