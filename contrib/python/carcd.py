@@ -427,11 +427,13 @@ class Client:
     def close_game(self, game, admin_token):
         return self.call("close_game", game=game, admin_token=admin_token)
 
-    def subscribe(self, game, decision=False):
+    def subscribe(self, game, decision=False, state=False):
         """Watch a game; with decision=True each notification also holds the
-        phase, seat and over the game has after the move (carcd's own).
-        Subscribing again sets the form: without decision=True, it is off."""
-        return self.call("subscribe", game=game, decision=decision or None)
+        phase, seat and over the game has after the move, and with
+        state=True those and the whole public state, as state() returns it
+        (both carcd's own).  Subscribing again sets the form: what is not
+        asked for again is off."""
+        return self.call("subscribe", game=game, decision=decision or None, state=state or None)
 
     def unsubscribe(self, game):
         return self.call("unsubscribe", game=game)

@@ -3,7 +3,13 @@
  * Plain JavaScript, a classic script (it runs from file:// too), on
  * carcd.js (window.Carcd, the protocol client) and board.js
  * (window.CarcdBoard, the SVG drawing ported from contrib/render.py).
- * The wire is proto/PROTOCOL.md's.
+ * The wire is proto/PROTOCOL.md's.  The page subscribes to the game it
+ * shows with `decision`, and with `state` too when hello's extras list
+ * "subscribe.state": each notification then brings the state to show, and
+ * the page calls `state` only when it has none as new as the game (after
+ * a subscribe, a reconnect); against a carcd without that extra it calls
+ * `state` after each notification.  `legal_moves` is fetched whenever one
+ * of the page's seats decides.
  *
  * Query parameters:
  *   ?ws=URL       the daemon's WebSocket listener (default ws://127.0.0.1:7879/);
@@ -185,6 +191,27 @@
     return connect($("#url").value);
   }
 
+  // subscribe's params: with the state in each notification when the
+  // daemon offers it (hello's extras), else with the decision only
+  function subscribeParams(game) {
+    var extras = app.hello && Array.isArray(app.hello.extras) ? app.hello.extras : [];
+    var p = { game: game, decision: true };
+    if (extras.indexOf("subscribe.state") >= 0) p.state = true;
+    return p;
+  }
+
+  // Subscribes the session's connection to its game; notes whether the
+  // notifications will carry the state.  Returns subscribe's result.
+  async function subscribeTo(client, sess, game) {
+    var p = subscribeParams(game);
+    var sub = await client.call("subscribe", p);
+    if (sess) {
+      sess.stateSub = !!p.state;
+      sess.pushed = null;
+    }
+    return sub;
+  }
+
   function onClose(client, info) {
     if (client !== app.client) return;
     app.client = null;
@@ -199,7 +226,7 @@
     sess.failures = 0;
     sess.botSeq = null;
     try {
-      await app.client.call("subscribe", { game: sess.game, decision: true });
+      await subscribeTo(app.client, sess, sess.game);
       requestRefresh();
     } catch (e) {
       showError(e, "game " + sess.game);
@@ -344,7 +371,7 @@
       return;
     }
     var sess = { mode: "play", game: res.game, names: names, kinds: kinds, knownSeq: 0, loggedSeq: 0,
-                 botSeq: null, failures: 0, final: null };
+                 botSeq: null, failures: 0, final: null, stateSub: false, pushed: null };
     var toks = [];
     (res.seats || []).forEach(function (s) { toks[s.seat] = s.token; });
     tokens.set(sess, toks);
@@ -352,7 +379,7 @@
     setStatus("game " + res.game + " started" + (kinds.every(function (k) { return k === "bot"; })
       ? " (bots only)" : ""));
     try {
-      await client.call("subscribe", { game: res.game, decision: true });
+      await subscribeTo(client, sess, res.game);
     } catch (e) {
       showError(e, "subscribe");
     }
@@ -365,15 +392,15 @@
     if (!isInt(id) || id < 1) { setStatus("a game id is a whole number from 1", "error"); return; }
     var client;
     try { client = await ensureClient(); } catch (e) { return; }
-    var sub;
+    var sub, params = subscribeParams(id);
     try {
-      sub = await client.call("subscribe", { game: id, decision: true });
+      sub = await client.call("subscribe", params);
     } catch (e) {
       showError(e, "watch game " + id);
       return;
     }
     var sess = { mode: "watch", game: id, names: null, kinds: null, knownSeq: sub.seq, loggedSeq: 0,
-                 botSeq: null, failures: 0, final: null };
+                 botSeq: null, failures: 0, final: null, stateSub: !!params.state, pushed: null };
     tokens.set(sess, []);
     startSession(sess);
     setStatus("watching game " + id);
@@ -412,6 +439,10 @@
     var sess = app.session;
     if (client !== app.client || !sess || n.game !== sess.game) return;
     var closed = (n.events || []).some(function (ev) { return ev.type === "game_closed"; });
+    // subscribe's `state`: the state after this notification's move, to show without asking
+    var fresh = n.state && typeof n.state === "object" && n.state.seq === n.seq &&
+                (!sess.pushed || n.seq > sess.pushed.seq);
+    if (fresh && !closed) sess.pushed = n.state;
     if (n.seq > sess.loggedSeq || closed) {
       (n.events || []).forEach(function (ev) { logEvent(ev); });
       sess.loggedSeq = Math.max(sess.loggedSeq, n.seq);
@@ -425,11 +456,15 @@
     if (n.seq > sess.knownSeq) {
       sess.knownSeq = n.seq;
       requestRefresh();
+    } else if (fresh && !(app.state && app.state.seq >= n.seq)) {
+      requestRefresh();   // our own move: its reply came first, its state now
     }
   }
 
-  // Fetches the state (and the legal moves when one of our seats decides),
-  // one refresh at a time; a request for one meanwhile makes one more after.
+  // Shows the state (the last notified one when it is as new as the game,
+  // else fetched) and fetches the legal moves when one of our seats
+  // decides, one refresh at a time; a request for one meanwhile makes one
+  // more after.
   function requestRefresh() {
     app.dirty = true;
     if (app.refreshing) return;
@@ -451,13 +486,20 @@
   async function refreshOnce() {
     var sess = app.session, client = app.client;
     if (!sess || !client || sess.closed) return;
-    var st = await client.call("state", { game: sess.game });
-    if (sess !== app.session) return;
+    var st = sess.pushed && sess.pushed.seq >= sess.knownSeq ? sess.pushed : null;
+    if (!st) {
+      st = await client.call("state", { game: sess.game });
+      if (sess !== app.session) return;
+    }
     var lm = null, toks = tokens.get(sess) || [];
     if (!st.over && isInt(st.seat) && toks[st.seat]) {
       lm = await client.call("legal_moves", { game: sess.game, features: true });
       if (sess !== app.session) return;
-      if (lm.seq !== st.seq) { app.dirty = true; return; }
+      if (lm.seq !== st.seq) {
+        if (lm.seq > sess.knownSeq) sess.knownSeq = lm.seq;
+        app.dirty = true;
+        return;
+      }
     }
     if (st.over && !sess.final) {
       try { sess.final = await client.call("score", { game: sess.game }); } catch (e) { /* the state has the scores */ }
@@ -508,7 +550,8 @@
         sess.knownSeq = res.seq;
       }
       app.selection = null;
-      requestRefresh();
+      // with the state in notifications, the one of this move comes next and shows it
+      if (!sess.stateSub) requestRefresh();
       return true;
     } catch (e) {
       if (app.session === sess && !(e && e.code === "closed")) {   // a close has said so already

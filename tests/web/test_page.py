@@ -308,6 +308,70 @@ class TestWatch(PageCase):
         c.close_game(game, g["admin_token"])
         page.wait_for("/closed/.test(document.querySelector('#status').textContent)", 20)
 
+    def counted_page(self, strip_extra=False):
+        """A page whose client counts its calls by method (window.__calls),
+        reconnected so that the counting client is the one it uses; with
+        strip_extra, its hello shows no "subscribe.state", as from a carcd
+        without it."""
+        page = self.open_page()
+        page.eval("""((strip) => {
+            window.__calls = {};
+            const connect = Carcd.connect;
+            Carcd.connect = async function () {
+              const c = await connect.apply(this, arguments);
+              const call = c.call.bind(c);
+              c.call = async function (method, params) {
+                window.__calls[method] = (window.__calls[method] || 0) + 1;
+                const r = await call(method, params);
+                if (strip && method === "hello") r.extras = (r.extras || []).filter(e => e !== "subscribe.state");
+                return r;
+              };
+              return c;
+            };
+          })(%s)""" % js(strip_extra))
+        self.assertTrue(page.eval("CarcdPlay.connect(%s).then(() => true)" % js(M["daemon"].ws_url)))
+        page.wait_for("document.body.dataset.conn === 'open' && window.__calls.hello === 1", 20)
+        return page
+
+    def watch_moves(self, page, moves):
+        """Watches a new game over the page, plays `moves` moves over TCP,
+        each followed on the page; returns the page's `state` calls when
+        it had shown the game first, and after the moves."""
+        c = self.client()
+        g = c.new_game(players=["ann", "bob"], expansions=["base", "abbey-mayor"], seed=77)
+        game, tokens = g["game"], [s["token"] for s in g["seats"]]
+        self.assertTrue(page.eval("CarcdPlay.watch(%d).then(() => true)" % game))
+        page.wait_for("document.body.dataset.game === %s && document.body.dataset.seq === '0'" % js(str(game)), 20)
+        first = page.eval("window.__calls.state || 0")
+        for _ in range(moves):
+            lm = c.legal_moves(game)
+            res = c.apply_move(game, self.rng.choice(lm["moves"]), token=tokens[lm["seat"]], seq=lm["seq"])
+            page.wait_for("document.body.dataset.seq === %s" % js(str(res["seq"])), 20)
+            state = c.state(game)
+            self.assertMatchesState(page, state)
+            self.assertEqual(page.eval("document.body.dataset.phase"), state["phase"])
+            self.assertEqual(page.eval("CarcdPlay.state"), state)
+        return first, page.eval("window.__calls.state || 0")
+
+    def test_watching_with_the_state_extra_calls_no_state_per_move(self):
+        """A carcd whose hello lists "subscribe.state": the page subscribes
+        with it and shows each notification's state, with no `state` call
+        after the one that first shows the game."""
+        with self.client() as c:
+            self.assertIn("subscribe.state", c.hello()["extras"])
+        page = self.counted_page()
+        first, after = self.watch_moves(page, 12)
+        self.assertEqual((first, after), (1, 1))
+        self.assertNotIn("legal_moves", page.eval("window.__calls"))   # no seat of the page decides
+
+    def test_watching_without_the_state_extra_calls_state(self):
+        """A carcd without the extra (its hello here without it): the page
+        subscribes as before and calls `state` after each notification."""
+        page = self.counted_page(strip_extra=True)
+        first, after = self.watch_moves(page, 8)
+        self.assertEqual(first, 1)
+        self.assertGreaterEqual(after, first + 8)
+
     def test_watch_from_the_query(self):
         c = self.client()
         g = c.new_game(players=["ann", "bob", "cid"], seed=5)
