@@ -26,6 +26,7 @@ JSON lines on TCP."""
 
 import json
 import random
+import select
 import socket
 import struct
 import threading
@@ -556,8 +557,11 @@ class Connections(Wire):
         pings: the flood goes on until the quiet client's 100 pings are
         answered, so a daemon that served the flood first would leave them
         unanswered until the client's timeout.  No clock is read."""
+        # The socket blocks: a daemon that stops reading the flood while
+        # its replies wait (its back-pressure; for seconds under valgrind)
+        # holds the writer in sendall, which a timeout would kill.  The
+        # reader waits in select, so that it sees the writer end.
         s = socket.create_connection(("127.0.0.1", tcp_port()))
-        s.settimeout(1.0)
         chunk, reply = packb([0, 1, "ping", {}]) * 1000, len(packb([1, 1, None, {}]))
         done, sent, got = threading.Event(), [0], [0]
 
@@ -570,10 +574,9 @@ class Connections(Wire):
 
         def drain():
             while writer.is_alive() or got[0] < sent[0] * reply:
-                try:
-                    data = s.recv(1 << 20)
-                except socket.timeout:
+                if not select.select([s], [], [], 1.0)[0]:
                     continue
+                data = s.recv(1 << 20)
                 if not data:
                     break
                 got[0] += len(data)
