@@ -187,6 +187,18 @@ class Daemon:
         return Raw(self.address(transport), timeout)
 
 
+def stop_checked(d):
+    """Stops a module's daemon; raises DaemonError (an error in the run)
+    when it died during the tests or did not exit 0 on SIGTERM."""
+    died = not d.alive()
+    tail = d.log_tail()
+    status = d.stop()
+    if died:
+        raise DaemonError("carcd died during the tests (status %s):\n%s" % (status, tail))
+    if status != 0:
+        raise DaemonError("carcd exited %s on SIGTERM, not 0:\n%s" % (status, tail))
+
+
 def module_daemon(*extra_args):
     """setUpModule/tearDownModule for a module that shares one daemon.
 
@@ -199,15 +211,8 @@ def module_daemon(*extra_args):
 
     def teardown():
         d = holder.pop("d", None)
-        if d is None:
-            return
-        died = not d.alive()
-        tail = d.log_tail()
-        status = d.stop()
-        if died:
-            raise DaemonError("carcd died during the tests (status %s):\n%s" % (status, tail))
-        if status != 0:
-            raise DaemonError("carcd exited %s on SIGTERM, not 0:\n%s" % (status, tail))
+        if d is not None:
+            stop_checked(d)
 
     return holder, setup, teardown
 

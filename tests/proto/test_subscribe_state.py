@@ -27,13 +27,7 @@ def setUpModule():
 
 
 def tearDownModule():
-    d = daemon.pop("d")
-    died, tail = not d.alive(), d.log_tail()
-    status = d.stop()
-    if died:
-        raise harness.DaemonError("carcd died during the tests (status %s):\n%s" % (status, tail))
-    if status != 0:
-        raise harness.DaemonError("carcd exited %s on SIGTERM, not 0:\n%s" % (status, tail))
+    harness.stop_checked(daemon.pop("d"))
 
 
 class WSClient:

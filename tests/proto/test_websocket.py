@@ -17,7 +17,6 @@ import hashlib
 import json
 import os
 import re
-import select
 import signal
 import socket
 import struct
@@ -262,13 +261,7 @@ def setUpModule():
 
 
 def tearDownModule():
-    d = MAIN.pop("d")
-    died, tail = not d.alive(), d.log_tail()
-    status = d.stop()
-    if died:
-        raise harness.DaemonError("carcd died during the tests (status %s):\n%s" % (status, tail))
-    if status != 0:
-        raise harness.DaemonError("carcd exited %s on SIGTERM, not 0:\n%s" % (status, tail))
+    harness.stop_checked(MAIN.pop("d"))
 
 
 class WSCase(harness.ReplyAsserts, unittest.TestCase):

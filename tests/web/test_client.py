@@ -55,12 +55,7 @@ def tearDownModule():
         s.close()
     d = _module.pop("daemon", None)
     if d:
-        died = not d.alive()
-        tail = d.log_tail()
-        status = d.stop()
-        if died or status != 0:
-            raise harness.DaemonError("the module's carcd %s (status %s):\n%s"
-                                      % ("died" if died else "did not exit 0 on SIGTERM", status, tail))
+        harness.stop_checked(d)
 
 
 def js(value):

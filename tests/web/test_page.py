@@ -44,13 +44,7 @@ def tearDownModule():
     if web:
         web.close()
     if d:
-        died = not d.alive()
-        tail = d.log_tail()
-        status = d.stop()
-        if died:
-            raise harness.DaemonError("carcd died during the tests:\n%s" % tail)
-        if status != 0:
-            raise harness.DaemonError("carcd exited %s on SIGTERM:\n%s" % (status, tail))
+        harness.stop_checked(d)
 
 
 def js(value):
@@ -106,6 +100,17 @@ class PageCase(unittest.TestCase):
     @staticmethod
     def status(page):
         return page.eval("document.querySelector('#status').textContent")
+
+    def assertRefused(self, page, c, game, move):
+        """The page sends `move` for the seat due; the daemon refuses it, and
+        #status shows the message it gives (legal_moves with `move` says it
+        too).  Returns the status line."""
+        why = c.legal_moves(game, move=move)["why"]
+        self.assertEqual(why["code"], "illegal_move")
+        self.assertFalse(page.eval("CarcdPlay.apply(%s)" % js(move)))
+        text = page.wait_for("(s => s.className === 'error' && s.textContent)(document.querySelector('#status'))", 20)
+        self.assertIn(why["message"], text)
+        return text
 
     @staticmethod
     def page_scores(page):
@@ -443,12 +448,7 @@ class TestErrors(PageCase):
         c = self.client()
         state = c.state(game)
         bad = {"type": "place_tile", "tile": state["tile"]["id"], "x": 0, "y": 0, "rot": 0}   # on the start tile
-        why = c.legal_moves(game, move=bad)["why"]
-        self.assertEqual(why["code"], "illegal_move")
-        self.assertFalse(page.eval("CarcdPlay.apply(%s)" % js(bad)))
-        text = page.wait_for("(s => s.className === 'error' && s.textContent)(document.querySelector('#status'))", 20)
-        self.assertIn("illegal_move", text)
-        self.assertIn(why["message"], text)
+        self.assertIn("illegal_move", self.assertRefused(page, c, game, bad))
         self.assertEqual(c.state(game)["seq"], state["seq"])
         # the page goes on: the same decision is offered, and a click plays
         page.wait_for("document.body.dataset.await === 'human' && document.querySelectorAll('#board .target').length > 0",
@@ -473,11 +473,7 @@ class TestErrors(PageCase):
         self.assertTrue(page.eval("CarcdPlay.apply(%s)" % js(move)))
         page.wait_for("document.body.dataset.phase === 'action' && document.body.dataset.await === 'human'", 20)
         c = self.client()
-        why = c.legal_moves(game, move=move)["why"]
-        self.assertEqual(why["code"], "illegal_move")
-        self.assertFalse(page.eval("CarcdPlay.apply(%s)" % js(move)))
-        text = page.wait_for("(s => s.className === 'error' && s.textContent)(document.querySelector('#status'))", 20)
-        self.assertIn(why["message"], text)
+        self.assertRefused(page, c, game, move)
         page.wait_for("document.body.dataset.await === 'human' && !!document.querySelector('#moves .move-pass')", 20)
         page.click("#moves .move-pass")
         page.wait_for("document.body.dataset.phase === 'tile' && document.body.dataset.seq === '2'", 20)
