@@ -74,8 +74,10 @@ def _close_leftovers():
         b.close()
 
 
-class _Loop:
-    """An asyncio loop in a daemon thread; run(coro, timeout) waits for coro there."""
+class LoopThread:
+    """An asyncio loop in a daemon thread; run(coro, timeout) waits for coro
+    there.  The DevTools connection runs in one, and so may a test's own
+    asyncio server (test_client.FakeServer)."""
 
     def __init__(self):
         self.loop = asyncio.new_event_loop()
@@ -148,7 +150,7 @@ class Browser:
                                % (START_TIMEOUT, self.log_tail()))
         self.port = int(lines[0])
         self.ws_url = "ws://127.0.0.1:%d%s" % (self.port, lines[1].strip())
-        self._loop = _Loop()
+        self._loop = LoopThread()
         self._loop.run(self._connect(), CDP_TIMEOUT)
 
     def log_tail(self, n=30):

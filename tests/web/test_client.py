@@ -14,7 +14,6 @@ Each test checks, at its end, that the page logged no error nor uncaught
 exception but those the test expects (a connection it made fail on purpose).
 """
 
-import asyncio
 import json
 import os
 import re
@@ -22,7 +21,6 @@ import shutil
 import signal
 import socket
 import subprocess
-import threading
 import unittest
 
 import websockets
@@ -70,10 +68,8 @@ class FakeServer:
 
     def __init__(self, reply):
         self.reply = reply
-        self.loop = asyncio.new_event_loop()
-        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
-        self.thread.start()
-        self.server = asyncio.run_coroutine_threadsafe(self._start(), self.loop).result(10)
+        self.loop = browser.LoopThread()
+        self.server = self.loop.run(self._start(), 10)
         self.port = self.server.sockets[0].getsockname()[1]
         self.url = "ws://127.0.0.1:%d/" % self.port
 
@@ -91,10 +87,8 @@ class FakeServer:
         async def stop():
             self.server.close()
             await self.server.wait_closed()
-        asyncio.run_coroutine_threadsafe(stop(), self.loop).result(10)
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join(5)
-        self.loop.close()
+        self.loop.run(stop(), 10)
+        self.loop.stop()
 
     def __enter__(self):
         return self
