@@ -191,24 +191,16 @@
     return connect($("#url").value);
   }
 
-  // subscribe's params: with the state in each notification when the
-  // daemon offers it (hello's extras), else with the decision only
-  function subscribeParams(game) {
+  // Subscribes the connection to the session's game: with the state in each
+  // notification when the daemon offers it (hello's extras), else with the
+  // decision only; notes in the session which.  Returns subscribe's result.
+  async function subscribeTo(client, sess) {
     var extras = app.hello && Array.isArray(app.hello.extras) ? app.hello.extras : [];
-    var p = { game: game, decision: true };
+    var p = { game: sess.game, decision: true };
     if (extras.indexOf("subscribe.state") >= 0) p.state = true;
-    return p;
-  }
-
-  // Subscribes the session's connection to its game; notes whether the
-  // notifications will carry the state.  Returns subscribe's result.
-  async function subscribeTo(client, sess, game) {
-    var p = subscribeParams(game);
     var sub = await client.call("subscribe", p);
-    if (sess) {
-      sess.stateSub = !!p.state;
-      sess.pushed = null;
-    }
+    sess.stateSub = !!p.state;
+    sess.pushed = null;
     return sub;
   }
 
@@ -226,7 +218,7 @@
     sess.failures = 0;
     sess.botSeq = null;
     try {
-      await subscribeTo(app.client, sess, sess.game);
+      await subscribeTo(app.client, sess);
       requestRefresh();
     } catch (e) {
       showError(e, "game " + sess.game);
@@ -379,7 +371,7 @@
     setStatus("game " + res.game + " started" + (kinds.every(function (k) { return k === "bot"; })
       ? " (bots only)" : ""));
     try {
-      await subscribeTo(client, sess, res.game);
+      await subscribeTo(client, sess);
     } catch (e) {
       showError(e, "subscribe");
     }
@@ -392,15 +384,16 @@
     if (!isInt(id) || id < 1) { setStatus("a game id is a whole number from 1", "error"); return; }
     var client;
     try { client = await ensureClient(); } catch (e) { return; }
-    var sub, params = subscribeParams(id);
+    var sess = { mode: "watch", game: id, names: null, kinds: null, knownSeq: 0, loggedSeq: 0,
+                 botSeq: null, failures: 0, final: null, stateSub: false, pushed: null };
+    var sub;
     try {
-      sub = await client.call("subscribe", params);
+      sub = await subscribeTo(client, sess);   // the session starts only once it is watched
     } catch (e) {
       showError(e, "watch game " + id);
       return;
     }
-    var sess = { mode: "watch", game: id, names: null, kinds: null, knownSeq: sub.seq, loggedSeq: 0,
-                 botSeq: null, failures: 0, final: null, stateSub: !!params.state, pushed: null };
+    sess.knownSeq = sub.seq;
     tokens.set(sess, []);
     startSession(sess);
     setStatus("watching game " + id);
