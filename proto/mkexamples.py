@@ -15,16 +15,20 @@ import socket, sys, json, msgpack
 addr = sys.argv[1]
 def conn():
     s = socket.socket(socket.AF_UNIX); s.connect(addr); s.settimeout(3); return s
+def read_line(s, buf):
+    """The next line a JSON-lines connection s sends; buf ([bytes]) keeps what came after it."""
+    while b'\n' not in buf[0]:
+        buf[0] += s.recv(1 << 20)
+    l, buf[0] = buf[0].split(b'\n', 1)
+    return l.decode()
 J = conn(); M = conn(); mu = msgpack.Unpacker(raw=False); jbuf = [b'']
 jnotes = []
 def jl(line):
     J.sendall(line.encode() + b'\n')
     while True:
-        while b'\n' not in jbuf[0]:
-            jbuf[0] += J.recv(1 << 20)
-        l, jbuf[0] = jbuf[0].split(b'\n', 1)
-        if l.startswith(b'[2,'): jnotes.append(l.decode()); continue
-        return l.decode()
+        l = read_line(J, jbuf)
+        if l.startswith('[2,'): jnotes.append(l); continue
+        return l
 mid = [100]
 mnotes = []
 def mp(method, params):
@@ -63,10 +67,7 @@ ex('subscribe', 'subscribe', {'game': G})
 S = conn(); sbuf = [b'']
 def sl(line=None):
     if line: S.sendall(line.encode() + b'\n')
-    while b'\n' not in sbuf[0]:
-        sbuf[0] += S.recv(1 << 20)
-    l, sbuf[0] = sbuf[0].split(b'\n', 1)
-    return l.decode()
+    return read_line(S, sbuf)
 sline = 'subscribe {"game":%d,"state":true}' % G
 sr = sl(sline)
 mv = jl_moves['moves'][0]
