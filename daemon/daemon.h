@@ -79,6 +79,12 @@ typedef struct games_game {
 #define GAMES_WANTS_DECISION 1u
 /* subscribe's `state`: the decision's keys and the state, as `state` has it */
 #define GAMES_WANTS_STATE 2u
+/* subscribe's `moves`: the decision's keys and the legal moves of the decision due */
+#define GAMES_WANTS_MOVES 4u
+/* subscribe's `features` (with `moves`): the moves as legal_moves' `features` has them */
+#define GAMES_WANTS_FEATURES 8u
+/* the number of forms: each a combination of the bits above */
+#define GAMES_FORMS 16
 
 /* The largest game id: ids stay exact in JSON (a double's 53 bits). */
 #define GAMES_MAX_ID ((1ll << 53) - 1)

@@ -86,39 +86,71 @@ static void send_to(server *s, void *conn, const proto_val *msg)
 	s->deliver(conn, s->wbuf.p, s->wbuf.len);
 }
 
-/* The form of notification a watcher asked for: 0 the contract's, 1 with
- * the decision, 2 with the decision and the state. */
-static int form_of(unsigned wants)
+/* The legal moves of the decision due into s->moves: their number. */
+static int list_moves(server *s, const games_game *gm)
 {
-	return wants & GAMES_WANTS_STATE ? 2 : wants & GAMES_WANTS_DECISION ? 1 : 0;
+	int n = carc_legal_moves(gm->g, s->moves, CARC_MAX_MOVES);
+	if (n > CARC_MAX_MOVES) {
+		log_error("game %lld: %d legal moves, more than the engine's limit", (long long)gm->id, n);
+		n = CARC_MAX_MOVES;
+	}
+	return n;
+}
+
+/* A member of one map put into another as well: members are linked
+ * through `next`, so each map gets its own node (what it holds is shared). */
+static proto_val *member(proto_arena *a, const proto_val *v)
+{
+	proto_val *m = proto_arena_alloc(a, sizeof *m);
+	*m = *v;
+	m->next = NULL;
+	return m;
 }
 
 /* A notification is encoded once per encoding and form, whatever the
- * number of watchers: as the contract has it, {game, seq, events}; for
- * those that subscribed with `decision`, with the phase, seat and over of
- * the game after it as well; for those that subscribed with `state`, with
- * these and the state that `state` returns.  Each form adds its keys to
- * msg's params once the forms before it are encoded, and only when a
- * watcher wants it or one after it: the state is built at most once. */
-static void publish(server *s, proto_arena *a, games_game *gm, proto_val *msg)
+ * number of watchers.  A watcher's form is what it subscribed with
+ * (GAMES_WANTS_*): the contract's {game, seq, events}; with `decision`,
+ * also the phase, seat and over of the game after the move; with `moves`,
+ * these and the legal moves of the decision due (none once the game is
+ * closed: `closed`); with `state`, these and the state that `state`
+ * returns.  The params of msg get each form's keys in turn after the
+ * contract's, and the moves and the state are built at most once, only
+ * when a watcher wants them. */
+static void publish(server *s, proto_arena *a, games_game *gm, proto_val *msg, int closed)
 {
-	proto_buf enc[3][PROTO_ENC_COUNT] = { { { 0 } } };
+	proto_buf enc[GAMES_FORMS][PROTO_ENC_COUNT] = { { { 0 } } };
 	unsigned forms = 0; /* bit w: a watcher wants form w */
-	for (int i = 0; i < gm->nsubs; i++) forms |= 1u << form_of(gm->subwants[i]);
-	for (int w = 0; w < 3 && forms >> w; w++) {
-		if (w == 1) proto_set_decision(a, msg->u.c.last, gm->g);
-		if (w == 2) pv_set(msg->u.c.last, "state", state_of(a, gm));
+	for (int i = 0; i < gm->nsubs; i++) forms |= 1u << gm->subwants[i];
+	proto_val *params = msg->u.c.last, contract = *params, *decision = NULL, *moves[2] = { NULL, NULL }, *state = NULL;
+	for (unsigned w = 0; w < GAMES_FORMS; w++) {
 		if (!(forms >> w & 1)) continue;
+		*params = contract;
+		params->u.c.last->next = NULL;
+		if (w) { /* every form beyond the contract's has the decision */
+			if (!decision) proto_set_decision(a, decision = pv_map(a), gm->g);
+			for (const proto_val *m = decision->u.c.first; m; m = m->next) pv_push(params, member(a, m));
+		}
+		if (w & GAMES_WANTS_MOVES) {
+			int f = !!(w & GAMES_WANTS_FEATURES);
+			if (!moves[f]) moves[f] = closed ? pv_array(a) : proto_moves(a, gm->g, s->moves, list_moves(s, gm), f);
+			pv_set(params, "moves", member(a, moves[f]));
+		}
+		if (w & GAMES_WANTS_STATE) {
+			if (!state) state = state_of(a, gm);
+			pv_set(params, "state", member(a, state));
+		}
 		for (int i = 0; i < gm->nsubs; i++) {
 			proto_enc e = s->conn_enc(gm->subs[i]);
-			if (form_of(gm->subwants[i]) == w && !enc[w][e].len) proto_encode(msg, e, &enc[w][e]);
+			if (gm->subwants[i] == w && !enc[w][e].len) proto_encode(msg, e, &enc[w][e]);
 		}
 	}
+	*params = contract;
+	params->u.c.last->next = NULL;
 	for (int i = 0; i < gm->nsubs; i++) {
-		const proto_buf *b = &enc[form_of(gm->subwants[i])][s->conn_enc(gm->subs[i])];
+		const proto_buf *b = &enc[gm->subwants[i]][s->conn_enc(gm->subs[i])];
 		s->deliver(gm->subs[i], b->p, b->len);
 	}
-	for (int w = 0; w < 3; w++)
+	for (int w = 0; w < GAMES_FORMS; w++)
 		for (int e = 0; e < PROTO_ENC_COUNT; e++) proto_buf_free(&enc[w][e]);
 }
 
@@ -191,6 +223,8 @@ static proto_err m_hello(method_call *c, proto_val **result, const char **why)
 	pv_push(extras, pv_str(a, "legal_moves.features"));
 	pv_push(extras, pv_str(a, "legal_moves.move"));
 	pv_push(extras, pv_str(a, "subscribe.decision"));
+	pv_push(extras, pv_str(a, "subscribe.features"));
+	pv_push(extras, pv_str(a, "subscribe.moves"));
 	pv_push(extras, pv_str(a, "subscribe.state"));
 	pv_set(r, "extras", extras);
 	*result = r;
@@ -506,13 +540,7 @@ static proto_err m_legal_moves(method_call *c, proto_val **result, const char **
 	if (pv_to_int(pv_opt(c->params, "seat"), &seat) && seat >= gm->nseats)
 		return INVALID("game %lld has seats 0 to %d", (long long)gm->id, gm->nseats - 1);
 	int due = carc_game_seat(gm->g), n = 0;
-	if (seat < 0 || seat == due) {
-		n = carc_legal_moves(gm->g, c->s->moves, CARC_MAX_MOVES);
-		if (n > CARC_MAX_MOVES) {
-			log_error("game %lld: %d legal moves, more than the engine's limit", (long long)gm->id, n);
-			n = CARC_MAX_MOVES;
-		}
-	}
+	if (seat < 0 || seat == due) n = list_moves(c->s, gm);
 	const proto_val *ask = pv_opt(c->params, "move");
 	const char *whynot = NULL;
 	proto_err code = PROTO_OK;
@@ -793,14 +821,25 @@ static proto_err seq_result(method_call *c, const games_game *gm, proto_val **re
 
 static proto_err m_subscribe(method_call *c, proto_val **result, const char **why)
 {
+	proto_arena *a = c->a;
+	/* the form is set anew each time: what is not asked for now is off */
+	static const struct { const char *name; unsigned wants; } asks[] = {
+		{ "decision", GAMES_WANTS_DECISION },
+		/* the forms with the state or the moves have the decision's keys too */
+		{ "state", GAMES_WANTS_DECISION | GAMES_WANTS_STATE },
+		{ "moves", GAMES_WANTS_DECISION | GAMES_WANTS_MOVES },
+		{ "features", GAMES_WANTS_FEATURES },
+	};
+	unsigned wants = 0;
+	for (size_t i = 0; i < sizeof asks / sizeof asks[0]; i++) {
+		const proto_val *v = pv_opt(c->params, asks[i].name);
+		if (v && v->u.b) wants |= asks[i].wants;
+	}
+	if ((wants & GAMES_WANTS_FEATURES) && !(wants & GAMES_WANTS_MOVES))
+		return INVALID("`features` is the form of the moves that `moves: true` asks for; there are none without it");
 	games_game *gm;
 	proto_err rc = get_game(c, &gm, why);
 	if (rc) return rc;
-	/* the form is set anew each time: what is not asked for now is off */
-	const proto_val *decision = pv_opt(c->params, "decision"), *state = pv_opt(c->params, "state");
-	unsigned wants = 0;
-	if (decision && decision->u.b) wants |= GAMES_WANTS_DECISION;
-	if (state && state->u.b) wants |= GAMES_WANTS_DECISION | GAMES_WANTS_STATE; /* the state's form has the decision's keys */
 	if (games_subscribe(&c->s->games, gm, c->conn, c->subs, wants) < 0) {
 		*why = proto_arena_printf(c->a, "a connection may watch at most %d games", CARCD_MAX_SUBSCRIPTIONS);
 		return PROTO_E_LIMIT;
@@ -842,7 +881,8 @@ static const proto_param p_tiles[] = {
 	{ .name = "expansions", .type = PROTO_P_ARRAY }, { .name = "rot", .type = PROTO_P_INT }, END
 };
 static const proto_param p_subscribe[] = {
-	GAME_ID, { .name = "decision", .type = PROTO_P_BOOL }, { .name = "state", .type = PROTO_P_BOOL }, END
+	GAME_ID, { .name = "decision", .type = PROTO_P_BOOL }, { .name = "state", .type = PROTO_P_BOOL },
+	{ .name = "moves", .type = PROTO_P_BOOL }, { .name = "features", .type = PROTO_P_BOOL }, END
 };
 static const proto_param p_close_game[] = { GAME_ID, { .name = "admin_token", .type = PROTO_P_STR, .required = 1 }, END };
 
@@ -925,7 +965,7 @@ void methods_handle(server *s, void *conn, games_subs *subs, const proto_request
 	}
 	/* the mover hears its response before the notification of its move */
 	send_to(s, conn, proto_response(c.a, rq, result));
-	if (c.notify) publish(s, c.a, c.notify_game, c.notify);
+	if (c.notify) publish(s, c.a, c.notify_game, c.notify, c.closed != NULL);
 	if (c.closed) games_close(&s->games, c.closed);
 }
 
@@ -940,7 +980,7 @@ static int expired(void *ctx, games_game *gm)
 	const expiry *x = ctx;
 	if (x->now - gm->last < x->s->game_timeout) return 0;
 	if (gm->nsubs) {
-		publish(x->s, &x->s->arena, gm, closed_notice(&x->s->arena, gm));
+		publish(x->s, &x->s->arena, gm, closed_notice(&x->s->arena, gm), 1);
 		proto_arena_reset(&x->s->arena);
 	}
 	log_debug("game %lld: closed after %d s without a move", (long long)gm->id, x->s->game_timeout);

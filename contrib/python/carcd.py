@@ -366,7 +366,8 @@ class Client:
 
     def next_event(self, timeout=-1, keepalive=None):
         """The next notification's params {game, seq, events} (with phase, seat
-        and over when subscribed with decision=True), or None on timeout.
+        and over when subscribed with decision=True, and so on: subscribe()),
+        or None on timeout.
 
         timeout: seconds (None: for ever; 0: only what already arrived;
         default the client's timeout).  keepalive: while waiting, send a
@@ -427,13 +428,16 @@ class Client:
     def close_game(self, game, admin_token):
         return self.call("close_game", game=game, admin_token=admin_token)
 
-    def subscribe(self, game, decision=False, state=False):
+    def subscribe(self, game, decision=False, state=False, moves=False, features=False):
         """Watch a game; with decision=True each notification also holds the
-        phase, seat and over the game has after the move, and with
-        state=True those and the whole public state, as state() returns it
-        (both carcd's own).  Subscribing again sets the form: what is not
-        asked for again is off."""
-        return self.call("subscribe", game=game, decision=decision or None, state=state or None)
+        phase, seat and over the game has after the move; with state=True
+        those and the whole public state, as state() returns it; with
+        moves=True those and `moves`, the legal moves of the decision due
+        as legal_moves() lists them (features=True: as with its features),
+        so that a bot plays from notifications alone (all carcd's own).
+        Subscribing again sets the form: what is not asked for again is off."""
+        return self.call("subscribe", game=game, decision=decision or None, state=state or None,
+                         moves=moves or None, features=features or None)
 
     def unsubscribe(self, game):
         return self.call("unsubscribe", game=game)

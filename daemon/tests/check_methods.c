@@ -297,6 +297,58 @@ START_TEST(state_notifications)
 }
 END_TEST
 
+/* `moves` adds the legal moves of the decision due to the decision's keys
+ * (`features`: in legal_moves' features form), beside `state` when asked
+ * for too; two watchers of different forms on one game each get theirs
+ * from one notification, and game_closed brings no moves. */
+static json_t *last_note(const fake *c)
+{
+	json_t *m = json_array_get(c->got, json_array_size(c->got) - 1);
+	ck_assert_int_eq(json_integer_value(json_array_get(m, 0)), 2);
+	return json_array_get(m, 2);
+}
+
+START_TEST(moves_notifications)
+{
+	json_t *g = result(call(&A, "new_game {\"players\": [\"ann\", \"bob\"], \"seed\": 9, \"auth\": false, "
+	                            "\"expansions\": [\"base\", \"abbey-mayor\", \"traders-builders\"]}"));
+	int game = (int)json_integer_value(json_object_get(g, "game"));
+	const char *admin = json_string_value(json_object_get(g, "admin_token"));
+	ck_assert_str_eq(error_code(call(&W, "subscribe {\"game\": %d, \"moves\": 1}", game)), "invalid_params");
+	ck_assert_str_eq(error_code(call(&W, "subscribe {\"game\": %d, \"features\": true}", game)), "invalid_params");
+	result(call(&W, "subscribe {\"game\": %d, \"moves\": true, \"state\": true}", game));
+	result(call(&A, "subscribe {\"game\": %d, \"moves\": true, \"features\": true}", game));
+	for (int i = 0; i < 12; i++) {
+		json_t *lm = result(call(&A, "legal_moves {\"game\": %d}", game));
+		json_t *moves = json_object_get(lm, "moves");
+		char *mv = json_dumps(json_array_get(moves, json_array_size(moves) - 1), JSON_COMPACT);
+		json_t *r = result(call(&A, "apply_move {\"game\": %d, \"move\": %s}", game, mv));
+		free(mv);
+		json_t *w = last_note(&W), *a = last_note(&A);
+		ck_assert_uint_eq(json_object_size(w), 8);
+		ck_assert_uint_eq(json_object_size(a), 7);
+		ck_assert(json_equal(json_object_get(w, "events"), json_object_get(r, "events")));
+		ck_assert(json_equal(json_object_get(a, "events"), json_object_get(r, "events")));
+		ck_assert(json_equal(json_object_get(w, "seat"), json_object_get(r, "seat")));
+		ck_assert(json_equal(json_object_get(w, "state"), result(call(&A, "state {\"game\": %d}", game))));
+		ck_assert(json_equal(json_object_get(w, "moves"),
+		                     json_object_get(result(call(&A, "legal_moves {\"game\": %d}", game)), "moves")));
+		ck_assert(json_equal(json_object_get(a, "moves"),
+		                     json_object_get(result(call(&A, "legal_moves {\"game\": %d, \"features\": true}", game)),
+		                                     "moves")));
+		ck_assert_uint_gt(json_array_size(json_object_get(a, "moves")), 0);
+	}
+	result(call(&A, "close_game {\"game\": %d, \"admin_token\": \"%s\"}", game, admin));
+	json_t *w = last_note(&W), *a = last_note(&A);
+	ck_assert_uint_eq(json_array_size(json_object_get(w, "moves")), 0);
+	ck_assert_uint_eq(json_array_size(json_object_get(a, "moves")), 0);
+	ck_assert(json_is_array(json_object_get(a, "moves")));
+	ck_assert(json_is_object(json_object_get(w, "state")));
+	games_unsubscribe_all(&S.games, &W, &subs_w);
+	games_unsubscribe_all(&S.games, &A, &subs_a);
+}
+END_TEST
+
 /* A full registry drops its oldest finished game, and refuses when none is. */
 START_TEST(registry_full)
 {
@@ -386,6 +438,7 @@ int main(void)
 	tcase_add_test(t, hello_and_errors);
 	tcase_add_test(t, full_game);
 	tcase_add_test(t, state_notifications);
+	tcase_add_test(t, moves_notifications);
 	tcase_add_test(t, registry_full);
 	tcase_add_test(t, games_time_out);
 	tcase_add_test(t, file_age_to_the_nanosecond);

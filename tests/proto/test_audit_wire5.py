@@ -103,7 +103,8 @@ class Hello:
         self.assertEqual(h["methods"], list(harness.METHODS))
         self.assertEqual(sorted(h["limits"]), ["game_timeout", "idle_timeout", "max_depth", "max_games", "max_line", "max_request"])
         # the parameters beyond the contract (test_decision, test_features)
-        self.assertEqual(h["extras"], ["legal_moves.features", "legal_moves.move", "subscribe.decision", "subscribe.state"])
+        self.assertEqual(h["extras"], ["legal_moves.features", "legal_moves.move", "subscribe.decision",
+                                            "subscribe.features", "subscribe.moves", "subscribe.state"])
         # each listed method answers (none is unknown_method)
         for m in h["methods"]:
             self.assertNotEqual(code_of(self.c.call, m, {}), "unknown_method", m)

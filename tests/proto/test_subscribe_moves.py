@@ -1,0 +1,205 @@
+"""subscribe's `moves` (proto/PROTOCOL.md, subscribe): a watcher that asks
+for it gets each notification in the `decision` form with `moves` beside,
+the list `legal_moves` gives for the decision due at that seq (with
+`features: true`, as legal_moves' `features` gives it), so that a bot or a
+UI plays from notifications alone: one request a decision, apply_move.
+Forms combine with `state`; watchers of different forms on one game each
+get their own, in MessagePack, JSON lines and over WebSocket; the end of a
+game brings `moves: []`, and so does a game_closed notification; `features`
+without `moves`, or either not a boolean, is refused and changes nothing;
+hello lists both; random_bot.py plays on them."""
+
+import json
+import unittest
+
+import harness
+from harness import SLOW, code_of
+from test_subscribe_state import Watching, daemon
+from test_websocket import start_ws_daemon
+
+EVERY_SET = harness.EVERY_SET
+WAIT = 10.0 * SLOW
+
+
+def setUpModule():
+    daemon["d"] = start_ws_daemon()
+
+
+def tearDownModule():
+    harness.stop_checked(daemon.pop("d"))
+
+
+class Moves(Watching):
+    def test_hello_lists_the_extras(self):
+        for encoding in ("msgpack", "json"):
+            extras = self.client(encoding).hello()["extras"]
+            self.assertIn("subscribe.moves", extras)
+            self.assertIn("subscribe.features", extras)
+
+    def test_every_move_carries_the_moves_due_in_every_encoding(self):
+        """Random games with every set and 2 to 4 seats: after each move the
+        `moves` watchers (MessagePack, JSON lines, WebSocket; one with
+        `features`, one with `state` as well) hear the decision due and
+        exactly what legal_moves lists for it; a `decision` watcher on the
+        same game hears that form without them."""
+        rng = harness.new_rng(self.id())
+        for seed, players in ((31, ["ann", "bob"]), (32, ["ann", "bob", "cy", "di"])):
+            mover = self.client()
+            g = mover.new_game(players, expansions=EVERY_SET, seed=seed, auth=False)["game"]
+            told, listed, featured, both, over_ws = (self.client(), self.client("msgpack"), self.client("json"),
+                                                     self.client("json"), self.ws())
+            self.assertEqual(told.call("subscribe", game=g, decision=True), {"seq": 0})
+            self.assertEqual(listed.call("subscribe", game=g, moves=True), {"seq": 0})
+            self.assertEqual(featured.call("subscribe", game=g, moves=True, features=True, decision=False),
+                             {"seq": 0})
+            self.assertEqual(both.call("subscribe", game=g, moves=True, state=True), {"seq": 0})
+            self.assertEqual(over_ws.call("subscribe", game=g, moves=True, features=True), {"seq": 0})
+            moves = kinds = 0
+            seen = set()
+            while True:
+                lm = mover.legal_moves(g)
+                if lm["phase"] == "over":
+                    break
+                r = mover.apply_move(g, rng.choice(lm["moves"]))
+                moves += 1
+                now, rich = mover.legal_moves(g), mover.legal_moves(g, features=True)
+                self.assertEqual(now["seq"], r["seq"])
+                decided = {"game": g, "seq": r["seq"], "events": r["events"], "phase": r["phase"],
+                           "seat": r["seat"], "over": r["over"]}
+                self.assertEqual(told.next_event(timeout=WAIT), decided)
+                self.assertEqual(listed.next_event(timeout=WAIT), dict(decided, moves=now["moves"]))
+                self.assertEqual(featured.next_event(timeout=WAIT), dict(decided, moves=rich["moves"]))
+                self.assertEqual(over_ws.next_event(timeout=WAIT), dict(decided, moves=rich["moves"]))
+                self.assertEqual(both.next_event(timeout=WAIT),
+                                 dict(decided, moves=now["moves"], state=mover.state(g)))
+                seen.add(r["phase"])
+                kinds = max(kinds, len(now["moves"]))
+            self.assertTrue(r["over"])
+            self.assertEqual(now["moves"], [])   # the last notification: the game is over, no move is due
+            self.assertGreater(moves, 100)
+            self.assertGreater(kinds, 10)
+            self.assertGreaterEqual(len(seen), 3, seen)   # decisions of several kinds came
+            for w in (told, listed, featured, both, over_ws):
+                self.assertIsNone(w.next_event(timeout=0.2))   # one notification a move, no more
+            self.assertEqual(self.watchers_of(g), 5)
+
+    def test_a_bot_plays_a_game_from_notifications_alone(self):
+        """Two seats with tokens, each on its own connection: after one
+        legal_moves at the start, every decision comes from a notification,
+        and the game plays to its end with one apply_move a decision."""
+        rng = harness.new_rng(self.id())
+        made = self.client().new_game(["ann", "bob"], expansions=EVERY_SET, seed=5)
+        g = made["game"]
+        seats = [self.client(), self.client("json")]
+        for c in seats:
+            self.assertEqual(c.call("subscribe", game=g, moves=True), {"seq": 0})
+        due = seats[0].legal_moves(g)
+        requests, applied = 0, 0
+        while due["phase"] != "over":
+            who = due["seat"]
+            seats[who].apply_move(g, rng.choice(due["moves"]), token=made["seats"][who]["token"], seq=due["seq"])
+            requests += 1
+            applied += 1
+            notes = [c.next_event(timeout=WAIT) for c in seats]
+            self.assertEqual(notes[0], notes[1])
+            self.assertEqual(notes[0]["seq"], due["seq"] + 1)
+            due = notes[0]
+        self.assertEqual(due["phase"], "over")
+        self.assertEqual(due["moves"], [])
+        self.assertEqual(requests, applied)
+        self.assertEqual(self.client().state(g)["seq"], applied)
+        self.assertTrue(self.client().score(g)["final"])
+
+    def test_subscribing_again_sets_the_form_anew(self):
+        mover, w = self.client(), self.client()
+        g = mover.new_game(["ann", "bob"], seed=3, auth=False)["game"]
+        dec = {"game", "seq", "events", "phase", "seat", "over"}
+        steps = [({"moves": True}, dec | {"moves"}),
+                 ({}, {"game", "seq", "events"}),                  # without: off
+                 ({"moves": True, "features": True, "state": True}, dec | {"moves", "state"}),
+                 ({"state": True}, dec | {"state"}),
+                 ({"decision": True, "moves": False}, dec),
+                 ({"moves": True, "features": False}, dec | {"moves"}),
+                 ({"moves": True, "features": True}, dec | {"moves"})]
+        for params, keys in steps:
+            with self.subTest(params=params):
+                seq = mover.state(g)["seq"]
+                self.assertEqual(w.call("subscribe", game=g, **params), {"seq": seq})
+                mover.apply_move(g, mover.legal_moves(g)["moves"][0])
+                n = w.next_event(timeout=WAIT)
+                self.assertEqual(set(n), keys)
+                if "moves" in n:
+                    self.assertEqual(n["moves"], mover.legal_moves(g, features=params.get("features", False))["moves"])
+        self.assertEqual(self.watchers_of(g), 1)
+
+    def test_bad_params_are_refused_and_change_nothing(self):
+        w = self.client()
+        g = w.new_game(["ann"], seed=3, auth=False)["game"]
+        bads = [{"moves": v} for v in ("yes", 1, 0, [True], {"on": True})]
+        bads += [{"moves": True, "features": v} for v in ("yes", 1, [True])]
+        bads += [{"features": True}, {"features": True, "moves": False}, {"features": True, "state": True}]
+        for params in bads:
+            with self.subTest(params=params):
+                self.assertEqual(code_of(w.call, "subscribe", game=g, **params), "invalid_params")
+        self.assertEqual(self.watchers_of(g), 0)
+        # `features` alone is refused before the game is looked for, as a wrong type is
+        self.assertEqual(code_of(w.call, "subscribe", game=987654321, features=True), "invalid_params")
+        self.assertEqual(code_of(w.call, "subscribe", game=987654321, moves=True), "no_such_game")
+        # a refused subscribe leaves the form a watcher has as it was
+        self.assertEqual(w.call("subscribe", game=g, moves=True), {"seq": 0})
+        self.assertEqual(code_of(w.call, "subscribe", game=g, features=True), "invalid_params")
+        w.apply_move(g, w.legal_moves(g)["moves"][0])
+        n = w.next_event(timeout=WAIT)
+        self.assertEqual(n["moves"], w.legal_moves(g)["moves"])
+        self.assertNotIn("state", n)
+
+    def test_a_closed_game_has_no_moves(self):
+        mover, w, stated = self.client(), self.client("json"), self.client()
+        made = mover.new_game(["ann", "bob"], expansions=["base", "abbey-mayor"], seed=3, auth=False)
+        g = made["game"]
+        for _ in range(3):
+            mover.apply_move(g, mover.legal_moves(g)["moves"][-1])
+        st = mover.state(g)
+        self.assertTrue(mover.legal_moves(g)["moves"])
+        self.assertEqual(w.call("subscribe", game=g, moves=True, features=True), {"seq": 3})
+        self.assertEqual(stated.call("subscribe", game=g, moves=True, state=True), {"seq": 3})
+        mover.close_game(g, made["admin_token"])
+        closed = {"game": g, "seq": 3, "events": [{"type": "game_closed"}], "phase": st["phase"],
+                  "seat": st["seat"], "over": False, "moves": []}
+        self.assertEqual(w.next_event(timeout=WAIT), closed)
+        self.assertEqual(stated.next_event(timeout=WAIT), dict(closed, state=st))
+
+    def test_the_mover_hears_its_reply_first(self):
+        made = self.client().new_game(["ann"], seed=4, auth=False)
+        g = made["game"]
+        with daemon["d"].raw() as raw:
+            raw.send_line('[0,1,"subscribe",{"game":%d,"moves":true}]' % g)
+            self.assertEqual(raw.read_one("json"), [1, 1, None, {"seq": 0}])
+            lm = self.client().legal_moves(g)
+            raw.send_line(json.dumps([0, 2, "apply_move", {"game": g, "move": lm["moves"][0]}]))
+            got = raw.read("json", 2)
+            self.assertEqual(len(got), 2, got)
+            reply, note = got
+            self.assertEqual(reply[:3], [1, 2, None])
+            self.assertEqual(note[:2], [2, "event"])
+            after = self.client().legal_moves(g)
+            self.assertEqual(note[2], {"game": g, "seq": 1, "events": reply[3]["events"], "phase": reply[3]["phase"],
+                                       "seat": reply[3]["seat"], "over": reply[3]["over"], "moves": after["moves"]})
+
+
+class Clients(Watching):
+    def test_the_python_client_asks_for_them(self):
+        mover, w = self.client(), self.client("json")
+        g = mover.new_game(["ann", "bob"], seed=8, auth=False)["game"]
+        w.subscribe(g, moves=True, features=True)
+        mover.apply_move(g, mover.legal_moves(g)["moves"][0])
+        n = w.next_event(timeout=WAIT)
+        self.assertEqual(n["moves"], mover.legal_moves(g, features=True)["moves"])
+        self.assertTrue(any("feature" in m for m in n["moves"]), n["moves"])
+        w.subscribe(g, decision=True)        # asked again without them: off
+        mover.apply_move(g, mover.legal_moves(g)["moves"][0])
+        self.assertNotIn("moves", w.next_event(timeout=WAIT))
+
+
+if __name__ == "__main__":
+    unittest.main()
