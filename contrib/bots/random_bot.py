@@ -21,9 +21,11 @@ A game it makes may take expansions, rule options and components:
   random_bot.py --players 6 --expansions base,river,abbey-mayor,hills-sheep \
                 --rule abbey_final_round=true --component large=true
 
-The bot waits for its turns through `subscribe` notifications, asks
-`legal_moves` at each of its decisions and sends one of them at random with
-`apply_move`, passing `seq` so that it never plays on a stale state.  When it
+The bot waits for its turns through `subscribe` notifications, which carry
+the legal moves of each decision (`subscribe`'s `moves`; from a daemon
+without it the bot asks `legal_moves` at each decision), and sends one of
+them at random with `apply_move`, passing `seq` so that it never plays on a
+stale state.  When it
 does not know which seat its token holds it simply tries: `not_your_turn`
 tells it the seat due is not its own.  While it waits it pings the daemon
 now and then (every 60 s, or a third of the daemon's idle timeout when that
@@ -101,9 +103,10 @@ def emit(obj):
 
 
 class RandomBot:
-    def __init__(self, client, game, tokens, rng, verbose=False, keepalive=60.0):
+    def __init__(self, client, game, tokens, rng, verbose=False, keepalive=60.0, notified=False):
         """tokens: {seat: token} of the seats it plays; {None: token} when the
-        seat is unknown; {ALL: None} to play every seat of an auth-false game."""
+        seat is unknown; {ALL: None} to play every seat of an auth-false game.
+        notified: the daemon offers `subscribe`'s `moves`."""
         self.c = client
         self.game = game
         self.tokens = dict(tokens)
@@ -112,6 +115,7 @@ class RandomBot:
         self.verbose = verbose
         self.keepalive = keepalive
         self.moves_played = 0
+        self.notified = notified
 
     def token_for(self, seat):
         """The token to play `seat` with, or False when it is not ours."""
@@ -124,34 +128,59 @@ class RandomBot:
         return False
 
     def play(self, timeout):
-        self.c.subscribe(self.game)
+        """Plays until the game is over; returns score()'s result.  With a
+        daemon that offers `subscribe`'s `moves`, each notification brings
+        the decision due and its legal moves, so a decision costs one
+        request (apply_move); else the bot asks legal_moves after each."""
+        if self.notified:
+            self.c.subscribe(self.game, moves=True)
+        else:
+            self.c.subscribe(self.game)
+        due = self.c.legal_moves(self.game)
         while True:
-            lm = self.c.legal_moves(self.game)
-            if lm["phase"] == "over":
+            if due["phase"] == "over":
                 return self.c.score(self.game)
-            token = self.token_for(lm["seat"])
-            if token is not False and lm["moves"]:
-                move = self.rng.choice(lm["moves"])
+            token = self.token_for(due["seat"])
+            if token is not False and due["moves"]:
+                move = self.rng.choice(due["moves"])
                 try:
-                    self.c.apply_move(self.game, move, token=token, seq=lm["seq"])
+                    self.c.apply_move(self.game, move, token=token, seq=due["seq"])
                 except carcd.Error as e:
                     if e.code in ("conflict", "game_over"):
-                        continue  # the game moved on (or ended) meanwhile: look again
+                        due = self.next_due(timeout)   # the game moved on (or ended) meanwhile
+                        continue
                     if e.code == "not_your_turn" and None in self.tokens:
-                        self.not_mine.add(lm["seat"])
+                        self.not_mine.add(due["seat"])
                         continue
                     raise
                 if None in self.tokens:  # now we know which seat the token holds
-                    self.tokens = {lm["seat"]: self.tokens[None]}
+                    self.tokens = {due["seat"]: self.tokens[None]}
                 self.moves_played += 1
                 if self.verbose:
-                    print("seat %d seq %d: %s" % (lm["seat"], lm["seq"], json.dumps(move)), file=sys.stderr)
-                self.c.events.clear()   # our own move's notification carries nothing new
-                continue
-            # Another seat decides: wait until the game changes.
-            if self.c.next_event(timeout, keepalive=self.keepalive) is None:
-                raise TimeoutError("nothing happened in game %s for %.0f s" % (self.game, timeout))
+                    print("seat %d seq %d: %s" % (due["seat"], due["seq"], json.dumps(move)), file=sys.stderr)
+                if not self.notified:
+                    self.c.events.clear()   # our own move's notification carries nothing new
+                    due = self.c.legal_moves(self.game)
+                    continue
+            # wait until the game changes (after our own move: its notification)
+            due = self.next_due(timeout)
+
+    def next_due(self, timeout):
+        """The decision due once the game has changed: from the newest
+        notification when they bring the moves, else from legal_moves."""
+        n = self.c.next_event(timeout, keepalive=self.keepalive)
+        if n is None:
+            raise TimeoutError("nothing happened in game %s for %.0f s" % (self.game, timeout))
+        if not self.notified:
             self.c.events.clear()
+            return self.c.legal_moves(self.game)
+        while True:   # notifications come in order, with no gaps: the newest is the game as it is
+            if any(e.get("type") == "game_closed" for e in n["events"]):
+                raise carcd.Error("no_such_game", "game %s was closed" % self.game)
+            newer = self.c.next_event(0)
+            if newer is None:
+                return n
+            n = newer
 
 
 def main(argv=None):
@@ -186,8 +215,10 @@ def main(argv=None):
                               file=sys.stderr)
                         return 2
             # within the daemon's idle timeout, or a wait for a slow seat loses the connection
-            keepalive = c.idle_keepalive() if args.keepalive is None else args.keepalive
-            bot = RandomBot(c, game, seats, rng, args.verbose, keepalive)
+            hello = c.hello()
+            keepalive = c.idle_keepalive(hello=hello) if args.keepalive is None else args.keepalive
+            bot = RandomBot(c, game, seats, rng, args.verbose, keepalive,
+                            notified="subscribe.moves" in hello.get("extras", []))
             score = bot.play(args.timeout)
             emit({"game": game, "moves_played": bot.moves_played, "scores": score["scores"],
                   "final": score["final"]})

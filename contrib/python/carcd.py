@@ -385,11 +385,12 @@ class Client:
                 return None
             self.ping()
 
-    def idle_keepalive(self, most=60.0):
+    def idle_keepalive(self, most=60.0, hello=None):
         """A keepalive for next_event well within the daemon's idle timeout:
-        a third of it as `hello` gives it, at most `most` seconds (`most`
-        too when the daemon closes no idle connection)."""
-        idle = self.hello().get("limits", {}).get("idle_timeout")
+        a third of it as `hello` gives it (hello: its result, when the
+        caller has it already), at most `most` seconds (`most` too when the
+        daemon closes no idle connection)."""
+        idle = (hello or self.hello()).get("limits", {}).get("idle_timeout")
         return min(most, idle / 3.0) if isinstance(idle, (int, float)) and idle > 0 else most
 
     # ---- the methods of PROTOCOL.md section 4 ---------------------------------

@@ -10,6 +10,8 @@ without `moves`, or either not a boolean, is refused and changes nothing;
 hello lists both; random_bot.py plays on them."""
 
 import json
+import os
+import subprocess
 import unittest
 
 import harness
@@ -19,6 +21,7 @@ from test_websocket import start_ws_daemon
 
 EVERY_SET = harness.EVERY_SET
 WAIT = 10.0 * SLOW
+BOT = os.path.join(harness.TOP_SRCDIR, "contrib", "bots", "random_bot.py")
 
 
 def setUpModule():
@@ -199,6 +202,26 @@ class Clients(Watching):
         w.subscribe(g, decision=True)        # asked again without them: off
         mover.apply_move(g, mover.legal_moves(g)["moves"][0])
         self.assertNotIn("moves", w.next_event(timeout=WAIT))
+
+    def requests(self):
+        return self.client().call("stats")["requests"]
+
+    def test_random_bot_makes_one_request_a_decision(self):
+        """random_bot.py on a daemon with `moves`: a whole game of every set
+        costs it about one request a move, where one legal_moves after each
+        move would double that."""
+        before = self.requests()
+        p = subprocess.run([harness.PYTHON, BOT, "--address", daemon["d"].unix_address, "--players", "3",
+                            "--expansions", ",".join(EVERY_SET), "--seed", "12", "--rng", "4"],
+                           capture_output=True, text=True, timeout=120 * SLOW)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        out = json.loads(p.stdout)
+        self.assertTrue(out["final"])
+        spent = self.requests() - before - 1   # the stats call of before is counted once it is answered
+        played = out["moves_played"]
+        self.assertGreater(played, 150)
+        # new_game, hello, subscribe, one legal_moves, score: five beyond the moves
+        self.assertEqual(spent, played + 5, (spent, played))
 
 
 if __name__ == "__main__":
