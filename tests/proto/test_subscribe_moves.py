@@ -203,6 +203,29 @@ class Clients(Watching):
         mover.apply_move(g, mover.legal_moves(g)["moves"][0])
         self.assertNotIn("moves", w.next_event(timeout=WAIT))
 
+    def test_carcctl_watch_moves(self):
+        from test_contrib import CARCCTL_CMD, finish, start
+        mover = self.client()
+        g = mover.new_game(["ann", "bob"], seed=9, auth=False)["game"]
+        for flags, features in ((["--moves"], False), (["--features"], True), (["-m", "--features"], True)):
+            with self.subTest(flags=flags):
+                seq = mover.state(g)["seq"]
+                watcher = start(CARCCTL_CMD + ["--socket", daemon["d"].unix_path, "watch", str(g), "--count", "2"]
+                                + flags)
+                try:
+                    self.assertEqual(json.loads(watcher.stdout.readline()), {"game": g, "seq": seq})
+                    listed = []
+                    for _ in range(2):
+                        mover.apply_move(g, mover.legal_moves(g)["moves"][-1])
+                        listed.append(mover.legal_moves(g, features=features)["moves"])
+                    out, err = finish(watcher)
+                finally:
+                    if watcher.poll() is None:
+                        watcher.kill()
+                        watcher.communicate()
+                self.assertEqual(watcher.returncode, 0, err)
+                self.assertEqual([json.loads(line)["moves"] for line in out.splitlines()], listed)
+
     def requests(self):
         return self.client().call("stats")["requests"]
 
