@@ -8,8 +8,11 @@
  * "subscribe.state": each notification then brings the state to show, and
  * the page calls `state` only when it has none as new as the game (after
  * a subscribe, a reconnect); against a carcd without that extra it calls
- * `state` after each notification.  `legal_moves` is fetched whenever one
- * of the page's seats decides.
+ * `state` after each notification.  Likewise with `moves` and `features`
+ * when the extras list "subscribe.moves" and "subscribe.features": each
+ * notification brings the legal moves due, and the page calls
+ * `legal_moves` only when one of its seats decides and it has no list as
+ * new as the game; else it calls it whenever one of its seats decides.
  *
  * Query parameters:
  *   ?ws=URL       the daemon's WebSocket listener (default ws://127.0.0.1:7879/);
@@ -191,16 +194,24 @@
     return connect($("#url").value);
   }
 
-  // Subscribes the connection to the session's game: with the state in each
-  // notification when the daemon offers it (hello's extras), else with the
-  // decision only; notes in the session which.  Returns subscribe's result.
+  // Subscribes the connection to the session's game: with the state and,
+  // when the page plays in it, the legal moves (as `features` gives them)
+  // in each notification when the daemon offers them (hello's extras), else
+  // with the decision only; notes in the session which.  Returns
+  // subscribe's result.
   async function subscribeTo(client, sess) {
     var extras = app.hello && Array.isArray(app.hello.extras) ? app.hello.extras : [];
     var p = { game: sess.game, decision: true };
     if (extras.indexOf("subscribe.state") >= 0) p.state = true;
+    // a page that only watches decides nothing: it needs no moves
+    if (sess.mode === "play" && extras.indexOf("subscribe.moves") >= 0 && extras.indexOf("subscribe.features") >= 0) {
+      p.moves = true;
+      p.features = true;
+    }
     var sub = await client.call("subscribe", p);
     sess.stateSub = !!p.state;
     sess.pushed = null;
+    sess.pushedLegal = null;
     return sub;
   }
 
@@ -363,7 +374,8 @@
       return;
     }
     var sess = { mode: "play", game: res.game, names: names, kinds: kinds, knownSeq: 0, loggedSeq: 0,
-                 botSeq: null, failures: 0, final: null, stateSub: false, pushed: null };
+                 botSeq: null, failures: 0, final: null, stateSub: false, pushed: null,
+                 pushedLegal: null };
     var toks = [];
     (res.seats || []).forEach(function (s) { toks[s.seat] = s.token; });
     tokens.set(sess, toks);
@@ -385,7 +397,8 @@
     var client;
     try { client = await ensureClient(); } catch (e) { return; }
     var sess = { mode: "watch", game: id, names: null, kinds: null, knownSeq: 0, loggedSeq: 0,
-                 botSeq: null, failures: 0, final: null, stateSub: false, pushed: null };
+                 botSeq: null, failures: 0, final: null, stateSub: false, pushed: null,
+                 pushedLegal: null };
     var sub;
     try {
       sub = await subscribeTo(client, sess);   // the session starts only once it is watched
@@ -436,6 +449,9 @@
     var fresh = n.state && typeof n.state === "object" && n.state.seq === n.seq &&
                 (!sess.pushed || n.seq > sess.pushed.seq);
     if (fresh && !closed) sess.pushed = n.state;
+    // subscribe's `moves`: what legal_moves would answer at this seq
+    if (Array.isArray(n.moves) && !closed && (!sess.pushedLegal || n.seq > sess.pushedLegal.seq))
+      sess.pushedLegal = { game: n.game, seq: n.seq, phase: n.phase, seat: n.seat, moves: n.moves };
     if (n.seq > sess.loggedSeq || closed) {
       (n.events || []).forEach(function (ev) { logEvent(ev); });
       sess.loggedSeq = Math.max(sess.loggedSeq, n.seq);
@@ -485,7 +501,10 @@
       if (sess !== app.session) return;
     }
     var lm = null, toks = tokens.get(sess) || [];
-    if (!st.over && isInt(st.seat) && toks[st.seat]) {
+    var pl = sess.pushedLegal;
+    if (!st.over && isInt(st.seat) && toks[st.seat] && pl && pl.seq === st.seq) {
+      lm = pl;
+    } else if (!st.over && isInt(st.seat) && toks[st.seat]) {
       lm = await client.call("legal_moves", { game: sess.game, features: true });
       if (sess !== app.session) return;
       if (lm.seq !== st.seq) {

@@ -313,27 +313,30 @@ class TestWatch(PageCase):
         c.close_game(game, g["admin_token"])
         page.wait_for("/closed/.test(document.querySelector('#status').textContent)", 20)
 
-    def counted_page(self, strip_extra=False):
-        """A page whose client counts its calls by method (window.__calls),
-        reconnected so that the counting client is the one it uses; with
-        strip_extra, its hello shows no "subscribe.state", as from a carcd
-        without it."""
-        page = self.open_page()
+    def counted_page(self, strip=(), query=""):
+        """A page whose client counts its calls by method (window.__calls)
+        and keeps the params of its subscribes (window.__subscribes),
+        reconnected so that the counting client is the one it uses; its
+        hello shows none of the extras in `strip`, as from a carcd without
+        them."""
+        page = self.open_page(query)
         page.eval("""((strip) => {
             window.__calls = {};
+            window.__subscribes = [];
             const connect = Carcd.connect;
             Carcd.connect = async function () {
               const c = await connect.apply(this, arguments);
               const call = c.call.bind(c);
               c.call = async function (method, params) {
                 window.__calls[method] = (window.__calls[method] || 0) + 1;
+                if (method === "subscribe") window.__subscribes.push(params);
                 const r = await call(method, params);
-                if (strip && method === "hello") r.extras = (r.extras || []).filter(e => e !== "subscribe.state");
+                if (method === "hello") r.extras = (r.extras || []).filter(e => strip.indexOf(e) < 0);
                 return r;
               };
               return c;
             };
-          })(%s)""" % js(strip_extra))
+          })(%s)""" % js(list(strip)))
         self.assertTrue(page.eval("CarcdPlay.connect(%s).then(() => true)" % js(M["daemon"].ws_url)))
         page.wait_for("document.body.dataset.conn === 'open' && window.__calls.hello === 1", 20)
         return page
@@ -372,10 +375,47 @@ class TestWatch(PageCase):
     def test_watching_without_the_state_extra_calls_state(self):
         """A carcd without the extra (its hello here without it): the page
         subscribes as before and calls `state` after each notification."""
-        page = self.counted_page(strip_extra=True)
+        page = self.counted_page(strip=["subscribe.state"])
         first, after = self.watch_moves(page, 8)
         self.assertEqual(first, 1)
         self.assertGreaterEqual(after, first + 8)
+
+    def play_with_bots(self, page):
+        """The page's bots play a two-seat game to its end; returns its id."""
+        self.setup_game(page, ["bot", "bot"], "all", seed=404)
+        game = self.start_game(page)
+        self.wait_over(page)
+        self.assertFinalScores(page, game)
+        self.assertNotIn("error", page.eval("document.querySelector('#status').className"), self.status(page))
+        return game
+
+    def test_playing_with_the_moves_extra_calls_legal_moves_once(self):
+        """A carcd whose hello lists "subscribe.moves" and
+        "subscribe.features": a page that plays subscribes with them, and
+        its seats decide from the notifications' moves: one `legal_moves`
+        in a whole game, for the first decision, which no notification
+        brought.  A page that only watches asks for no moves."""
+        page = self.counted_page(query="delay=0")
+        game = self.play_with_bots(page)
+        with self.client() as c:
+            played = len(c.history(game)["moves"])
+        self.assertGreater(played, 100)
+        self.assertEqual(page.eval("window.__calls.legal_moves"), 1)
+        self.assertEqual(page.eval("window.__subscribes"),
+                         [{"game": game, "decision": True, "state": True, "moves": True, "features": True}])
+        self.assertTrue(page.eval("CarcdPlay.watch(%d).then(() => true)" % game))
+        page.wait_for("document.body.dataset.mode === 'watch'", 20)
+        self.assertEqual(page.eval("window.__subscribes[1]"), {"game": game, "decision": True, "state": True})
+
+    def test_playing_without_the_moves_extra_calls_legal_moves(self):
+        """A carcd without the extra (its hello here without it): the page
+        calls `legal_moves` at each decision of its seats, as before."""
+        page = self.counted_page(strip=["subscribe.moves"], query="delay=0")
+        game = self.play_with_bots(page)
+        with self.client() as c:
+            played = len(c.history(game)["moves"])
+        self.assertGreaterEqual(page.eval("window.__calls.legal_moves"), played)
+        self.assertNotIn("moves", page.eval("window.__subscribes[0]"))
 
     def test_watch_from_the_query(self):
         c = self.client()
