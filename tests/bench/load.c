@@ -17,6 +17,12 @@
  * With --rate R it sends at most R requests per second in all, to measure
  * latency below saturation (latency is measured from the actual send).
  *
+ * With --notified every game is watched with `subscribe`'s `moves` (carcd's
+ * own): after the first legal_moves, each move's notification brings the
+ * next decision and its moves, so a move costs one request (apply_move)
+ * instead of two; a move's apply_move and its notification take the
+ * game's one place in flight.  `moves/s` compares the two ways.
+ *
  * With --expansions LIST (names as in new_game, comma-separated) every game
  * is made with those sets, for both figures: the decisions the expansions
  * add are played as any other, from legal_moves.  A name the daemon does
@@ -24,7 +30,7 @@
  *
  *   load [--connect tcp:HOST:PORT|unix:PATH] [--conns C] [--inflight P]
  *        [--seconds S] [--pid PID] [--games N] [--players N] [--rate R]
- *        [--expansions LIST]
+ *        [--expansions LIST] [--notified]
  *
  * Not a test: it asserts nothing, and its figures depend on the machine.
  * It exits non-zero only when it cannot talk to the daemon, or when the
@@ -53,8 +59,8 @@
 #define MAX_PACKED 96       /* a packed game id or token (a 32-hex-digit token is 34 bytes) */
 #define READ_CHUNK (64 * 1024)
 
-enum { M_NEW_GAME, M_LEGAL_MOVES, M_APPLY_MOVE, M_CLOSE_GAME, M_COUNT };
-static const char *const method_name[M_COUNT] = {"new_game", "legal_moves", "apply_move", "close_game"};
+enum { M_NEW_GAME, M_LEGAL_MOVES, M_APPLY_MOVE, M_CLOSE_GAME, M_SUBSCRIBE, M_COUNT };
+static const char *const method_name[M_COUNT] = {"new_game", "legal_moves", "apply_move", "close_game", "subscribe"};
 
 /* A packed MessagePack value kept to be sent back verbatim. */
 typedef struct packed {
@@ -73,6 +79,8 @@ typedef struct slot {
 	msgpack_sbuffer next;
 	packed game, admin, token[MAX_SEATS];
 	int open;             /* the daemon holds `game`: made and not closed yet */
+	int64_t game_id;      /* `game` as a number, to find the slot of a notification */
+	int awaiting;         /* --notified: its move is applied, its notification not read yet */
 	uint64_t rng;
 } slot;
 
@@ -93,7 +101,8 @@ static struct {
 	long pid, games;
 	const char *expansion[MAX_EXPANSIONS]; /* --expansions, split at the commas */
 	int nexpansions;
-} opt = {"tcp:127.0.0.1:7878", 4, 16, 2, 10.0, 0, 0, 10000, {NULL}, 0};
+	int notified;
+} opt = {"tcp:127.0.0.1:7878", 4, 16, 2, 10.0, 0, 0, 10000, {NULL}, 0, 0};
 
 /* Latencies in nanoseconds, of every request and of each method. */
 typedef struct lat {
@@ -102,7 +111,7 @@ typedef struct lat {
 } lat;
 
 static struct {
-	uint64_t requests, errors, games_over;
+	uint64_t requests, errors, games_over, moves;
 	lat all, by_method[M_COUNT];
 	uint64_t err_by_code[16];
 	char err_code[16][32];
@@ -315,6 +324,14 @@ static void send_legal_moves(conn *c, slot *s)
 	pack_kept(&pk, "game", &s->game);
 }
 
+static void send_subscribe(conn *c, slot *s)
+{
+	msgpack_packer pk = begin(c, s, M_SUBSCRIBE, 2);
+	pack_kept(&pk, "game", &s->game);
+	pack_key(&pk, "moves");
+	msgpack_pack_true(&pk);
+}
+
 static void send_close_game(conn *c, slot *s)
 {
 	msgpack_packer pk = begin(c, s, M_CLOSE_GAME, 2);
@@ -401,13 +418,33 @@ static void lat_free(lat *l)
 }
 
 /* ---- what a response leads to ------------------------------------------------------- */
+/* The decision due in a game (legal_moves' result, or with --notified a
+ * notification: both hold phase, seat, seq and moves): while `sending`,
+ * a random one of the moves, or close_game once the game is over. */
+static void on_decision(conn *c, slot *s, const msgpack_object *res, int sending)
+{
+	const msgpack_object *v = get(res, "moves");
+	int64_t seat, seq;
+	if (!v || v->type != MSGPACK_OBJECT_ARRAY)
+		die("a decision without moves");
+	if (str_is(get(res, "phase"), "over") || v->via.array.size == 0) {
+		st.games_over++;
+		if (sending)
+			send_close_game(c, s);
+		return;
+	}
+	if (!as_int(get(res, "seat"), &seat) || seat < 0 || seat >= opt.players || !as_int(get(res, "seq"), &seq))
+		die("a decision without seat or seq");
+	if (sending)
+		send_apply_move(c, s, (int)seat, &v->via.array.ptr[rng_next(&s->rng) % v->via.array.size], seq);
+}
+
 /* Records a response of slot s and, while `sending`, packs the slot's next
  * request.  After an error the slot's game is in doubt: it is closed and
  * the slot starts a new one. */
 static void on_response(conn *c, slot *s, const msgpack_object *err, const msgpack_object *res, int sending)
 {
 	const msgpack_object *v;
-	int64_t seat, seq;
 	int i, method = s->method;
 
 	st.requests++;
@@ -427,7 +464,7 @@ static void on_response(conn *c, slot *s, const msgpack_object *err, const msgpa
 	}
 	switch (method) {
 	case M_NEW_GAME:
-		if (!(v = get(res, "game")))
+		if (!(v = get(res, "game")) || !as_int(v, &s->game_id))
 			die("new_game result without a game");
 		keep(&s->game, v);
 		if (!(v = get(res, "admin_token")))
@@ -443,28 +480,26 @@ static void on_response(conn *c, slot *s, const msgpack_object *err, const msgpa
 				die("a seat without a token");
 			keep(&s->token[i], tok);
 		}
+		if (sending && opt.notified)
+			send_subscribe(c, s);
+		else if (sending)
+			send_legal_moves(c, s);
+		return;
+	case M_SUBSCRIBE:
 		if (sending)
 			send_legal_moves(c, s);
 		return;
 	case M_LEGAL_MOVES:
-		v = get(res, "moves");
-		if (!v || v->type != MSGPACK_OBJECT_ARRAY)
-			die("legal_moves result without moves");
-		if (str_is(get(res, "phase"), "over") || v->via.array.size == 0) {
-			st.games_over++;
-			if (sending)
-				send_close_game(c, s);
-			return;
-		}
-		if (!as_int(get(res, "seat"), &seat) || seat < 0 || seat >= opt.players ||
-		    !as_int(get(res, "seq"), &seq))
-			die("legal_moves result without seat or seq");
-		if (sending)
-			send_apply_move(c, s, (int)seat, &v->via.array.ptr[rng_next(&s->rng) % v->via.array.size], seq);
+		on_decision(c, s, res, sending);
 		return;
 	case M_APPLY_MOVE:
-		if (sending)
+		st.moves++;
+		if (opt.notified) { /* its notification, next, brings the decision: it holds the place */
+			s->awaiting = 1;
+			c->inflight++;
+		} else if (sending) {
 			send_legal_moves(c, s);
+		}
 		return;
 	case M_CLOSE_GAME:
 		if (sending)
@@ -473,14 +508,40 @@ static void on_response(conn *c, slot *s, const msgpack_object *err, const msgpa
 	}
 }
 
+/* --notified: the notification of a slot's move, which its apply_move's
+ * response came before.  Others (a game_closed of a game this tool
+ * closed) are let be. */
+static void on_notification(conn *c, const msgpack_object *params, int sending)
+{
+	int64_t game;
+	int i;
+	if (!as_int(get(params, "game"), &game))
+		die("a notification without a game");
+	for (i = 0; i < c->nslots; i++) {
+		slot *s = &c->slots[i];
+		if (s->awaiting && s->game_id == game) {
+			s->awaiting = 0;
+			c->inflight--;
+			on_decision(c, s, params, sending);
+			return;
+		}
+	}
+}
+
 static void dispatch(conn *c, const msgpack_object *msg, int sending)
 {
 	int i;
 	uint32_t id;
 	double t = now();
+	if (msg->type == MSGPACK_OBJECT_ARRAY && msg->via.array.size == 3 &&
+	    msg->via.array.ptr[0].type == MSGPACK_OBJECT_POSITIVE_INTEGER && msg->via.array.ptr[0].via.u64 == 2) {
+		if (opt.notified)
+			on_notification(c, &msg->via.array.ptr[2], sending);
+		return;
+	}
 	if (msg->type != MSGPACK_OBJECT_ARRAY || msg->via.array.size != 4 ||
 	    msg->via.array.ptr[0].type != MSGPACK_OBJECT_POSITIVE_INTEGER || msg->via.array.ptr[0].via.u64 != 1)
-		return; /* a notification: none are asked for */
+		return; /* nothing carcd sends */
 	if (msg->via.array.ptr[1].type != MSGPACK_OBJECT_POSITIVE_INTEGER) {
 		record_error(&msg->via.array.ptr[2]);
 		die("a response without a msgid: the daemon could not read a request");
@@ -674,7 +735,7 @@ static void usage(void)
 	fprintf(stderr,
 	        "usage: load [--connect tcp:HOST:PORT|unix:PATH] [--conns C] [--inflight P]\n"
 	        "            [--seconds S] [--pid PID] [--games N] [--players N] [--rate R]\n"
-	        "            [--expansions LIST]\n");
+	        "            [--expansions LIST] [--notified]\n");
 	exit(2);
 }
 
@@ -736,10 +797,16 @@ int main(int argc, char **argv)
 			opt.rate = num_arg(argc, argv, &i, 1, 1e9);
 		else if (strcmp(argv[i], "--expansions") == 0 && i + 1 < argc)
 			expansions_arg(argv[++i]);
+		else if (strcmp(argv[i], "--notified") == 0)
+			opt.notified = 1;
 		else
 			usage();
 	}
 
+	if (opt.notified && opt.inflight > 1024) {
+		fprintf(stderr, "load: --notified: at most 1024 in flight, the games a connection may watch\n");
+		exit(2);
+	}
 	if (opt.pid)
 		measure_memory();
 	if (opt.seconds <= 0)
@@ -767,6 +834,8 @@ int main(int argc, char **argv)
 	printf("requests: %llu (%.0f requests/s); %llu games played to the end\n",
 	       (unsigned long long)st.requests, (double)st.requests / (t1 - t0),
 	       (unsigned long long)st.games_over);
+	printf("moves: %llu (%.0f moves/s, %s)\n", (unsigned long long)st.moves, (double)st.moves / (t1 - t0),
+	       opt.notified ? "each from a notification" : "each after a legal_moves");
 	printf("latency: p50 %.3f ms, p99 %.3f ms, max %.3f ms\n", percentile_ms(&st.all, 0.50),
 	       percentile_ms(&st.all, 0.99), percentile_ms(&st.all, 1.0));
 	for (i = 0; i < M_COUNT; i++) {

@@ -48,6 +48,28 @@ class Load(unittest.TestCase):
         # every game load made or played is closed again
         self.assertEqual(self.held_games(), 0)
 
+    def test_notified_plays_each_move_from_a_notification(self):
+        """--notified: one legal_moves and one subscribe a game, a move per
+        apply_move, every game closed again and its subscription with it."""
+        rc, out, err = run_load("--connect", self.daemon.unix_address, "--conns", "2", "--inflight", "3",
+                                "--seconds", "%.1f" % (3 * SLOW ** 0.5), "--expansions", EVERY_SET, "--notified")
+        self.assertEqual(rc, 0, out + err)
+        self.assertIn("errors: 0\n", out)
+        counts = {m: int(n) for m, n in re.findall(r"^  (\w+) +(\d+) requests", out, re.M)}
+        games = int(re.search(r"; (\d+) games played to the end", out).group(1))
+        moves = int(re.search(r"^moves: (\d+) \(\d+ moves/s, each from a notification\)", out, re.M).group(1))
+        self.assertGreater(games, 0, out)
+        self.assertEqual(counts["legal_moves"], counts["new_game"], out)
+        self.assertEqual(counts["subscribe"], counts["new_game"], out)
+        self.assertEqual(counts["apply_move"], moves, out)
+        self.assertGreater(moves, 150 * games, out)
+        self.assertEqual(self.held_games(), 0)
+        with self.daemon.client() as c:
+            self.assertEqual(c.stats()["connections"], 1)   # load's connections are gone, and with them their watches
+        rc, out, err = run_load("--connect", self.daemon.unix_address, "--inflight", "1025", "--notified")
+        self.assertEqual((rc, out), (2, ""), err)
+        self.assertIn("load: --notified: at most 1024 in flight", err)
+
     def test_unknown_expansion_stops_with_the_daemons_reason(self):
         for extra in ([], ["--pid", str(self.daemon.proc.pid), "--games", "5"]):
             rc, out, err = run_load("--connect", self.daemon.unix_address, "--seconds", "30",
