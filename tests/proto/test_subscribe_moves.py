@@ -16,7 +16,7 @@ import unittest
 
 import harness
 from harness import SLOW, code_of
-from test_subscribe_state import Watching, daemon
+from test_subscribe_state import Watching, daemon, played
 from test_websocket import start_ws_daemon
 
 EVERY_SET = harness.EVERY_SET
@@ -59,11 +59,7 @@ class Moves(Watching):
             self.assertEqual(over_ws.call("subscribe", game=g, moves=True, features=True), {"seq": 0})
             moves = kinds = 0
             seen = set()
-            while True:
-                lm = mover.legal_moves(g)
-                if lm["phase"] == "over":
-                    break
-                r = mover.apply_move(g, rng.choice(lm["moves"]))
+            for r in played(mover, g, rng):
                 moves += 1
                 now, rich = mover.legal_moves(g), mover.legal_moves(g, features=True)
                 self.assertEqual(now["seq"], r["seq"])
@@ -157,12 +153,9 @@ class Moves(Watching):
         self.assertNotIn("state", n)
 
     def test_a_closed_game_has_no_moves(self):
-        mover, w, stated = self.client(), self.client("json"), self.client()
-        made = mover.new_game(["ann", "bob"], expansions=["base", "abbey-mayor"], seed=3, auth=False)
+        w, stated = self.client("json"), self.client()
+        mover, made, st = self.game_at_3()
         g = made["game"]
-        for _ in range(3):
-            mover.apply_move(g, mover.legal_moves(g)["moves"][-1])
-        st = mover.state(g)
         self.assertTrue(mover.legal_moves(g)["moves"])
         self.assertEqual(w.call("subscribe", game=g, moves=True, features=True), {"seq": 3})
         self.assertEqual(stated.call("subscribe", game=g, moves=True, state=True), {"seq": 3})
@@ -173,58 +166,23 @@ class Moves(Watching):
         self.assertEqual(stated.next_event(timeout=WAIT), dict(closed, state=st))
 
     def test_the_mover_hears_its_reply_first(self):
-        made = self.client().new_game(["ann"], seed=4, auth=False)
-        g = made["game"]
-        with daemon["d"].raw() as raw:
-            raw.send_line('[0,1,"subscribe",{"game":%d,"moves":true}]' % g)
-            self.assertEqual(raw.read_one("json"), [1, 1, None, {"seq": 0}])
-            lm = self.client().legal_moves(g)
-            raw.send_line(json.dumps([0, 2, "apply_move", {"game": g, "move": lm["moves"][0]}]))
-            got = raw.read("json", 2)
-            self.assertEqual(len(got), 2, got)
-            reply, note = got
-            self.assertEqual(reply[:3], [1, 2, None])
-            self.assertEqual(note[:2], [2, "event"])
-            after = self.client().legal_moves(g)
-            self.assertEqual(note[2], {"game": g, "seq": 1, "events": reply[3]["events"], "phase": reply[3]["phase"],
-                                       "seat": reply[3]["seat"], "over": reply[3]["over"], "moves": after["moves"]})
-
+        made, _, note = self.mover_watching({"moves": True})
+        self.assertEqual(set(note), {"game", "seq", "events", "phase", "seat", "over", "moves"})
+        self.assertEqual(note["moves"], self.client().legal_moves(made["game"])["moves"])
 
 class Clients(Watching):
     def test_the_python_client_asks_for_them(self):
-        mover, w = self.client(), self.client("json")
-        g = mover.new_game(["ann", "bob"], seed=8, auth=False)["game"]
-        w.subscribe(g, moves=True, features=True)
-        mover.apply_move(g, mover.legal_moves(g)["moves"][0])
-        n = w.next_event(timeout=WAIT)
-        self.assertEqual(n["moves"], mover.legal_moves(g, features=True)["moves"])
+        _, _, n = self.python_client_watching({"moves": True, "features": True}, "moves")
         self.assertTrue(any("feature" in m for m in n["moves"]), n["moves"])
-        w.subscribe(g, decision=True)        # asked again without them: off
-        mover.apply_move(g, mover.legal_moves(g)["moves"][0])
-        self.assertNotIn("moves", w.next_event(timeout=WAIT))
 
     def test_carcctl_watch_moves(self):
-        from test_contrib import CARCCTL_CMD, finish, start
         mover = self.client()
         g = mover.new_game(["ann", "bob"], seed=9, auth=False)["game"]
         for flags, features in ((["--moves"], False), (["--features"], True), (["-m", "--features"], True)):
             with self.subTest(flags=flags):
-                seq = mover.state(g)["seq"]
-                watcher = start(CARCCTL_CMD + ["--socket", daemon["d"].unix_path, "watch", str(g), "--count", "2"]
-                                + flags)
-                try:
-                    self.assertEqual(json.loads(watcher.stdout.readline()), {"game": g, "seq": seq})
-                    listed = []
-                    for _ in range(2):
-                        mover.apply_move(g, mover.legal_moves(g)["moves"][-1])
-                        listed.append(mover.legal_moves(g, features=features)["moves"])
-                    out, err = finish(watcher)
-                finally:
-                    if watcher.poll() is None:
-                        watcher.kill()
-                        watcher.communicate()
-                self.assertEqual(watcher.returncode, 0, err)
-                self.assertEqual([json.loads(line)["moves"] for line in out.splitlines()], listed)
+                lines, listed = self.carcctl_watching(
+                    flags, lambda mover, g: mover.legal_moves(g, features=features)["moves"], mover, g)
+                self.assertEqual([line["moves"] for line in lines], listed)
 
     def requests(self):
         return self.client().call("stats")["requests"]

@@ -30,6 +30,16 @@ def tearDownModule():
     harness.stop_checked(daemon.pop("d"))
 
 
+def played(mover, g, rng):
+    """Plays game g to its end with random legal moves, yielding the
+    apply_move result of each."""
+    while True:
+        lm = mover.legal_moves(g)
+        if lm["phase"] == "over":
+            return
+        yield mover.apply_move(g, rng.choice(lm["moves"]))
+
+
 class WSClient:
     """Just enough of a client over WebSocket (JSON text messages) to
     subscribe and read notifications."""
@@ -97,6 +107,82 @@ class Watching(unittest.TestCase):
     def watchers_of(self, g):
         return self.client().call("games", after=g - 1, limit=1)["games"][0]["watchers"]
 
+    def python_client_watching(self, form, key):
+        """The Python client subscribed with `form` (subscribe()'s keyword
+        arguments) hears a move with `key` in its notification, as the
+        mover's `state` or legal_moves (features as the form asks) have it;
+        subscribed again with decision=True alone, the next without it.
+        Returns the mover, the game and the first notification."""
+        mover, w = self.client(), self.client("json")
+        g = mover.new_game(["ann", "bob"], seed=8, auth=False)["game"]
+        w.subscribe(g, **form)
+        mover.apply_move(g, mover.legal_moves(g)["moves"][0])
+        n = w.next_event(timeout=WAIT)
+        now = mover.state(g) if key == "state" else mover.legal_moves(g, features=form.get("features", False))[key]
+        self.assertEqual(n[key], now)
+        w.subscribe(g, decision=True)        # asked again without it: off
+        mover.apply_move(g, mover.legal_moves(g)["moves"][0])
+        self.assertNotIn(key, w.next_event(timeout=WAIT))
+        return mover, g, n
+
+    def carcctl_watching(self, flags, seen, mover=None, g=None):
+        """`carcctl watch G --count 2` with `flags` while two moves are
+        played: its two notification lines, parsed, and seen(mover, g)
+        after each move (a new game unless mover and g are given)."""
+        from test_contrib import CARCCTL_CMD, finish, start
+        if mover is None:
+            mover = self.client()
+            g = mover.new_game(["ann", "bob"], seed=9, auth=False)["game"]
+        seq = mover.state(g)["seq"]
+        watcher = start(CARCCTL_CMD + ["--socket", daemon["d"].unix_path, "watch", str(g), "--count", "2"] + flags)
+        try:
+            self.assertEqual(json.loads(watcher.stdout.readline()), {"game": g, "seq": seq})
+            after = []
+            for _ in range(2):
+                mover.apply_move(g, mover.legal_moves(g)["moves"][-1])
+                after.append(seen(mover, g))
+            out, err = finish(watcher)
+        finally:
+            if watcher.poll() is None:
+                watcher.kill()
+                watcher.communicate()
+        self.assertEqual(watcher.returncode, 0, err)
+        return [json.loads(line) for line in out.splitlines()], after
+
+    def game_at_3(self):
+        """A two-seat game with the abbey, three moves in: the mover, the
+        new_game result and the state."""
+        mover = self.client()
+        made = mover.new_game(["ann", "bob"], expansions=["base", "abbey-mayor"], seed=3, auth=False)
+        for _ in range(3):
+            mover.apply_move(made["game"], mover.legal_moves(made["game"])["moves"][-1])
+        return mover, made, mover.state(made["game"])
+
+    def mover_watching(self, form):
+        """A one-seat game whose mover watches it with `form` (subscribe's
+        params beyond `game`) and plays a move, in JSON lines on a bare
+        socket, so that the order is what came over the wire: the reply
+        must come first, then the notification.  Returns the game's new_game
+        result, the reply's result and the notification's params, which
+        must hold the reply's events and decision."""
+        made = self.client().new_game(["ann"], seed=4, auth=False)
+        g = made["game"]
+        with daemon["d"].raw() as raw:
+            raw.send_line(json.dumps([0, 1, "subscribe", dict(form, game=g)]))
+            self.assertEqual(raw.read_one("json"), [1, 1, None, {"seq": 0}])
+            lm = self.client().legal_moves(g)
+            raw.send_line(json.dumps([0, 2, "apply_move", {"game": g, "move": lm["moves"][0]}]))
+            got = raw.read("json", 2)
+        self.assertEqual(len(got), 2, got)
+        reply, note = got
+        self.assertEqual(reply[:3], [1, 2, None])
+        self.assertEqual(note[:2], [2, "event"])
+        r = reply[3]
+        self.assertEqual({k: note[2][k] for k in ("game", "seq", "events", "phase", "seat", "over")},
+                         {"game": g, "seq": 1, "events": r["events"], "phase": r["phase"], "seat": r["seat"],
+                          "over": r["over"]})
+        return made, r, note[2]
+
 
 class State(Watching):
     def test_hello_lists_the_extra(self):
@@ -122,11 +208,7 @@ class State(Watching):
             self.assertEqual(stated[1].call("subscribe", game=g, state=True, decision=False), {"seq": 0})
             self.assertEqual(stated[2].call("subscribe", game=g, state=True), {"seq": 0})
             moves = 0
-            while True:
-                lm = mover.legal_moves(g)
-                if lm["phase"] == "over":
-                    break
-                r = mover.apply_move(g, rng.choice(lm["moves"]))
+            for r in played(mover, g, rng):
                 moves += 1
                 st = mover.state(g)
                 self.assertEqual(st["seq"], r["seq"])
@@ -146,25 +228,12 @@ class State(Watching):
 
     def test_the_mover_hears_its_reply_first(self):
         """A mover that watches with `state` gets its reply, then the
-        notification with the state (JSON lines on a bare socket, so the
-        order is what came over the wire)."""
-        made = self.client().new_game(["ann"], seed=4, auth=False)
-        g = made["game"]
-        with daemon["d"].raw() as raw:
-            raw.send_line('[0,1,"subscribe",{"game":%d,"state":true}]' % g)
-            self.assertEqual(raw.read_one("json"), [1, 1, None, {"seq": 0}])
-            before = made["state"]
-            lm = self.client().legal_moves(g)
-            raw.send_line(json.dumps([0, 2, "apply_move", {"game": g, "move": lm["moves"][0]}]))
-            got = raw.read("json", 2)
-            self.assertEqual(len(got), 2, got)
-            reply, note = got
-            self.assertEqual(reply[:3], [1, 2, None])
-            self.assertEqual(note[:2], [2, "event"])
-            st = self.client().state(g)
-            self.assertEqual(note[2], {"game": g, "seq": 1, "events": reply[3]["events"], "phase": reply[3]["phase"],
-                                       "seat": reply[3]["seat"], "over": reply[3]["over"], "state": st})
-            self.assertNotEqual(st, before)
+        notification with the state."""
+        made, _, note = self.mover_watching({"state": True})
+        st = self.client().state(made["game"])
+        self.assertEqual(set(note), {"game", "seq", "events", "phase", "seat", "over", "state"})
+        self.assertEqual(note["state"], st)
+        self.assertNotEqual(st, made["state"])
 
     def test_subscribing_again_sets_the_form_anew(self):
         mover, w = self.client(), self.client()
@@ -206,12 +275,9 @@ class State(Watching):
         self.assertIn("state", w.next_event(timeout=WAIT))
 
     def test_a_closed_game_tells_its_state(self):
-        mover, w, plain = self.client(), self.client("json"), self.client()
-        made = mover.new_game(["ann", "bob"], expansions=["base", "abbey-mayor"], seed=3, auth=False)
+        w, plain = self.client("json"), self.client()
+        mover, made, st = self.game_at_3()
         g = made["game"]
-        for _ in range(3):
-            mover.apply_move(g, mover.legal_moves(g)["moves"][-1])
-        st = mover.state(g)
         self.assertEqual(w.call("subscribe", game=g, state=True), {"seq": 3})
         plain.subscribe(g)
         mover.close_game(g, made["admin_token"])
@@ -226,37 +292,12 @@ class Clients(Watching):
     """The Python client's subscribe(state=True) and `carcctl watch --state`."""
 
     def test_the_python_client_asks_for_it(self):
-        mover, w = self.client(), self.client("json")
-        g = mover.new_game(["ann", "bob"], seed=8, auth=False)["game"]
-        w.subscribe(g, state=True)
-        mover.apply_move(g, mover.legal_moves(g)["moves"][0])
-        n = w.next_event(timeout=WAIT)
-        self.assertEqual(n["state"], mover.state(g))
+        _, _, n = self.python_client_watching({"state": True}, "state")
         self.assertEqual((n["phase"], n["seat"], n["over"]), ("action", 0, False))
-        w.subscribe(g, decision=True)        # asked again without it: off
-        mover.apply_move(g, mover.legal_moves(g)["moves"][0])
-        self.assertNotIn("state", w.next_event(timeout=WAIT))
 
     def test_carcctl_watch_state(self):
-        from test_contrib import CARCCTL_CMD, finish, start
-        mover = self.client()
-        g = mover.new_game(["ann", "bob"], seed=9, auth=False)["game"]
-        watcher = start(CARCCTL_CMD + ["--socket", daemon["d"].unix_path, "watch", str(g), "--state",
-                                       "--count", "2"])
-        try:
-            self.assertEqual(json.loads(watcher.stdout.readline()), {"game": g, "seq": 0})
-            states = []
-            for _ in range(2):
-                mover.apply_move(g, mover.legal_moves(g)["moves"][-1])
-                states.append(mover.state(g))
-            out, err = finish(watcher)
-        finally:
-            if watcher.poll() is None:
-                watcher.kill()
-                watcher.communicate()
-        self.assertEqual(watcher.returncode, 0, err)
-        self.assertEqual([json.loads(line)["state"] for line in out.splitlines()], states)
-
+        lines, states = self.carcctl_watching(["--state"], lambda mover, g: mover.state(g))
+        self.assertEqual([line["state"] for line in lines], states)
 
 class Timeout(unittest.TestCase):
     def test_a_game_closed_for_want_of_moves_tells_its_state(self):
