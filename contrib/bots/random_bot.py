@@ -21,12 +21,12 @@ A game it makes may take expansions, rule options and components:
   random_bot.py --players 6 --expansions base,river,abbey-mayor,hills-sheep \
                 --rule abbey_final_round=true --component large=true
 
-The bot waits for its turns through `subscribe` notifications, which carry
-the legal moves of each decision (`subscribe`'s `moves`; from a daemon
-without it the bot asks `legal_moves` at each decision), and sends one of
-them at random with `apply_move`, passing `seq` so that it never plays on a
-stale state.  When it
-does not know which seat its token holds it simply tries: `not_your_turn`
+The bot is carcd.Player (contrib/python/carcd.py) with a random choice.  It
+waits for its turns through `subscribe` notifications, which carry the legal
+moves of each decision (`subscribe`'s `moves`; from a daemon without it the
+bot asks `legal_moves` at each decision), and sends one of them at random
+with `apply_move`, passing `seq` so that it never plays on a stale state.
+When it does not know which seat its token holds it simply tries: `not_your_turn`
 tells it the seat due is not its own.  While it waits it pings the daemon
 now and then (every 60 s, or a third of the daemon's idle timeout when that
 is less; --keepalive sets it), so that a long wait does not get its connection
@@ -90,9 +90,6 @@ def parse_args(argv):
     return a
 
 
-ALL = "all seats"
-
-
 def emit(obj):
     """One JSON line on stdout.  A reader that went away (`random_bot.py ...
     | head -1`) does not stop the game: the bot plays on, writing nothing more."""
@@ -100,87 +97,6 @@ def emit(obj):
         print(json.dumps(obj), flush=True)
     except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-
-
-class RandomBot:
-    def __init__(self, client, game, tokens, rng, verbose=False, keepalive=60.0, notified=False):
-        """tokens: {seat: token} of the seats it plays; {None: token} when the
-        seat is unknown; {ALL: None} to play every seat of an auth-false game.
-        notified: the daemon offers `subscribe`'s `moves`."""
-        self.c = client
-        self.game = game
-        self.tokens = dict(tokens)
-        self.not_mine = set()   # seats its token was refused for, when the seat is unknown
-        self.rng = rng
-        self.verbose = verbose
-        self.keepalive = keepalive
-        self.moves_played = 0
-        self.notified = notified
-
-    def token_for(self, seat):
-        """The token to play `seat` with, or False when it is not ours."""
-        if ALL in self.tokens:
-            return None
-        if seat in self.tokens:
-            return self.tokens[seat]
-        if None in self.tokens and seat not in self.not_mine:
-            return self.tokens[None]
-        return False
-
-    def play(self, timeout):
-        """Plays until the game is over; returns score()'s result.  With a
-        daemon that offers `subscribe`'s `moves`, each notification brings
-        the decision due and its legal moves, so a decision costs one
-        request (apply_move); else the bot asks legal_moves after each."""
-        if self.notified:
-            self.c.subscribe(self.game, moves=True)
-        else:
-            self.c.subscribe(self.game)
-        due = self.c.legal_moves(self.game)
-        while True:
-            if due["phase"] == "over":
-                return self.c.score(self.game)
-            token = self.token_for(due["seat"])
-            if token is not False and due["moves"]:
-                move = self.rng.choice(due["moves"])
-                try:
-                    self.c.apply_move(self.game, move, token=token, seq=due["seq"])
-                except carcd.Error as e:
-                    if e.code in ("conflict", "game_over"):
-                        due = self.next_due(timeout)   # the game moved on (or ended) meanwhile
-                        continue
-                    if e.code == "not_your_turn" and None in self.tokens:
-                        self.not_mine.add(due["seat"])
-                        continue
-                    raise
-                if None in self.tokens:  # now we know which seat the token holds
-                    self.tokens = {due["seat"]: self.tokens[None]}
-                self.moves_played += 1
-                if self.verbose:
-                    print("seat %d seq %d: %s" % (due["seat"], due["seq"], json.dumps(move)), file=sys.stderr)
-                if not self.notified:
-                    self.c.events.clear()   # our own move's notification carries nothing new
-                    due = self.c.legal_moves(self.game)
-                    continue
-            # wait until the game changes (after our own move: its notification)
-            due = self.next_due(timeout)
-
-    def next_due(self, timeout):
-        """The decision due once the game has changed: from the newest
-        notification when they bring the moves, else from legal_moves."""
-        n = self.c.next_event(timeout, keepalive=self.keepalive)
-        if n is None:
-            raise TimeoutError("nothing happened in game %s for %.0f s" % (self.game, timeout))
-        if not self.notified:
-            self.c.events.clear()
-            return self.c.legal_moves(self.game)
-        while True:   # notifications come in order, with no gaps: the newest is the game as it is
-            if any(e.get("type") == "game_closed" for e in n["events"]):
-                raise carcd.Error("no_such_game", "game %s was closed" % self.game)
-            newer = self.c.next_event(0)
-            if newer is None:
-                return n
-            n = newer
 
 
 def main(argv=None):
@@ -207,18 +123,21 @@ def main(argv=None):
                     seats = {args.seat: seats[args.seat]}
             else:
                 game = args.game
-                seats = {ALL: None} if args.token is None and args.seat is None else {args.seat: args.token}
+                seats = ({carcd.ALL_SEATS: None} if args.token is None and args.seat is None
+                         else {args.seat: args.token})
                 if args.seat is not None:
                     nseats = len(c.state(game)["seats"])
                     if not 0 <= args.seat < nseats:
                         print("random_bot: no seat %d in game %d, which has %d" % (args.seat, game, nseats),
                               file=sys.stderr)
                         return 2
-            # within the daemon's idle timeout, or a wait for a slow seat loses the connection
-            hello = c.hello()
-            keepalive = c.idle_keepalive(hello=hello) if args.keepalive is None else args.keepalive
-            bot = RandomBot(c, game, seats, rng, args.verbose, keepalive,
-                            notified="subscribe.moves" in hello.get("extras", []))
+
+            def say(due, move):
+                print("seat %d seq %d: %s" % (due["seat"], due["seq"], json.dumps(move)), file=sys.stderr)
+            # keepalive None: within the daemon's idle timeout (Player asks
+            # hello), or a wait for a slow seat loses the connection
+            bot = carcd.Player(c, game, seats, lambda due: rng.choice(due["moves"]),
+                               on_move=say if args.verbose else None, keepalive=args.keepalive)
             score = bot.play(args.timeout)
             emit({"game": game, "moves_played": bot.moves_played, "scores": score["scores"],
                   "final": score["final"]})

@@ -22,6 +22,13 @@ queued and read with next_event() (keepalive= pings the daemon while it
 waits, so that a quiet game does not get the connection closed as idle).
 A lost or closed connection raises carcd.ConnectionClosed.
 
+A bot is a function from a decision to a move; Player plays it:
+
+    with carcd.Client() as c:
+        g = c.new_game(players=["ann", "bob"])
+        tokens = {s["seat"]: s["token"] for s in g["seats"]}
+        score = carcd.Player(c, g["game"], tokens, lambda due: due["moves"][0]).play()
+
 A Client is not thread-safe: give each thread its own.
 """
 
@@ -36,8 +43,8 @@ try:
 except ImportError:  # the JSON-lines encoding still works
     msgpack = None
 
-__all__ = ["Client", "Error", "ConnectionClosed", "parse_address",
-           "DEFAULT_ADDRESS", "ERROR_CODES"]
+__all__ = ["Client", "Player", "Error", "ConnectionClosed", "parse_address",
+           "DEFAULT_ADDRESS", "ERROR_CODES", "ALL_SEATS"]
 
 DEFAULT_ADDRESS = "tcp:127.0.0.1:7878"
 
@@ -454,3 +461,111 @@ class Client:
 
     def ping(self):
         return self.call("ping")
+
+
+# Player's tokens {ALL_SEATS: None}: every seat of a game made with auth false.
+ALL_SEATS = "all seats"
+
+
+class Player:
+    """Plays the seats of one game it holds tokens for, to the end, with a
+    function that chooses each move: the loop every bot writes.
+
+    tokens: {seat: token} of the seats it plays; {None: token} when the
+    seat of the token is not known (the daemon's not_your_turn tells it);
+    {ALL_SEATS: None} for every seat of a game made with auth false.
+    choose(due) -> move: due is {game, seq, phase, seat, moves}, a decision
+    of one of its seats, as legal_moves has it (moves not empty; with
+    features=True in its features form); the move is one of due["moves"],
+    sent back as listed.  A move the daemon refuses raises carcd.Error.
+    on_move(due, move), if given, is called after each move played.
+
+    With a daemon that offers `subscribe`'s `moves` (hello's extras), each
+    notification brings the decision due and its moves, so a decision costs
+    one request, apply_move; else Player asks legal_moves after each move.
+    Every move goes with its `seq`, so none lands on a newer position; the
+    newest notification is the game as it is (they come in order, without
+    gaps).  While it waits it pings the daemon every `keepalive` seconds
+    (by default a third of the daemon's idle timeout, 60 at most)."""
+
+    def __init__(self, client, game, tokens, choose, features=False, on_move=None, keepalive=None, hello=None):
+        self.c = client
+        self.game = game
+        self.tokens = dict(tokens)
+        self.not_mine = set()   # seats the token was refused for, when its seat is unknown
+        self.choose = choose
+        self.features = features
+        self.on_move = on_move
+        hello = hello or client.hello()
+        self.keepalive = client.idle_keepalive(hello=hello) if keepalive is None else keepalive
+        self.notified = "subscribe.moves" in hello.get("extras", ()) and (
+            not features or "subscribe.features" in hello.get("extras", ()))
+        self.moves_played = 0
+
+    def token_for(self, seat):
+        """The token to play `seat` with, or False when it is not ours."""
+        if ALL_SEATS in self.tokens:
+            return None
+        if seat in self.tokens:
+            return self.tokens[seat]
+        if None in self.tokens and seat not in self.not_mine:
+            return self.tokens[None]
+        return False
+
+    def legal_moves(self):
+        return self.c.legal_moves(self.game, features=self.features)
+
+    def play(self, timeout=600.0):
+        """Plays until the game is over and returns score()'s result.
+        timeout: seconds with nothing happening in the game before it
+        gives up with TimeoutError.  A game closed meanwhile raises
+        carcd.Error no_such_game."""
+        if self.notified:
+            self.c.subscribe(self.game, moves=True, features=self.features)
+        else:
+            self.c.subscribe(self.game)
+        due = self.legal_moves()
+        while True:
+            if due["phase"] == "over":
+                return self.c.score(self.game)
+            token = self.token_for(due["seat"])
+            if token is not False and due["moves"]:
+                move = self.choose(due)
+                try:
+                    self.c.apply_move(self.game, move, token=token, seq=due["seq"])
+                except Error as e:
+                    if e.code in ("conflict", "game_over"):
+                        due = self.next_due(timeout)   # the game moved on (or ended) meanwhile
+                        continue
+                    if e.code == "not_your_turn" and None in self.tokens:
+                        self.not_mine.add(due["seat"])
+                        continue
+                    raise
+                if None in self.tokens:  # now we know which seat the token holds
+                    self.tokens = {due["seat"]: self.tokens[None]}
+                self.moves_played += 1
+                if self.on_move:
+                    self.on_move(due, move)
+                if not self.notified:
+                    self.c.events.clear()   # our own move's notification carries nothing new
+                    due = self.legal_moves()
+                    continue
+            # wait until the game changes (after our own move: its notification)
+            due = self.next_due(timeout)
+
+    def next_due(self, timeout):
+        """The decision due once the game has changed: from the newest
+        notification when they bring the moves, else from legal_moves."""
+        n = self.c.next_event(timeout, keepalive=self.keepalive)
+        if n is None:
+            raise TimeoutError("nothing happened in game %s for %.0f s" % (self.game, timeout))
+        if not self.notified:
+            self.c.events.clear()
+            return self.legal_moves()
+        while True:
+            if any(e.get("type") == "game_closed" for e in n["events"]):
+                raise Error("no_such_game", "game %s was closed" % self.game)
+            newer = self.c.next_event(0)
+            if newer is None:
+                return n
+            n = newer

@@ -16,6 +16,7 @@ import unittest
 
 import harness
 from harness import SLOW, code_of
+import carcd  # noqa: E402  (harness puts contrib/python on the path)
 from test_subscribe_state import Watching, daemon, played
 from test_websocket import start_ws_daemon
 
@@ -183,6 +184,63 @@ class Clients(Watching):
                 lines, listed = self.carcctl_watching(
                     flags, lambda mover, g: mover.legal_moves(g, features=features)["moves"], mover, g)
                 self.assertEqual([line["moves"] for line in lines], listed)
+
+    def player_game(self, features=False, hello=None, players=("ann", "bob")):
+        """A game of every set played to its end by carcd.Player, seat by
+        seat with the last move listed; returns its history, the decisions
+        the chooser saw, what on_move saw and the Player."""
+        made = self.client().new_game(list(players), expansions=EVERY_SET, seed=6)
+        tokens = {s["seat"]: s["token"] for s in made["seats"]}
+        seen, told = [], []
+
+        def choose(due):
+            seen.append(due)
+            return due["moves"][-1]
+        c = self.client("json")
+        player = carcd.Player(c, made["game"], tokens, choose, features=features,
+                              on_move=lambda due, move: told.append((due, move)), hello=hello)
+        score = player.play(timeout=60 * SLOW)
+        self.assertTrue(score["final"])
+        history = c.history(made["game"])
+        return history, seen, told, player
+
+    def test_the_python_player_plays_a_chooser(self):
+        """carcd.Player: the chooser gets each decision of the seats it
+        holds tokens for, with its moves as legal_moves lists them, and its
+        moves are played in order, each told to on_move."""
+        history, seen, told, player = self.player_game(features=True)
+        self.assertTrue(player.notified)
+        played = history["moves"]
+        self.assertEqual(len(played), len(seen))
+        self.assertEqual(player.moves_played, len(seen))
+        self.assertEqual(told, [(due, due["moves"][-1]) for due in seen])
+        for i, (due, m) in enumerate(zip(seen, played)):
+            self.assertEqual((due["seq"], due["seat"]), (i, m["seat"]))
+            self.assertEqual({k: v for k, v in due["moves"][-1].items() if k not in ("feature", "ports")}, m["move"])
+        self.assertTrue(any("feature" in m for due in seen for m in due["moves"]))   # the features form
+
+    def test_the_python_player_without_the_extra(self):
+        """Against a carcd without `subscribe`'s moves (its hello here
+        without them) Player asks legal_moves after each move, and plays the
+        same game: the same moves, chosen alike."""
+        base = self.client().hello()
+        stripped = dict(base, extras=[e for e in base["extras"] if e != "subscribe.moves"])
+        before = self.requests()
+        history, seen, _, player = self.player_game(hello=stripped)
+        spent = self.requests() - before - 1
+        self.assertFalse(player.notified)
+        self.assertGreaterEqual(spent, 2 * len(seen))
+        again, _, _, _ = self.player_game()
+        self.assertEqual([m["move"] for m in again["moves"]], [m["move"] for m in history["moves"]])
+
+    def test_a_move_the_daemon_refuses_raises(self):
+        made = self.client().new_game(["ann"], seed=6)
+        c = self.client()
+        player = carcd.Player(c, made["game"], {0: made["seats"][0]["token"]}, lambda due: {"type": "pass"})
+        with self.assertRaises(carcd.Error) as cm:
+            player.play(timeout=10)
+        self.assertEqual(cm.exception.code, "illegal_move")
+        self.assertEqual(c.state(made["game"])["seq"], 0)
 
     def requests(self):
         return self.client().call("stats")["requests"]
