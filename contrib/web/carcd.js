@@ -48,6 +48,11 @@
  * 2^53.  carcd keeps what it sends within that (game ids and seeds stop at
  * 2^53 - 1, msgids are 32-bit), so nothing it sends is rounded.
  *
+ * client.play(game, tokens, choose, options) is the loop a bot writes:
+ *
+ *   const score = await client.play(g.game, { 0: g.seats[0].token },
+ *                                   (due) => due.moves[0]);
+ *
  * carcd closes a connection that made no request and got no notification for
  * `hello`'s limits.idle_timeout seconds (600 by default), and a browser
  * cannot send WebSocket pings of its own: a page that may sit idle that long
@@ -254,6 +259,100 @@
         }
       }
       return this.closed;
+    }
+
+    /* Plays the seats of a game it holds tokens for, to the end, with
+     * choose(due) picking each move: the loop every bot writes.  Resolves
+     * with `score`'s result once the game is over.
+     *   tokens   {seat: token} (an array indexed by seat does too) of the
+     *            seats it plays; null for every seat of a game made with
+     *            auth: false;
+     *   choose   (due) => move, or a promise of one: due is {game, seq,
+     *            phase, seat, moves}, a decision of one of its seats as
+     *            legal_moves has it (moves not empty); the move is one of
+     *            due.moves, sent back as listed;
+     *   options.features   the moves in legal_moves' features form;
+     *   options.onMove     (due, move) after each move played;
+     *   options.keepalive  ms between pings while it waits (default a third
+     *                      of hello's limits.idle_timeout, 60000 at most).
+     * With a carcd that offers subscribe's moves (hello's extras) each
+     * notification brings the decision due and its moves, so a decision
+     * costs one request, apply_move; else it asks legal_moves after each
+     * move.  Each move goes with its seq; a conflict is the game moving on.
+     * Rejects with the CarcdError of a move or request carcd refused,
+     * "no_such_game" when the game is closed meanwhile, "closed" when the
+     * connection closes. */
+    async play(game, tokens, choose, options = {}) {
+      const hello = await this.call("hello", {});
+      const extras = Array.isArray(hello.extras) ? hello.extras : [];
+      const features = !!options.features;
+      const notified = extras.includes("subscribe.moves") && (!features || extras.includes("subscribe.features"));
+      const idle = hello.limits && hello.limits.idle_timeout;
+      const keepalive = options.keepalive || (idle > 0 ? Math.min(60000, idle * 1000 / 3) : 60000);
+      const tokenFor = (seat) => (tokens === null ? null
+        : Object.prototype.hasOwnProperty.call(tokens, seat) && typeof tokens[seat] === "string" ? tokens[seat] : false);
+      const legal = () => this.call("legal_moves", features ? { game, features: true } : { game });
+      // notifications of this game, in order, and the wait for the next
+      const queue = [];
+      let wake = null;
+      const onEvent = (n) => {
+        if (!n || n.game !== game) return;
+        queue.push(n);
+        if (wake) wake();
+      };
+      const onClose = () => { if (wake) wake(); };
+      const nextDue = async () => {
+        while (!queue.length) {
+          if (this._closeInfo) {
+            throw new CarcdError("closed", "connection to " + this.url + " closed (" +
+                                 describeClose(this._closeInfo) + ") while game " + game + " was played");
+          }
+          const arrived = new Promise((resolve) => { wake = resolve; });
+          let timer;
+          const quiet = new Promise((resolve) => { timer = setTimeout(() => resolve("quiet"), keepalive); });
+          const why = await Promise.race([arrived, quiet]);
+          clearTimeout(timer);
+          wake = null;
+          if (why === "quiet" && !queue.length) await this.call("ping", {});
+        }
+        const newest = queue[queue.length - 1];   // in order, without gaps: the game as it is
+        const closed = queue.some((n) => (n.events || []).some((e) => e && e.type === "game_closed"));
+        queue.length = 0;
+        if (closed) throw new CarcdError("no_such_game", "game " + game + " was closed");
+        return notified ? newest : legal();
+      };
+      this.on("event", onEvent);
+      this.on("close", onClose);
+      try {
+        await this.call("subscribe", notified ? { game, moves: true, features } : { game });
+        let due = await legal();
+        for (;;) {
+          if (due.phase === "over") return await this.call("score", { game });
+          const token = tokenFor(due.seat);
+          if (token !== false && due.moves.length) {
+            const move = await choose(due);
+            const params = { game, move, seq: due.seq };
+            if (token !== null) params.token = token;
+            try {
+              await this.call("apply_move", params);
+            } catch (e) {
+              if (!(e instanceof CarcdError) || (e.code !== "conflict" && e.code !== "game_over")) throw e;
+              due = await nextDue();       // the game moved on (or ended) meanwhile
+              continue;
+            }
+            if (options.onMove) options.onMove(due, move);
+            if (!notified) {
+              queue.length = 0;             // our own move's notification carries nothing new
+              due = await legal();
+              continue;
+            }
+          }
+          due = await nextDue();            // after our own move: its notification
+        }
+      } finally {
+        this.off("event", onEvent);
+        this.off("close", onClose);
+      }
     }
 
     // ---- plumbing ------------------------------------------------------

@@ -264,6 +264,59 @@ class TestGames(ClientCase):
         hist = self.py.history(got["game"])
         self.assertEqual(len(hist["moves"]), played["moves"])
 
+    def test_play_is_one_request_a_decision(self):
+        """client.play: the chooser (here async) gets each decision of the
+        seats it holds tokens for, as legal_moves lists it; its moves are
+        the game's, each told to onMove, and with subscribe's moves the
+        whole game costs a request a move and four more."""
+        g = self.new_py_game(expansions=harness.EVERY_SET, seed=12)
+        tokens = {str(s["seat"]): s["token"] for s in g["seats"]}
+        before = self.py.stats()["requests"]
+        got = self.run_js("""
+            const c = await Carcd.connect(URL);
+            const seen = [], told = [];
+            const score = await c.play(%d, %s, async (due) => { seen.push(due); return due.moves[due.moves.length - 1]; },
+                                       {features: true, onMove: (due, move) => told.push([due.seq, move])});
+            await c.close();
+            return {score, seen, told};""" % (g["game"], js(tokens)), timeout=120)
+        spent = self.py.stats()["requests"] - before - 1   # the second stats call counts itself
+        seen, told = got["seen"], got["told"]
+        hist = self.py.history(g["game"])
+        self.assertTrue(got["score"]["final"])
+        self.assertEqual(got["score"], self.py.score(g["game"]))
+        self.assertEqual(len(hist["moves"]), len(seen))
+        self.assertEqual([d["seq"] for d in seen], list(range(len(seen))))
+        self.assertEqual(told, [[d["seq"], d["moves"][-1]] for d in seen])
+        for due, m in zip(seen, hist["moves"]):
+            self.assertEqual(due["seat"], m["seat"])
+            self.assertEqual({k: v for k, v in due["moves"][-1].items() if k not in ("feature", "ports")}, m["move"])
+        self.assertTrue(any("feature" in m for d in seen for m in d["moves"]))
+        self.assertEqual(spent, len(seen) + 4)   # hello, subscribe, one legal_moves, score
+
+    def test_play_of_a_closed_game(self):
+        """A game closed while play waits for the other seat rejects
+        no_such_game; a move carcd refuses rejects with its error."""
+        g = self.new_py_game(seed=13)
+        self.run_js("""
+            window.__played = null;
+            const c = await Carcd.connect(URL);
+            c.play(%d, {1: %s}, (due) => due.moves[0]).then(
+              (r) => { window.__played = {result: r}; },
+              (e) => { window.__played = {code: e.code, message: e.message}; });
+            return true;""" % (g["game"], js(g["seats"][1]["token"])))
+        # play has subscribed: it waits for seat 0's move
+        harness.wait_for(lambda: self.py.games(after=g["game"] - 1, limit=1)["games"][0]["watchers"] == 1, 10 * SLOW)
+        self.py.close_game(g["game"], g["admin_token"])
+        got = self.page.wait_for("window.__played", 20)
+        self.assertEqual(got["code"], "no_such_game", got)
+        g = self.new_py_game(seed=13)
+        got = self.run_js("""
+            const c = await Carcd.connect(URL);
+            return await c.play(%d, {0: %s}, (due) => ({type: "pass"})).catch((e) => [e.code, e.data]);
+            """ % (g["game"], js(g["seats"][0]["token"])))
+        self.assertEqual(got[0], "illegal_move")
+        self.assertEqual(self.py.state(g["game"])["seq"], 0)
+
     def test_wire_errors(self):
         g = self.new_py_game()
         game, tokens = g["game"], [s["token"] for s in g["seats"]]
@@ -721,6 +774,26 @@ class TestCommonJS(unittest.TestCase):
         with daemon.client("tcp", "json") as ref:
             self.assertEqual(len(ref.call("state", {"game": got["game"]})["board"]), got["tiles"])
         self.assertEqual(got["tiles"], 2)   # the start tile and the one placed
+
+    def test_play_under_node(self):
+        """A bot in Node: client.play with tokens null plays every seat of
+        an auth-false game of every set to its end."""
+        daemon = _module["daemon"]
+        got = self.node("""
+            const {Carcd} = require(process.argv[1]);
+            (async () => {
+              const c = await Carcd.connect(process.argv[2], {WebSocket: require("ws")});
+              const g = await c.call("new_game", {players: ["ann", "bob", "cy"], auth: false, seed: 14,
+                                                  expansions: JSON.parse(process.argv[3])});
+              let moves = 0;
+              const score = await c.play(g.game, null, (due) => due.moves[moves++ % due.moves.length]);
+              await c.close();
+              console.log(JSON.stringify({game: g.game, moves, score}));
+            })().catch(e => { console.error(e); process.exit(1); });""", daemon.ws_url, json.dumps(harness.EVERY_SET))
+        self.assertTrue(got["score"]["final"])
+        with daemon.client("tcp", "json") as ref:
+            self.assertEqual(len(ref.call("history", {"game": got["game"]})["moves"]), got["moves"])
+            self.assertEqual(ref.call("score", {"game": got["game"]}), got["score"])
 
 
 if __name__ == "__main__":
