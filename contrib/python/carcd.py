@@ -371,7 +371,7 @@ class Client:
         params = dict(params, **{k: v for k, v in kw.items() if v is not None})
         return self.response(self.send(method, params))
 
-    def next_event(self, timeout=-1, keepalive=None):
+    def next_event(self, timeout=-1, keepalive=None, game=None):
         """The next notification's params {game, seq, events} (with phase, seat
         and over when subscribed with decision=True, and so on: subscribe()),
         or None on timeout.
@@ -380,14 +380,23 @@ class Client:
         default the client's timeout).  keepalive: while waiting, send a
         `ping` after every this many seconds without a notification, so the
         daemon does not close the connection as idle (its --idle-timeout,
-        600 s by default)."""
+        600 s by default).  game: the next notification of that game; those
+        of other games stay queued in `events`, in their order."""
         timeout = self.timeout if timeout == -1 else timeout
         deadline = None if timeout is None else time.monotonic() + timeout
+
+        def ready():
+            return any(n.get("game") == game for n in self.events) if game is not None else self.events
         while True:
             left = None if deadline is None else max(0.0, deadline - time.monotonic())
             wait = left if not keepalive else (keepalive if left is None else min(left, keepalive))
-            if self._deadline_wait(lambda: self.events, wait):
-                return self.events.popleft()
+            if self._deadline_wait(ready, wait):
+                if game is None:
+                    return self.events.popleft()
+                i = next(i for i, n in enumerate(self.events) if n.get("game") == game)
+                n = self.events[i]
+                del self.events[i]
+                return n
             if left is not None and wait >= left:
                 return None
             self.ping()
@@ -485,8 +494,13 @@ class Player:
     one request, apply_move; else Player asks legal_moves after each move.
     Every move goes with its `seq`, so none lands on a newer position; the
     newest notification is the game as it is (they come in order, without
-    gaps).  While it waits it pings the daemon every `keepalive` seconds
-    (by default a third of the daemon's idle timeout, 60 at most)."""
+    gaps).  Notifications of other games the client watches are left in its
+    `events`.  While it waits for the other seats it pings the daemon every
+    `keepalive` seconds (by default a third of the daemon's idle timeout,
+    60 at most); while choose runs it sends nothing, so a choose that takes
+    longer than the idle timeout (hello's limits.idle_timeout) gets the
+    connection closed: think in a thread, and ping meanwhile, or raise
+    the daemon's --idle-timeout."""
 
     def __init__(self, client, game, tokens, choose, features=False, on_move=None, keepalive=None, hello=None):
         self.c = client
@@ -514,6 +528,12 @@ class Player:
 
     def legal_moves(self):
         return self.c.legal_moves(self.game, features=self.features)
+
+    def drop_notifications(self):
+        """Drops the queued notifications of the game (its decision is
+        asked anew); those of other games stay."""
+        while self.c.next_event(0, game=self.game) is not None:
+            pass
 
     def play(self, timeout=600.0):
         """Plays until the game is over and returns score()'s result.
@@ -547,7 +567,7 @@ class Player:
                 if self.on_move:
                     self.on_move(due, move)
                 if not self.notified:
-                    self.c.events.clear()   # our own move's notification carries nothing new
+                    self.drop_notifications()   # our own move's carries nothing new
                     due = self.legal_moves()
                     continue
             # wait until the game changes (after our own move: its notification)
@@ -555,17 +575,16 @@ class Player:
 
     def next_due(self, timeout):
         """The decision due once the game has changed: from the newest
-        notification when they bring the moves, else from legal_moves."""
-        n = self.c.next_event(timeout, keepalive=self.keepalive)
+        notification of the game when they bring the moves, else from
+        legal_moves.  Notifications of other games the client watches stay
+        in its `events`."""
+        n = self.c.next_event(timeout, keepalive=self.keepalive, game=self.game)
         if n is None:
             raise TimeoutError("nothing happened in game %s for %.0f s" % (self.game, timeout))
-        if not self.notified:
-            self.c.events.clear()
-            return self.legal_moves()
         while True:
             if any(e.get("type") == "game_closed" for e in n["events"]):
                 raise Error("no_such_game", "game %s was closed" % self.game)
-            newer = self.c.next_event(0)
+            newer = self.c.next_event(0, game=self.game)
             if newer is None:
-                return n
+                return n if self.notified else self.legal_moves()
             n = newer

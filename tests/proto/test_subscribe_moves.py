@@ -233,6 +233,41 @@ class Clients(Watching):
         again, _, _, _ = self.player_game()
         self.assertEqual([m["move"] for m in again["moves"]], [m["move"] for m in history["moves"]])
 
+    def test_the_python_player_leaves_other_games_to_the_client(self):
+        """A Player's client that watches another game too: each move of
+        the Player's game is followed by one in the other, whose
+        notifications (with moves too) are never taken for the Player's
+        decisions and stay queued for the caller, in order."""
+        base = self.client().hello()
+        stripped = dict(base, extras=[e for e in base["extras"] if e != "subscribe.moves"])
+        for hello in (base, stripped):
+            with self.subTest(extras=hello["extras"]):
+                adm = self.client()
+                other = adm.new_game(["x", "y"], seed=11, auth=False)["game"]
+                g = adm.new_game(["a", "b"], seed=11, auth=False)["game"]
+                c = self.client()
+                c.subscribe(other, moves=True)
+                seen = []
+
+                def choose(due):
+                    seen.append(due)
+                    return due["moves"][0]
+
+                def meanwhile(due, move):   # the other game moves as often, on the same moves
+                    lm = adm.legal_moves(other)
+                    if lm["phase"] != "over":
+                        adm.apply_move(other, lm["moves"][0], seq=lm["seq"])
+                score = carcd.Player(c, g, {carcd.ALL_SEATS: None}, choose, on_move=meanwhile, hello=hello).play(
+                    timeout=30 * SLOW)
+                self.assertTrue(score["final"])
+                self.assertEqual({due["game"] for due in seen}, {g})
+                self.assertEqual([due["seq"] for due in seen], list(range(len(seen))))
+                played = adm.state(other)["seq"]
+                self.assertGreater(played, 50)
+                c.ping()   # its reply comes after every notification of a move made before it
+                queued = [n for n in c.events if n["game"] == other]
+                self.assertEqual([n["seq"] for n in queued], list(range(1, played + 1)))
+
     def test_a_move_the_daemon_refuses_raises(self):
         made = self.client().new_game(["ann"], seed=6)
         c = self.client()
