@@ -265,16 +265,17 @@
      * choose(due) picking each move: the loop every bot writes.  Resolves
      * with `score`'s result once the game is over.
      *   tokens   {seat: token} (an array indexed by seat does too) of the
-     *            seats it plays; null for every seat of a game made with
-     *            auth: false;
+     *            seats it plays, a token null for a seat of a game made with
+     *            auth: false; null for every seat of such a game;
      *   choose   (due) => move, or a promise of one: due is {game, seq,
      *            phase, seat, moves}, a decision of one of its seats as
      *            legal_moves has it (moves not empty); the move is one of
      *            due.moves, sent back as listed;
      *   options.features   the moves in legal_moves' features form;
      *   options.onMove     (due, move) after each move played;
-     *   options.keepalive  ms between pings while it waits (default a third
-     *                      of hello's limits.idle_timeout, 60000 at most).
+     *   options.keepalive  ms between pings while it waits, for the other
+     *                      seats or for choose's promise (default a third of
+     *                      hello's limits.idle_timeout, 60000 at most).
      * With a carcd that offers subscribe's moves (hello's extras) each
      * notification brings the decision due and its moves, so a decision
      * costs one request, apply_move; else it asks legal_moves after each
@@ -289,8 +290,13 @@
       const notified = extras.includes("subscribe.moves") && (!features || extras.includes("subscribe.features"));
       const idle = hello.limits && hello.limits.idle_timeout;
       const keepalive = options.keepalive || (idle > 0 ? Math.min(60000, idle * 1000 / 3) : 60000);
-      const tokenFor = (seat) => (tokens === null ? null
-        : Object.prototype.hasOwnProperty.call(tokens, seat) && typeof tokens[seat] === "string" ? tokens[seat] : false);
+      // the token to play seat with (null: none needed), or false: not ours
+      const tokenFor = (seat) => {
+        if (tokens === null) return null;
+        if (!Object.prototype.hasOwnProperty.call(tokens, seat)) return false;
+        const t = tokens[seat];
+        return typeof t === "string" || t === null ? t : false;
+      };
       const legal = () => this.call("legal_moves", features ? { game, features: true } : { game });
       // notifications of this game, in order, and the wait for the next
       const queue = [];
@@ -330,7 +336,15 @@
           if (due.phase === "over") return await this.call("score", { game });
           const token = tokenFor(due.seat);
           if (token !== false && due.moves.length) {
-            const move = await choose(due);
+            // a chooser that takes its time (a promise) keeps the connection
+            // from being closed as idle meanwhile
+            const pinger = setInterval(() => { this.call("ping", {}).catch(() => {}); }, keepalive);
+            let move;
+            try {
+              move = await choose(due);
+            } finally {
+              clearInterval(pinger);
+            }
             const params = { game, move, seq: due.seq };
             if (token !== null) params.token = token;
             try {

@@ -515,6 +515,36 @@ class TestConcurrency(ClientCase):
 
 class TestClosing(ClientCase):
 
+    def test_play_pings_while_choose_thinks(self):
+        """A chooser that takes longer than --idle-timeout (a promise that
+        waits 2.5 s, on a daemon that closes after 1 s idle) keeps its
+        connection: play pings meanwhile.  Tokens null per seat play the
+        seats of an auth-false game, here only seat 0 (seat 1 moves over
+        TCP)."""
+        with WsDaemon("--idle-timeout", "1") as d, d.client("tcp", "json") as py:
+            g = py.new_game(["ann", "bob"], tiles=["BA/Rr", "BA/C"], auth=False)
+            got = self.run_js("""
+                const c = await Carcd.connect(URL);
+                window.__slow = {moves: 0};
+                c.play(%d, {0: null}, (due) => new Promise((resolve) => setTimeout(() => {
+                    window.__slow.moves++;
+                    resolve(due.moves[0]);
+                  }, %d))).then((r) => { window.__slow.score = r; }, (e) => { window.__slow.err = e.message; });
+                return true;""" % (g["game"], 2500 * SLOW), url=d.ws_url)
+            self.assertTrue(got)
+            for _ in range(20):
+                lm = py.legal_moves(g["game"])
+                if lm["phase"] == "over":
+                    break
+                if lm["seat"] == 1:
+                    py.apply_move(g["game"], lm["moves"][0], seq=lm["seq"])
+                else:
+                    harness.wait_for(lambda: py.legal_moves(g["game"])["seq"] > lm["seq"], 20 * SLOW)
+            slow = self.page.wait_for("window.__slow.score || window.__slow.err ? window.__slow : null", 30)
+        self.assertNotIn("err", slow)
+        self.assertTrue(slow["score"]["final"])
+        self.assertGreaterEqual(slow["moves"], 2)   # seat 0's tile and its follower decision at least
+
     def test_idle_close(self):
         with WsDaemon("--idle-timeout", "1") as d:
             got = self.run_js("""
