@@ -401,6 +401,14 @@ static int cmp_u32(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* Sorts l's latencies; one with none has no array to sort (qsort may
+ * not be given NULL, even for no elements). */
+static void lat_sort(lat *l)
+{
+	if (l->n)
+		qsort(l->ns, l->n, sizeof *l->ns, cmp_u32);
+}
+
 /* The p-quantile of l, sorted, in milliseconds. */
 static double percentile_ms(const lat *l, double p)
 {
@@ -826,9 +834,9 @@ int main(int argc, char **argv)
 	run(cs, opt.conns, t0 + opt.seconds);
 	t1 = now();
 
-	qsort(st.all.ns, st.all.n, sizeof *st.all.ns, cmp_u32);
+	lat_sort(&st.all);
 	for (i = 0; i < M_COUNT; i++)
-		qsort(st.by_method[i].ns, st.by_method[i].n, sizeof *st.by_method[i].ns, cmp_u32);
+		lat_sort(&st.by_method[i]); /* subscribe has none without --notified */
 	printf("load: %s, %d connections x %d in flight, %d seats, %.1f s\n", opt.connect, opt.conns,
 	       opt.inflight, opt.players, t1 - t0);
 	printf("requests: %llu (%.0f requests/s); %llu games played to the end\n",
