@@ -114,14 +114,15 @@ static proto_val *member(proto_arena *a, const proto_val *v)
  * these and the legal moves of the decision due (none once the game is
  * closed: `closed`); with `state`, these and the state that `state`
  * returns.  The params of msg get each form's keys in turn after the
- * contract's, and the moves and the state are built at most once, only
- * when a watcher wants them. */
+ * contract's; the moves are listed at most once and the state built at
+ * most once, only when a watcher wants them. */
 static void publish(server *s, proto_arena *a, games_game *gm, proto_val *msg, int closed)
 {
 	proto_buf enc[GAMES_FORMS][PROTO_ENC_COUNT] = { { { 0 } } };
 	unsigned forms = 0; /* bit w: a watcher wants form w */
 	for (int i = 0; i < gm->nsubs; i++) forms |= 1u << gm->subwants[i];
 	proto_val *params = msg->u.c.last, contract = *params, *decision = NULL, *moves[2] = { NULL, NULL }, *state = NULL;
+	int nmoves = -1; /* the legal moves, listed into s->moves once for both forms of them */
 	for (unsigned w = 0; w < GAMES_FORMS; w++) {
 		if (!(forms >> w & 1)) continue;
 		*params = contract;
@@ -132,7 +133,8 @@ static void publish(server *s, proto_arena *a, games_game *gm, proto_val *msg, i
 		}
 		if (w & GAMES_WANTS_MOVES) {
 			int f = !!(w & GAMES_WANTS_FEATURES);
-			if (!moves[f]) moves[f] = closed ? pv_array(a) : proto_moves(a, gm->g, s->moves, list_moves(s, gm), f);
+			if (nmoves < 0) nmoves = closed ? 0 : list_moves(s, gm);
+			if (!moves[f]) moves[f] = proto_moves(a, gm->g, s->moves, nmoves, f);
 			pv_set(params, "moves", member(a, moves[f]));
 		}
 		if (w & GAMES_WANTS_STATE) {
