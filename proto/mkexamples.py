@@ -64,16 +64,20 @@ jl_moves, mp_moves = ex('legal_moves', 'legal_moves', {'game': G}, n=500)
 # subscribe the msgpack connection to the JSON game, so its notification shows
 ex('subscribe', 'subscribe', {'game': G})
 # a third connection (JSON lines) watches the JSON game with the state (carcd's own)
-S = conn(); sbuf = [b'']
-def sl(line=None):
-    if line: S.sendall(line.encode() + b'\n')
-    return read_line(S, sbuf)
+def liner():
+    """A JSON-lines connection of its own: f(line) sends line and returns the next line read; f() only reads."""
+    s = conn(); buf = [b'']
+    def f(line=None):
+        if line: s.sendall(line.encode() + b'\n')
+        return read_line(s, buf)
+    return f
+sl = liner()
 sline = 'subscribe {"game":%d,"state":true}' % G
 sr = sl(sline)
 # and a fourth watches it with the legal moves due (carcd's own too)
-V = conn(); vbuf = [b'']
+vl = liner()
 vline = 'subscribe {"game":%d,"moves":true}' % G
-V.sendall(vline.encode() + b'\n'); vr = read_line(V, vbuf)
+vr = vl(vline)
 mv = jl_moves['moves'][0]
 legal = {(m['x'], m['y'], m['rot']) for m in jl_moves['moves']}
 bad = None
@@ -105,7 +109,7 @@ M.settimeout(3)
 out.append('The JSON connection is subscribed too: right after its response comes\n\n```\n< %s\n```\n' % (jl('ping') and jnotes[0]))
 out.append('The watcher (a MessagePack connection subscribed to game %d) receives, after that JSON move:\n\n```\n< %s\n```\n' % (G, json.dumps(notes[0] if notes else None, separators=(',', ':'))))
 out.append('A third connection, which had sent `%s` (answered `%s`), receives the same with the decision and the state, as `state` would answer it now:\n\n```\n< %s\n```\n' % (sline, sr, short(sl(), 1500)))
-out.append('A fourth, which had sent `%s` (answered `%s`), receives the decision and the moves it offers, as `legal_moves` would list them now: the seat due plays from the notification alone:\n\n```\n< %s\n```\n' % (vline, vr, short(read_line(V, vbuf), 1500)))
+out.append('A fourth, which had sent `%s` (answered `%s`), receives the decision and the moves it offers, as `legal_moves` would list them now: the seat due plays from the notification alone:\n\n```\n< %s\n```\n' % (vline, vr, short(vl(), 1500)))
 sl('unsubscribe {"game":%d}' % G)   # answered: it watches no more (and stays open, as the fourth does: `stats` counts 4 connections)
 # errors
 e1 = jl('apply_move ' + json.dumps({'game': G, 'token': T[0], 'move': mv}, separators=(',', ':')))

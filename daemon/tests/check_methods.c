@@ -245,6 +245,15 @@ START_TEST(full_game)
 }
 END_TEST
 
+/* The params of the last message a fake connection got, which must be a
+ * notification. */
+static json_t *last_note(const fake *c)
+{
+	json_t *m = json_array_get(c->got, json_array_size(c->got) - 1);
+	ck_assert_int_eq(json_integer_value(json_array_get(m, 0)), 2);
+	return json_array_get(m, 2);
+}
+
 /* subscribe's `state` (carcd's own): each notification carries the decision's
  * keys and the very state `state` answers after the move, and game_closed the
  * state the game was closed in; subscribing again without it turns it off,
@@ -265,7 +274,7 @@ START_TEST(state_notifications)
 		char *mv = json_dumps(json_array_get(json_object_get(lm, "moves"), 0), JSON_COMPACT);
 		r = result(call(&A, "apply_move {\"game\": %d, \"move\": %s}", game, mv));
 		free(mv);
-		json_t *note = json_array_get(json_array_get(W.got, json_array_size(W.got) - 1), 2);
+		json_t *note = last_note(&W);
 		json_t *st = result(call(&A, "state {\"game\": %d}", game));
 		ck_assert_uint_eq(json_object_size(note), 7);
 		ck_assert(json_equal(json_object_get(note, "state"), st));
@@ -276,7 +285,7 @@ START_TEST(state_notifications)
 	}
 	json_t *st = json_incref(result(call(&A, "state {\"game\": %d}", game)));
 	result(call(&A, "close_game {\"game\": %d, \"admin_token\": \"%s\"}", game, admin));
-	json_t *note = json_array_get(json_array_get(W.got, json_array_size(W.got) - 1), 2);
+	json_t *note = last_note(&W);
 	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(note, "events"), 0), "type")),
 	                 "game_closed");
 	ck_assert(json_equal(json_object_get(note, "state"), st));
@@ -290,7 +299,7 @@ START_TEST(state_notifications)
 	char *mv = json_dumps(json_array_get(json_object_get(lm, "moves"), 0), JSON_COMPACT);
 	result(call(&A, "apply_move {\"game\": %d, \"move\": %s}", game, mv));
 	free(mv);
-	note = json_array_get(json_array_get(W.got, json_array_size(W.got) - 1), 2);
+	note = last_note(&W);
 	ck_assert_uint_eq(json_object_size(note), 3);
 	games_unsubscribe_all(&S.games, &W, &subs_w);
 	games_unsubscribe_all(&S.games, &A, &subs_a);
@@ -301,13 +310,6 @@ END_TEST
  * (`features`: in legal_moves' features form), beside `state` when asked
  * for too; two watchers of different forms on one game each get theirs
  * from one notification, and game_closed brings no moves. */
-static json_t *last_note(const fake *c)
-{
-	json_t *m = json_array_get(c->got, json_array_size(c->got) - 1);
-	ck_assert_int_eq(json_integer_value(json_array_get(m, 0)), 2);
-	return json_array_get(m, 2);
-}
-
 START_TEST(moves_notifications)
 {
 	json_t *g = result(call(&A, "new_game {\"players\": [\"ann\", \"bob\"], \"seed\": 9, \"auth\": false, "

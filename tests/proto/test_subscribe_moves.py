@@ -185,6 +185,11 @@ class Clients(Watching):
                     flags, lambda mover, g: mover.legal_moves(g, features=features)["moves"], mover, g)
                 self.assertEqual([line["moves"] for line in lines], listed)
 
+    def hello_without_moves(self):
+        """hello's result as a carcd without subscribe's moves would give it."""
+        h = self.client().hello()
+        return dict(h, extras=[e for e in h["extras"] if e != "subscribe.moves"])
+
     def player_game(self, features=False, hello=None, players=("ann", "bob")):
         """A game of every set played to its end by carcd.Player, seat by
         seat with the last move listed; returns its history, the decisions
@@ -223,10 +228,8 @@ class Clients(Watching):
         """Against a carcd without `subscribe`'s moves (its hello here
         without them) Player asks legal_moves after each move, and plays the
         same game: the same moves, chosen alike."""
-        base = self.client().hello()
-        stripped = dict(base, extras=[e for e in base["extras"] if e != "subscribe.moves"])
         before = self.requests()
-        history, seen, _, player = self.player_game(hello=stripped)
+        history, seen, _, player = self.player_game(hello=self.hello_without_moves())
         spent = self.requests() - before - 1
         self.assertFalse(player.notified)
         self.assertGreaterEqual(spent, 2 * len(seen))
@@ -238,9 +241,7 @@ class Clients(Watching):
         the Player's game is followed by one in the other, whose
         notifications (with moves too) are never taken for the Player's
         decisions and stay queued for the caller, in order."""
-        base = self.client().hello()
-        stripped = dict(base, extras=[e for e in base["extras"] if e != "subscribe.moves"])
-        for hello in (base, stripped):
+        for hello in (self.client().hello(), self.hello_without_moves()):
             with self.subTest(extras=hello["extras"]):
                 adm = self.client()
                 other = adm.new_game(["x", "y"], seed=11, auth=False)["game"]

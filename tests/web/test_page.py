@@ -381,13 +381,15 @@ class TestWatch(PageCase):
         self.assertGreaterEqual(after, first + 8)
 
     def play_with_bots(self, page):
-        """The page's bots play a two-seat game to its end; returns its id."""
+        """The page's bots play a two-seat game to its end; returns its id
+        and the number of moves played in it."""
         self.setup_game(page, ["bot", "bot"], "all", seed=404)
         game = self.start_game(page)
         self.wait_over(page)
         self.assertFinalScores(page, game)
         self.assertNotIn("error", page.eval("document.querySelector('#status').className"), self.status(page))
-        return game
+        with self.client() as c:
+            return game, len(c.history(game)["moves"])
 
     def test_playing_with_the_moves_extra_calls_legal_moves_once(self):
         """A carcd whose hello lists "subscribe.moves" and
@@ -396,9 +398,7 @@ class TestWatch(PageCase):
         in a whole game, for the first decision, which no notification
         brought.  A page that only watches asks for no moves."""
         page = self.counted_page(query="delay=0")
-        game = self.play_with_bots(page)
-        with self.client() as c:
-            played = len(c.history(game)["moves"])
+        game, played = self.play_with_bots(page)
         self.assertGreater(played, 100)
         self.assertEqual(page.eval("window.__calls.legal_moves"), 1)
         self.assertEqual(page.eval("window.__subscribes"),
@@ -411,9 +411,7 @@ class TestWatch(PageCase):
         """A carcd without the extra (its hello here without it): the page
         calls `legal_moves` at each decision of its seats, as before."""
         page = self.counted_page(strip=["subscribe.moves"], query="delay=0")
-        game = self.play_with_bots(page)
-        with self.client() as c:
-            played = len(c.history(game)["moves"])
+        game, played = self.play_with_bots(page)
         self.assertGreaterEqual(page.eval("window.__calls.legal_moves"), played)
         self.assertNotIn("moves", page.eval("window.__subscribes[0]"))
 
