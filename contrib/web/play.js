@@ -194,6 +194,13 @@
     return connect($("#url").value);
   }
 
+  // A session: the game the page shows, played ("play", with the seats'
+  // names and kinds) or watched ("watch"), and what the page knows of it.
+  function newSession(mode, game, names, kinds) {
+    return { mode: mode, game: game, names: names, kinds: kinds, knownSeq: 0, loggedSeq: 0,
+             botSeq: null, failures: 0, final: null, stateSub: false, pushed: null, pushedLegal: null };
+  }
+
   // Subscribes the connection to the session's game: with the state and,
   // when the page plays in it, the legal moves (as `features` gives them)
   // in each notification when the daemon offers them (hello's extras), else
@@ -373,9 +380,7 @@
       showError(e, "new_game");
       return;
     }
-    var sess = { mode: "play", game: res.game, names: names, kinds: kinds, knownSeq: 0, loggedSeq: 0,
-                 botSeq: null, failures: 0, final: null, stateSub: false, pushed: null,
-                 pushedLegal: null };
+    var sess = newSession("play", res.game, names, kinds);
     var toks = [];
     (res.seats || []).forEach(function (s) { toks[s.seat] = s.token; });
     tokens.set(sess, toks);
@@ -396,9 +401,7 @@
     if (!isInt(id) || id < 1) { setStatus("a game id is a whole number from 1", "error"); return; }
     var client;
     try { client = await ensureClient(); } catch (e) { return; }
-    var sess = { mode: "watch", game: id, names: null, kinds: null, knownSeq: 0, loggedSeq: 0,
-                 botSeq: null, failures: 0, final: null, stateSub: false, pushed: null,
-                 pushedLegal: null };
+    var sess = newSession("watch", id, null, null);
     var sub;
     try {
       sub = await subscribeTo(client, sess);   // the session starts only once it is watched
