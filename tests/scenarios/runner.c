@@ -953,14 +953,14 @@ static void do_turn(run *r, char **t, int nt)
 	if (got != seat) FAIL(r, "seat %d must decide now (phase %s), expected seat %d", got, carc_phase_name(carc_game_phase(r->g)), seat);
 }
 
-/* phase NAME: the decision due now is of that phase (tile, action, escape, over) */
+/* phase NAME: the decision due now is of that phase (carc_phase_name's names) */
 static void do_phase(run *r, char **t, int nt)
 {
 	int want = -1;
 	for (int i = 0; nt == 2 && i < CARC_PH_COUNT; i++)
 		if (!strcmp(carc_phase_name(i), t[1])) want = i;
 	if (want < 0) {
-		ERR(r, "phase wants one of tile action escape wagon over");
+		ERR(r, "phase wants one of tile action escape wagon flock abbey_final over");
 		return;
 	}
 	int got = carc_game_phase(r->g);
