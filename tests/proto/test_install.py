@@ -302,6 +302,7 @@ class Distributed(unittest.TestCase):
         script = lambda name: name.endswith((".py", ".sh")) or "." not in name
         kinds = (("tests/proto", script), ("tests/port", script),
                  ("tests/scenarios", lambda name: name.endswith(".scn")),
+                 ("tests/scenarios/must-fail", lambda name: name.endswith(".scn")),
                  ("engine/tiles", lambda name: name.endswith(".tiles")))
         missing = []
         for sub, kept in kinds:

@@ -6,6 +6,11 @@
  * Usage: runner [FILE.scn ...]
  *   Without arguments it runs every *.scn in $SCENARIO_DIR, else in
  *   $srcdir/tests/scenarios, else in the source directory compiled in.
+ *   Without arguments it also checks that each scenario of the
+ *   directory's must-fail/ fails, its report saying what the file's first
+ *   line, `# must-fail: TEXT`, says: one wrong expectation each, so that a
+ *   runner that stopped checking something cannot pass them all (the
+ *   project's directory must have it; another $SCENARIO_DIR need not).
  *   CK_RUN_CASE=NAME.scn runs one scenario; CK_FORK=no runs them in one
  *   process (for valgrind); CK_VERBOSITY picks Check's output (default:
  *   one line per scenario).
@@ -139,6 +144,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "carc.h"
 
@@ -514,7 +520,19 @@ static void start_game(run *r)
 	r->call_line = r->line;
 	carc_rc rc = carc_game_init(r->g, &r->cfg, &r->sink);
 	if (rc != CARC_OK) {
-		FAIL(r, "carc_game_init refused the set-up: %s (%s)", rc_name(rc), carc_strerror(rc));
+		/* the usual cause with several start tiles: two that touch and do
+		 * not match; the first that spoils the set-up of those before it
+		 * is named, as carcd's new_game names it */
+		int bad = -1;
+		carc_config one = r->cfg;
+		for (one.nstart = 2; rc == CARC_E_ARG && bad < 0 && one.nstart <= r->cfg.nstart; one.nstart++)
+			if (carc_game_init(r->g, &one, NULL) == CARC_E_ARG) bad = one.nstart - 1;
+		if (bad >= 0) {
+			const carc_start_tile *st = &r->cfg.start[bad];
+			FAIL(r, "carc_game_init refused the set-up: start tile %d, %s %d %d %d, does not match the start "
+			        "tiles before it that it touches", bad + 1, carc_tile_id(st->tile), st->x, st->y, st->rot * 90);
+		} else
+			FAIL(r, "carc_game_init refused the set-up: %s (%s)", rc_name(rc), carc_strerror(rc));
 		free(r->g);
 		r->g = NULL;
 	}
@@ -1243,6 +1261,12 @@ static int run_scenario(const char *path, char *report)
 
 static char **files;
 static int nfiles;
+/* The .scn files of must-fail/: scenarios with one wrong expectation each, which the
+ * runner must report (the text of their first line, `# must-fail: TEXT`):
+ * a runner that stopped checking something would pass every scenario. */
+static char **must;
+static int nmust;
+#define MUST_FAIL "# must-fail: "
 
 /* Check refuses (and counts as an error, losing the run with CK_FORK=no)
  * a failure message past its CK_MAX_MSG_SIZE, 4096 bytes by default: a
@@ -1264,21 +1288,46 @@ START_TEST(scenario)
 }
 END_TEST
 
+START_TEST(must_fail)
+{
+	static char report[REPORT_SIZE];
+	char want[512] = "";
+	FILE *f = fopen(must[_i], "r");
+	ck_assert_msg(f != NULL, "cannot open %s", must[_i]);
+	if (!fgets(want, sizeof want, f)) want[0] = 0;
+	fclose(f);
+	want[strcspn(want, "\n")] = 0;
+	ck_assert_msg(!strncmp(want, MUST_FAIL, strlen(MUST_FAIL)) && want[strlen(MUST_FAIL)],
+	              "%s: its first line must be `" MUST_FAIL "TEXT`, TEXT what the runner reports", must[_i]);
+	const char *text = want + strlen(MUST_FAIL);
+	int ok = run_scenario(must[_i], report);
+	ck_assert_msg(!ok, "%s passed: the runner no longer sees `%s`", must[_i], text);
+	ck_assert_msg(strstr(report, text) != NULL, "%s failed, but its report does not say `%s`:\n%.*s", must[_i], text,
+	              CHECK_MSG_ROOM, report);
+}
+END_TEST
+
 static int by_name(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static int add_file(const char *path)
+static int add_to(char ***list, int *n, const char *path)
 {
-	char **n = realloc(files, (size_t)(nfiles + 1) * sizeof *files);
-	if (!n) return 0;
-	files = n;
-	files[nfiles] = strdup(path);
-	return files[nfiles++] != NULL;
+	char **l = realloc(*list, (size_t)(*n + 1) * sizeof **list);
+	if (!l) return 0;
+	*list = l;
+	l[*n] = strdup(path);
+	return l[(*n)++] != NULL;
 }
 
-static int scan_dir(const char *dir)
+static int add_file(const char *path)
+{
+	return add_to(&files, &nfiles, path);
+}
+
+/* Every *.scn in dir, by name, onto list. */
+static int scan_into(const char *dir, char ***list, int *count)
 {
 	DIR *d = opendir(dir);
 	if (!d) {
@@ -1293,7 +1342,7 @@ static int scan_dir(const char *dir)
 		char *path = malloc(len);
 		int ok = path != NULL;
 		if (ok) snprintf(path, len, "%s/%s", dir, e->d_name);
-		ok = ok && add_file(path);
+		ok = ok && add_to(list, count, path);
 		free(path);
 		if (!ok) {
 			closedir(d);
@@ -1301,8 +1350,20 @@ static int scan_dir(const char *dir)
 		}
 	}
 	closedir(d);
-	qsort(files, (size_t)nfiles, sizeof *files, by_name);
+	qsort(*list, (size_t)*count, sizeof **list, by_name);
 	return 1;
+}
+
+/* The scenarios of dir, and the must-fail ones of dir/must-fail, which
+ * the project's own directory must have (another, $SCENARIO_DIR, may
+ * not). */
+static int scan_dir(const char *dir, int own)
+{
+	char sub[4200];
+	snprintf(sub, sizeof sub, "%s/must-fail", dir);
+	struct stat st;
+	if (!own && stat(sub, &st) != 0) return scan_into(dir, &files, &nfiles);
+	return scan_into(dir, &files, &nfiles) && scan_into(sub, &must, &nmust);
 }
 
 int main(int argc, char **argv)
@@ -1316,7 +1377,7 @@ int main(int argc, char **argv)
 		if (env) snprintf(dir, sizeof dir, "%s", env);
 		else if (srcdir) snprintf(dir, sizeof dir, "%s/tests/scenarios", srcdir);
 		else snprintf(dir, sizeof dir, "%s", SCENARIO_DIR);
-		if (!scan_dir(dir)) return EXIT_FAILURE;
+		if (!scan_dir(dir, !env)) return EXIT_FAILURE;
 	}
 	if (!nfiles) {
 		fprintf(stderr, "runner: no scenario files found\n");
@@ -1333,17 +1394,26 @@ int main(int argc, char **argv)
 		tcase_add_loop_test(tc, scenario, i, i + 1);
 		suite_add_tcase(s, tc);
 	}
+	if (nmust) {
+		TCase *tc = tcase_create("must-fail");
+		tcase_set_timeout(tc, 30);
+		tcase_add_loop_test(tc, must_fail, 0, nmust);
+		suite_add_tcase(s, tc);
+	}
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, getenv("CK_VERBOSITY") ? CK_ENV : CK_VERBOSE);
 	int failed = srunner_ntests_failed(sr);
 	int total = srunner_ntests_run(sr);
 	srunner_free(sr);
-	printf("scenarios: %d run, %d passed, %d failed\n", total, total - failed, failed);
+	printf("scenarios: %d run, %d passed, %d failed (%d must-fail checks among them)\n", total, total - failed, failed,
+	       nmust);
 	for (int i = 0; i < nfiles; i++) {
 		free(files[i]);
 		free(names[i]);
 	}
+	for (int i = 0; i < nmust; i++) free(must[i]);
 	free(files);
+	free(must);
 	free(names);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }
