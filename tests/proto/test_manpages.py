@@ -187,6 +187,29 @@ class Pages(unittest.TestCase):
                                text=True, timeout=TIMEOUT, env=dict(os.environ, LC_ALL="C"))
             self.assertEqual((p.returncode, p.stderr), (0, ""), "groff -man -ww on %s" % path)
 
+    def test_install_paths_of_any_length_read_without_a_warning(self):
+        """The pages name the install paths (--prefix, --bindir, ...),
+        which may be longer than a line: make writes each with a break
+        point, `\\:`, after every slash, and the pages are left-adjusted,
+        so that groff breaks a long path instead of warning that it cannot
+        adjust or break the line.  The same pages with every directory of
+        those paths made 30 characters longer read without a warning too."""
+        groff = shutil.which("groff")
+        self.assertIsNotNone(groff, "groff is missing (apt-get install groff-base): the pages cannot be checked")
+        for path in (CARCD_PAGE, CARCCTL_PAGE):
+            with open(path, encoding="utf-8") as f:
+                source = f.read()
+            files = [line for line in source.splitlines() if re.match(r"\.IR? /", line)]
+            self.assertTrue(files, "%s names no install path" % path)
+            for line in files:   # all but the fixed /run and /var paths are where make installed
+                if not re.match(r"\.IR? /(run|var)/", line):
+                    self.assertTrue(line.split()[1].startswith("/\\:"), "an install path without break points: " + line)
+            longer = source.replace("/\\:", "/\\:" + "d" * 30 + "/\\:")
+            self.assertGreater(len(longer), len(source) + 30 * 6)
+            p = subprocess.run([groff, "-man", "-ww", "-z", "-Tutf8", "-rLL=80n"], input=longer, capture_output=True,
+                               text=True, timeout=TIMEOUT, env=dict(os.environ, LC_ALL="C"))
+            self.assertEqual((p.returncode, p.stderr), (0, ""), "groff -man -ww on %s with longer paths" % path)
+
 
 if __name__ == "__main__":
     unittest.main()
