@@ -177,25 +177,30 @@ class Pages(unittest.TestCase):
                     self.assertIn(phrase, page[level])
                     self.assertIn(phrase, listed[level])
 
-    def test_groff_reads_the_pages_without_a_warning(self):
+    def assertGroffQuiet(self, source, what):
+        """groff -man -ww reads the page source, 80 columns wide, with
+        every warning on: it must succeed and warn of nothing."""
         groff = shutil.which("groff")
         self.assertIsNotNone(groff, "groff is missing (apt-get install groff-base): the pages cannot be checked")
+        p = subprocess.run([groff, "-man", "-ww", "-z", "-Tutf8", "-rLL=80n"], input=source, capture_output=True,
+                           text=True, timeout=TIMEOUT, env=dict(os.environ, LC_ALL="C"))
+        self.assertEqual((p.returncode, p.stderr), (0, ""), "groff -man -ww on " + what)
+
+    def test_groff_reads_the_pages_without_a_warning(self):
         for path in (CARCD_PAGE, CARCCTL_PAGE):
             with open(path, "rb") as f:
-                self.assertTrue(f.read().isascii(), "%s is not plain ASCII" % path)
-            p = subprocess.run([groff, "-man", "-ww", "-z", "-Tutf8", "-rLL=80n", path], capture_output=True,
-                               text=True, timeout=TIMEOUT, env=dict(os.environ, LC_ALL="C"))
-            self.assertEqual((p.returncode, p.stderr), (0, ""), "groff -man -ww on %s" % path)
+                source = f.read()
+            self.assertTrue(source.isascii(), "%s is not plain ASCII" % path)
+            self.assertGroffQuiet(source.decode(), path)
 
     def test_install_paths_of_any_length_read_without_a_warning(self):
         """The pages name the install paths (--prefix, --bindir, ...),
         which may be longer than a line: make writes each with a break
         point, `\\:`, after every slash, and the pages are left-adjusted,
         so that groff breaks a long path instead of warning that it cannot
-        adjust or break the line.  The same pages with every directory of
-        those paths made 30 characters longer read without a warning too."""
-        groff = shutil.which("groff")
-        self.assertIsNotNone(groff, "groff is missing (apt-get install groff-base): the pages cannot be checked")
+        adjust or break the line.  The same pages with a directory of 30
+        characters after each directory of those paths read without a
+        warning too."""
         for path in (CARCD_PAGE, CARCCTL_PAGE):
             with open(path, encoding="utf-8") as f:
                 source = f.read()
@@ -206,9 +211,7 @@ class Pages(unittest.TestCase):
                     self.assertTrue(line.split()[1].startswith("/\\:"), "an install path without break points: " + line)
             longer = source.replace("/\\:", "/\\:" + "d" * 30 + "/\\:")
             self.assertGreater(len(longer), len(source) + 30 * 6)
-            p = subprocess.run([groff, "-man", "-ww", "-z", "-Tutf8", "-rLL=80n"], input=longer, capture_output=True,
-                               text=True, timeout=TIMEOUT, env=dict(os.environ, LC_ALL="C"))
-            self.assertEqual((p.returncode, p.stderr), (0, ""), "groff -man -ww on %s with longer paths" % path)
+            self.assertGroffQuiet(longer, path + " with longer paths")
 
 
 if __name__ == "__main__":
