@@ -426,16 +426,11 @@ static proto_err m_new_game(method_call *c, proto_val **result, const char **why
 		                          c->s->games.max == 1 ? "" : "s");
 		return PROTO_E_LIMIT;
 	}
-	if (!gm && crc == CARC_E_ARG && cfg.nstart > 1) {
-		/* the usual cause: start tiles that touch and do not match; the
-		 * first that spoils a game of the start tiles before it is named */
-		carc_config one = cfg;
-		for (one.nstart = 2; one.nstart <= cfg.nstart; one.nstart++)
-			if (carc_game_init(c->s->scratch, &one, NULL) == CARC_E_ARG) {
-				const carc_start_tile *st = &cfg.start[one.nstart - 1];
-				return INVALID("start[%d]: %s at (%d,%d) turned %d° does not match the start tiles next to it",
-				               one.nstart - 1, carc_tile_id(st->tile), st->x, st->y, st->rot * 90);
-			}
+	int bad = !gm && crc == CARC_E_ARG ? carc_config_start_mismatch(&cfg) : -1;
+	if (bad >= 0) {
+		const carc_start_tile *st = &cfg.start[bad];
+		return INVALID("start[%d]: %s at (%d,%d) turned %d° does not match the start tiles next to it", bad,
+		               carc_tile_id(st->tile), st->x, st->y, st->rot * 90);
 	}
 	if (!gm && crc == CARC_E_ARG && !cfg.nstart && !has_standard_start(c->s->scratch, cfg.expansions))
 		return no_start_tile(a, c->s->scratch, why);

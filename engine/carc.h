@@ -285,6 +285,12 @@ typedef struct carc_config {
 /* Defaults: base game, 2 seats, every rule at its default (carc_rule).  A
  * NULL cfg is left alone. */
 void carc_config_init(carc_config *cfg);
+/* The first of cfg's start tiles (its index in cfg->start) that touches
+ * one listed before it and does not match it edge for edge, as a placement
+ * must; -1 when they all match.  carc_game_init refuses a config with such
+ * a tile (CARC_E_ARG): this names it.  Tiles outside carc_config's ranges
+ * are not compared (carc_game_init refuses those anyway); -1 for NULL. */
+int carc_config_start_mismatch(const carc_config *cfg);
 
 /* ---- moves -------------------------------------------------------------- */
 typedef enum carc_mtype {

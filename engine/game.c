@@ -90,6 +90,27 @@ void carc_config_init(carc_config *cfg)
 	for (int i = 0; i < CARC_R_COUNT; i++) cfg->rules[i] = carc_rule(i)->def;
 }
 
+int carc_config_start_mismatch(const carc_config *cfg)
+{
+	if (!cfg || cfg->nstart > CARC_MAX_START) return -1;
+	for (int i = 1; i < cfg->nstart; i++) {
+		const carc_start_tile *s = &cfg->start[i];
+		if (s->tile >= carc_ntiletypes || s->rot > 3) continue;
+		uint32_t code = carc_tiletypes[s->tile].edge_code[s->rot];
+		for (int j = 0; j < i; j++) {
+			const carc_start_tile *t = &cfg->start[j];
+			if (t->tile >= carc_ntiletypes || t->rot > 3) continue;
+			/* the edges that face each other show one kind, as
+			 * carc_board_fits asks of a placement */
+			for (int d = 0; d < 4; d++)
+				if (t->x == s->x + carc_dx[d] && t->y == s->y + carc_dy[d] &&
+				    (code >> (8 * d) & 0xff) != (carc_tiletypes[t->tile].edge_code[t->rot] >> (8 * ((d + 2) & 3)) & 0xff))
+					return i;
+		}
+	}
+	return -1;
+}
+
 size_t carc_game_size(void) { return sizeof(carc_game); }
 
 void carc_game_clone(carc_game *dst, const carc_game *src)
@@ -1763,12 +1784,12 @@ static carc_rc game_init(carc_game *g, const carc_config *cfg, carc_sink *out)
 		if (g->exts >> i & 1 && carc_exts[i]->board_extra) extra += carc_exts[i]->board_extra(g, &nodes);
 	if (g->nsupply + nstart + extra > CARC_MAX_TILES || nodes > CARC_MAX_NODES) return CARC_E_CAPACITY;
 	if (!nstart) return CARC_E_ARG;
+	/* start tiles that touch must match like any placement */
+	if (carc_config_start_mismatch(cfg) >= 0) return CARC_E_ARG;
 
 	if (cfg->nstart)
 		for (int i = 0; i < cfg->nstart; i++) {
 			const carc_start_tile *st = &cfg->start[i];
-			/* start tiles that touch must match like any placement */
-			if (i > 0 && carc_board_fits(g, st->tile, st->x, st->y, st->rot, NULL) == CARC_E_EDGE) return CARC_E_ARG;
 			place_start(g, st->tile, st->x, st->y, st->rot, out);
 		}
 	else

@@ -521,12 +521,8 @@ static void start_game(run *r)
 	carc_rc rc = carc_game_init(r->g, &r->cfg, &r->sink);
 	if (rc != CARC_OK) {
 		/* the usual cause with several start tiles: two that touch and do
-		 * not match; the first that spoils the set-up of those before it
-		 * is named, as carcd's new_game names it */
-		int bad = -1;
-		carc_config one = r->cfg;
-		for (one.nstart = 2; rc == CARC_E_ARG && bad < 0 && one.nstart <= r->cfg.nstart; one.nstart++)
-			if (carc_game_init(r->g, &one, NULL) == CARC_E_ARG) bad = one.nstart - 1;
+		 * not match, named as carcd's new_game names them */
+		int bad = rc == CARC_E_ARG ? carc_config_start_mismatch(&r->cfg) : -1;
 		if (bad >= 0) {
 			const carc_start_tile *st = &r->cfg.start[bad];
 			FAIL(r, "carc_game_init refused the set-up: start tile %d, %s %d %d %d, does not match the start "

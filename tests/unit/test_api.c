@@ -451,6 +451,74 @@ START_TEST(test_config_junk)
 }
 END_TEST
 
+/* carc_config_start_mismatch names the first start tile that touches one
+ * before it and does not match, and carc_game_init refuses exactly those
+ * configs.  Play is the oracle: with the start tiles before it on the
+ * board and its type the only tile of the supply, the tile placed where
+ * and as it stands is refused CARC_E_EDGE exactly when it does not match. */
+START_TEST(test_start_mismatch_against_play)
+{
+	uint32_t base = 1u << carc_expansion_find("base");
+	int types[256], ntypes = 0;
+	for (int t = 0; t < carc_tile_count() && ntypes < 256; t++)
+		if (carc_tile_drawable(t) && carc_tile_in_expansions(t, base)) types[ntypes++] = t;
+	TU_GE(ntypes, 20);
+	carc_game *g = game_alloc();
+	uint64_t rng = 0x5eed5eedu;
+	int named = 0, clean = 0;
+	for (int trial = 0; trial < 400; trial++) {
+		carc_config cfg;
+		carc_config_init(&cfg);
+		cfg.seed = (uint64_t)trial;
+		int cells[9] = { 0, 1, 2, 3, 4, 5, 6, 7, 8 };
+		cfg.nstart = (uint8_t)(2 + trial % 4);
+		for (int i = 0; i < cfg.nstart; i++) { /* distinct places of a 3 x 3 square */
+			rng = rng * 6364136223846793005u + 1442695040888963407u;
+			int k = i + (int)(rng >> 33) % (9 - i), c = cells[k];
+			cells[k] = cells[i];
+			cells[i] = c;
+			cfg.start[i] = (carc_start_tile){ (uint16_t)types[(rng >> 40) % (unsigned)ntypes], (int16_t)(c % 3),
+			                                  (int16_t)(c / 3), (uint8_t)(rng >> 20 & 3) };
+		}
+		int bad = carc_config_start_mismatch(&cfg), want = -1;
+		for (int i = 1; i < cfg.nstart && want < 0; i++) {
+			const carc_start_tile *s = &cfg.start[i];
+			int touches = 0;
+			for (int j = 0; j < i; j++) touches |= abs(cfg.start[j].x - s->x) + abs(cfg.start[j].y - s->y) == 1;
+			if (!touches) continue;
+			carc_config before = cfg;
+			before.nstart = (uint8_t)i;
+			before.ntiles = 1;
+			before.tiles[0] = s->tile;
+			ck_assert_int_eq(carc_game_init(g, &before, NULL), CARC_OK);
+			/* a tile that fits nowhere is set aside: then it fits not here */
+			if (carc_game_drawn(g) != s->tile) {
+				want = i;
+				continue;
+			}
+			carc_move m = tu_place(g, s->x, s->y, s->rot);
+			carc_rc rc = carc_apply(g, &m, NULL);
+			ck_assert_msg(rc == CARC_OK || rc == CARC_E_EDGE, "trial %d, tile %d: %s", trial, i, carc_strerror(rc));
+			if (rc == CARC_E_EDGE) want = i;
+		}
+		ck_assert_msg(bad == want, "trial %d: named %d, play says %d", trial, bad, want);
+		ck_assert_int_eq(carc_game_init(g, &cfg, NULL), bad >= 0 ? CARC_E_ARG : CARC_OK);
+		named += bad >= 0;
+		clean += bad < 0;
+	}
+	/* both answers were put to the test often */
+	TU_GE(named, 100);
+	TU_GE(clean, 50);
+	carc_config cfg;
+	carc_config_init(&cfg);
+	ck_assert_int_eq(carc_config_start_mismatch(&cfg), -1); /* no start tiles */
+	ck_assert_int_eq(carc_config_start_mismatch(NULL), -1);
+	cfg.nstart = CARC_MAX_START + 1; /* out of range: carc_game_init refuses it as such */
+	ck_assert_int_eq(carc_config_start_mismatch(&cfg), -1);
+	free(g);
+}
+END_TEST
+
 /* Every rule option one past its range (and far past) is refused. */
 START_TEST(test_config_rules_junk)
 {
@@ -1352,6 +1420,7 @@ static Suite *api_suite(void)
 	tc = tcase_create("setup");
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_config_junk);
+	tcase_add_test(tc, test_start_mismatch_against_play);
 	tcase_add_test(tc, test_config_rules_junk);
 	tcase_add_test(tc, test_init_null);
 	tcase_add_test(tc, test_sink_junk);
