@@ -96,7 +96,6 @@ int carc_config_start_mismatch(const carc_config *cfg)
 	for (int i = 1; i < cfg->nstart; i++) {
 		const carc_start_tile *s = &cfg->start[i];
 		if (s->tile >= carc_ntiletypes || s->rot > 3) continue;
-		uint32_t code = carc_tiletypes[s->tile].edge_code[s->rot];
 		for (int j = 0; j < i; j++) {
 			const carc_start_tile *t = &cfg->start[j];
 			if (t->tile >= carc_ntiletypes || t->rot > 3) continue;
@@ -104,7 +103,7 @@ int carc_config_start_mismatch(const carc_config *cfg)
 			 * carc_board_fits asks of a placement */
 			for (int d = 0; d < 4; d++)
 				if (t->x == s->x + carc_dx[d] && t->y == s->y + carc_dy[d] &&
-				    (code >> (8 * d) & 0xff) != (carc_tiletypes[t->tile].edge_code[t->rot] >> (8 * ((d + 2) & 3)) & 0xff))
+				    carc_edge_kind(s->tile, s->rot, d) != carc_edge_kind(t->tile, t->rot, (d + 2) & 3))
 					return i;
 		}
 	}
@@ -193,7 +192,7 @@ const char *carc_tile_edge(int type, int rot, int dir)
 {
 	static const char *const names[CARC_EK_COUNT] = { "field", "road", "city", "river", "inner" };
 	if (type < 0 || type >= carc_ntiletypes || rot < 0 || rot > 3 || dir < 0 || dir > 3) return "?";
-	return names[carc_tiletypes[type].edge_code[rot] >> (8 * dir) & 0xff];
+	return names[carc_edge_kind(type, rot, dir)];
 }
 
 uint16_t carc_tile_symbols(int type) { return type >= 0 && type < carc_ntiletypes ? carc_tiletypes[type].symbols : 0; }

@@ -318,6 +318,14 @@ static inline void carc_pending_add(carc_game *g, int root)
  * (x + carc_dx[d], y + carc_dy[d]). */
 static const int carc_dx[4] = { 0, 1, 0, -1 }, carc_dy[4] = { -1, 0, 1, 0 };
 
+/* The edge kind (CARC_EK_*) that tile `type` turned `rot` shows toward
+ * side d: byte d of its edge_code.  Two tiles side by side match where
+ * each shows the other the same kind. */
+static inline unsigned carc_edge_kind(int type, int rot, int d)
+{
+	return carc_tiletypes[type].edge_code[rot] >> (8 * d) & 0xff;
+}
+
 /* board.c */
 /* The feature node of a placed tile at a port (carc_port), or -1. */
 static inline int carc_board_feature_at(const carc_game *g, int cell, int port)

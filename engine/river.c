@@ -350,10 +350,9 @@ static int continuable(const vboard *v, const carc_front *f, const rivers *r, un
 /* The end f as it is with the new tile of v placed (it may be a neighbour). */
 static carc_front with_new_tile(const vboard *v, carc_front end)
 {
-	uint32_t code = carc_tiletypes[v->type].edge_code[v->rot];
 	for (int d = 0; d < 4; d++)
 		if (end.x + carc_dx[d] == v->x && end.y + carc_dy[d] == v->y) {
-			end.want |= (code >> (8 * ((d + 2) & 3)) & 0xff) << (8 * d);
+			end.want |= carc_edge_kind(v->type, v->rot, (d + 2) & 3) << (8 * d);
 			end.mask |= 0xffu << (8 * d);
 		}
 	return end;
@@ -1219,7 +1218,7 @@ static void new_open_end(carc_game *g, uint32_t code, int px, int py, int d, int
 		for (int d2 = 0; d2 < 4; d2++) { /* its other neighbours */
 			if (d2 == o || !(v & beside[d2])) continue;
 			const carc_cell *nb = &g->cells[carc_board_lookup(g, px + carc_dx[d2], py + carc_dy[d2])];
-			f.want |= (carc_tiletypes[nb->type].edge_code[nb->rot] >> (8 * ((d2 + 2) & 3)) & 0xff) << (8 * d2);
+			f.want |= carc_edge_kind(nb->type, nb->rot, (d2 + 2) & 3) << (8 * d2);
 			f.mask |= 0xffu << (8 * d2);
 			taken |= 1u << d2;
 		}
