@@ -1317,11 +1317,6 @@ static int add_to(char ***list, int *n, const char *path)
 	return l[(*n)++] != NULL;
 }
 
-static int add_file(const char *path)
-{
-	return add_to(&files, &nfiles, path);
-}
-
 /* Every *.scn in dir, by name, onto list. */
 static int scan_into(const char *dir, char ***list, int *count)
 {
@@ -1366,7 +1361,7 @@ int main(int argc, char **argv)
 {
 	if (argc > 1) {
 		for (int i = 1; i < argc; i++)
-			if (!add_file(argv[i])) return EXIT_FAILURE;
+			if (!add_to(&files, &nfiles, argv[i])) return EXIT_FAILURE;
 	} else {
 		char dir[4096];
 		const char *env = getenv("SCENARIO_DIR"), *srcdir = getenv("srcdir");
