@@ -50,7 +50,12 @@ class Load(unittest.TestCase):
 
     def test_notified_plays_each_move_from_a_notification(self):
         """--notified: one legal_moves and one subscribe a game, a move per
-        apply_move, every game closed again and its subscription with it."""
+        apply_move, every game closed again and its subscription with it.
+        A game's start is new_game, subscribe, then legal_moves: when the
+        time runs out between two of them, load sends no more, so each of
+        its 2 x 3 places may leave its last game one or two short there,
+        and no more than that."""
+        places = 2 * 3
         rc, out, err = run_load("--connect", self.daemon.unix_address, "--conns", "2", "--inflight", "3",
                                 "--seconds", "%.1f" % (3 * SLOW ** 0.5), "--expansions", EVERY_SET, "--notified")
         self.assertEqual(rc, 0, out + err)
@@ -59,8 +64,9 @@ class Load(unittest.TestCase):
         games = int(re.search(r"; (\d+) games played to the end", out).group(1))
         moves = int(re.search(r"^moves: (\d+) \(\d+ moves/s, each from a notification\)", out, re.M).group(1))
         self.assertGreater(games, 0, out)
-        self.assertEqual(counts["legal_moves"], counts["new_game"], out)
-        self.assertEqual(counts["subscribe"], counts["new_game"], out)
+        self.assertLessEqual(counts["legal_moves"], counts["subscribe"], out)
+        self.assertLessEqual(counts["subscribe"], counts["new_game"], out)
+        self.assertLessEqual(counts["new_game"] - counts["legal_moves"], places, out)
         self.assertEqual(counts["apply_move"], moves, out)
         self.assertGreater(moves, 150 * games, out)
         self.assertEqual(self.held_games(), 0)
