@@ -14,7 +14,9 @@
  * a copy of the game now.  When the input runs out, the first listed move
  * is played until the game ends, so every input reaches the final scoring.
  *
- * Built by `make fuzz`.  With -DFUZZ_STANDALONE it has its own main()
+ * Built by `make fuzz`, which runs it on engine/fuzz/corpus (inputs a
+ * libFuzzer run found; Makefile.am says how they were picked) and on
+ * random inputs.  With -DFUZZ_STANDALONE it has its own main()
  * (standalone.h): it runs the files named, such as a libFuzzer corpus or
  * a crash it saved, then -runs=N inputs of random bytes (a poor man's
  * fuzzer for gcc).
