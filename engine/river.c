@@ -347,14 +347,20 @@ static int continuable(const vboard *v, const carc_front *f, const rivers *r, un
 	return 0;
 }
 
+/* The empty place f learns the edge kind (CARC_EK_*) that the tile on its
+ * side d shows it, as front_touch teaches the frontier. */
+static inline void learn_side(carc_front *f, int d, unsigned kind)
+{
+	f->want |= kind << (8 * d);
+	f->mask |= 0xffu << (8 * d);
+}
+
 /* The end f as it is with the new tile of v placed (it may be a neighbour). */
 static carc_front with_new_tile(const vboard *v, carc_front end)
 {
 	for (int d = 0; d < 4; d++)
-		if (end.x + carc_dx[d] == v->x && end.y + carc_dy[d] == v->y) {
-			end.want |= carc_edge_kind(v->type, v->rot, (d + 2) & 3) << (8 * d);
-			end.mask |= 0xffu << (8 * d);
-		}
+		if (end.x + carc_dx[d] == v->x && end.y + carc_dy[d] == v->y)
+			learn_side(&end, d, carc_edge_kind(v->type, v->rot, (d + 2) & 3));
 	return end;
 }
 
@@ -1211,15 +1217,15 @@ static int river_filter(const carc_game *g, int type, carc_move *moves, int n)
 static void new_open_end(carc_game *g, uint32_t code, int px, int py, int d, int n)
 {
 	int o = (d + 2) & 3;
-	carc_front f = { (int16_t)px, (int16_t)py, (code >> (8 * d) & 0xff) << (8 * o), 0xffu << (8 * o) };
+	carc_front f = { (int16_t)px, (int16_t)py, 0, 0 };
+	learn_side(&f, o, code >> (8 * d) & 0xff);
 	uint32_t v = around(g, px, py);
 	unsigned taken = 1u << o;
 	if (v & (beside[0] | beside[1] | beside[2] | beside[3]) & ~beside[o])
 		for (int d2 = 0; d2 < 4; d2++) { /* its other neighbours */
 			if (d2 == o || !(v & beside[d2])) continue;
 			const carc_cell *nb = &g->cells[carc_board_lookup(g, px + carc_dx[d2], py + carc_dy[d2])];
-			f.want |= carc_edge_kind(nb->type, nb->rot, (d2 + 2) & 3) << (8 * d2);
-			f.mask |= 0xffu << (8 * d2);
+			learn_side(&f, d2, carc_edge_kind(nb->type, nb->rot, (d2 + 2) & 3));
 			taken |= 1u << d2;
 		}
 	g->river_room[n] = (uint8_t)((room_in(v) & ~taken) | taken << 4);
@@ -1401,9 +1407,7 @@ static __attribute__((noinline)) void river_follow(carc_game *g, int cell)
 			g->river_room[i] &= (uint8_t)~rect_hits(rx, ry);
 			for (int d = 0; d < 4; d++)
 				if (rx == carc_dx[d] && ry == carc_dy[d]) {
-					int o = (d + 2) & 3;
-					f->want |= (code >> (8 * o) & 0xff) << (8 * d);
-					f->mask |= 0xffu << (8 * d);
+					learn_side(f, d, code >> (8 * ((d + 2) & 3)) & 0xff);
 					g->river_room[i] |= (uint8_t)(0x10u << d);
 				}
 		}
