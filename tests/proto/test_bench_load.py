@@ -53,10 +53,11 @@ class Load(unittest.TestCase):
         apply_move, every game closed again and its subscription with it.
         A game's start is new_game, subscribe, then legal_moves: when the
         time runs out between two of them, load sends no more, so each of
-        its 2 x 3 places may leave its last game one or two short there,
-        and no more than that."""
-        places = 2 * 3
-        rc, out, err = run_load("--connect", self.daemon.unix_address, "--conns", "2", "--inflight", "3",
+        its conns x inflight places may leave its last game one or two
+        short there, and no more than that."""
+        conns, inflight = 2, 3
+        rc, out, err = run_load("--connect", self.daemon.unix_address,
+                                "--conns", str(conns), "--inflight", str(inflight),
                                 "--seconds", "%.1f" % (3 * SLOW ** 0.5), "--expansions", EVERY_SET, "--notified")
         self.assertEqual(rc, 0, out + err)
         self.assertIn("errors: 0\n", out)
@@ -66,7 +67,7 @@ class Load(unittest.TestCase):
         self.assertGreater(games, 0, out)
         self.assertLessEqual(counts["legal_moves"], counts["subscribe"], out)
         self.assertLessEqual(counts["subscribe"], counts["new_game"], out)
-        self.assertLessEqual(counts["new_game"] - counts["legal_moves"], places, out)
+        self.assertLessEqual(counts["new_game"] - counts["legal_moves"], conns * inflight, out)
         self.assertEqual(counts["apply_move"], moves, out)
         self.assertGreater(moves, 150 * games, out)
         self.assertEqual(self.held_games(), 0)
