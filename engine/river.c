@@ -23,12 +23,12 @@
  * (the cult places' rule, for a river tile with a cloister: allow_mask;
  * past the list of open ends, a caller's order or start tiles with more
  * than 12 of them, unlisted_mask does the same from the board).
- * Under `unplaceable_tile` reshuffle a river tile put back goes under the
- * river tiles still to come, before the lake (river_put_back), and counts
- * with them; put back when no other river tile was left (or under one at
- * the bottom of a given order), it goes to the bottom of the supply, and
- * while it still fits nowhere it is not counted: no placement now is what
- * keeps it out.  The volcano lake takes no figure and gives its placer
+ * Under `unplaceable_tile` reshuffle a river tile put back in a dealt
+ * supply goes under the river tiles still to come, before the lake
+ * (river_put_back), and counts with them; put back when no other river
+ * tile was left, or in a caller's order (which the caller orders), it
+ * goes to the bottom of the supply, and while it still fits nowhere it is
+ * not counted: no placement now is what keeps it out.  The volcano lake takes no figure and gives its placer
  * another turn.
  *
  * The placement rule is asked for every place and turn of every river
@@ -130,9 +130,8 @@ static void river_order(carc_game *g)
  * entries: a tile that fits nowhere goes back once, flagged CARC_PUT_BACK, to
  * where river_put_back says: among the river tiles still to come (in a
  * dealt supply, before river_end), or, when no other river tile is still
- * to come, to the bottom, where the flagged entries are a run (in a given
- * order that ends with river tiles, under the last of them is the bottom
- * too).  Without
+ * to come or the order is the caller's, to the bottom, where the flagged
+ * entries are a run.  Without
  * river_order (a given tile order) river_end is 0 and the whole supply is
  * read. */
 typedef struct rivers {
@@ -1499,15 +1498,18 @@ static int river_first(const carc_game *g, int type)
 	return g->river_known && peek_drawn(g, g->next) ? g->river_fit - 1 : CARC_FIRST_UNKNOWN;
 }
 
-/* unplaceable_tile reshuffle: a river tile put back is still a river tile,
- * and river tiles come before all others, the lake last (RULES.md 2.2):
- * it goes under the river tiles still to come, before a lake among them.
- * When none is still to come, to the bottom (a river tile that fits
- * nowhere now fits nowhere later either: land tiles only fill the room
- * ahead of the river's ends; it is discarded when drawn again). */
+/* unplaceable_tile reshuffle: in a supply the game dealt (river_order
+ * ran), a river tile put back is still a river tile, and river tiles come
+ * before all others, the lake last (RULES.md 2.2): it goes under the
+ * river tiles still to come, before a lake among them.  When none is
+ * still to come, to the bottom (a river tile that fits nowhere now fits
+ * nowhere later either: land tiles only fill the room ahead of the
+ * river's ends; it is discarded when drawn again).  In a caller-given
+ * order (river_end 0) the caller orders the river, and a tile put back
+ * goes to the end of the list, a river tile too (PROTOCOL.md, `tiles`). */
 static int river_put_back(const carc_game *g, int type, int to)
 {
-	if (!river_edges(type)) return to;
+	if (!river_edges(type) || !g->river_end) return to;
 	int last = -1;
 	for (int i = g->next; i < g->nsupply; i++) {
 		int t = carc_entry_tile(g->supply[i]);

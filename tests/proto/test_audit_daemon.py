@@ -349,13 +349,14 @@ class HistoryDiscards(AuditCase):
         self.assertEqual([e["tile"] for e in h["events"] if e["type"] == "tile_drawn"], drawn)
         return h
 
-    def test_a_river_tile_put_back_among_the_river_tiles(self):
-        # the lake fits nowhere next to the spring: it goes back under the
-        # river tiles still to come, not to the bottom, and comes round
-        # again before the land tiles
+    def test_a_river_tile_put_back_to_the_end_of_the_tiles_given(self):
+        # the lake fits nowhere next to the spring while river tiles are
+        # still to come: with `tiles` the caller orders the river, so it
+        # goes to the end of the list, behind the land tiles, and comes
+        # round last (the shared contract, `tiles`)
         with Daemon() as d, d.client("unix") as c:
             tiles = ["RI.1/I.e", "RI.1/IFI", "RI.1/II", "BA/L", "BA/L"]
-            h = self.put_back(c, tiles, ["RI.1/I.e", "RI.1/IFI", "RI.1/II", "RI.1/I.e", "BA/L", "BA/L"],
+            h = self.put_back(c, tiles, ["RI.1/I.e", "RI.1/IFI", "RI.1/II", "BA/L", "BA/L", "RI.1/I.e"],
                               expansions=["base", "river"])
             self.assertEqual([(e["tile"], e["why"]) for e in h["events"] if e["type"] == "tile_discarded"],
                              [("RI.1/I.e", "reshuffled")])

@@ -126,8 +126,7 @@ typedef struct run {
 	int turn_started;                /* the last call began a turn (a `turn` event) */
 	/* a given tile order (cfg.ntiles), followed draw by draw: supply[next..n)
 	 * are still to draw, back[] marks a tile put back under the supply, as
-	 * PROTOCOL.md says it goes: a river tile under the river tiles still to
-	 * come, before the lake, and under the whole supply when none is */
+	 * PROTOCOL.md says it goes: at the end of the order, a river tile too */
 	struct {
 		int on, next, n;
 		uint16_t tile[CARC_MAX_TILES + 8];
@@ -153,18 +152,14 @@ static void supply_take(run *r, int type)
 	r->supply.next++;
 }
 
-/* The tile drawn last goes back under the supply (`reshuffled`). */
+/* The tile drawn last goes back to the end of the given order
+ * (`reshuffled`), a river tile too: the caller orders the river
+ * (PROTOCOL.md `tiles`). */
 static void supply_put_back(run *r, int type)
 {
+	(void)type;
 	if (!r->supply.on) return;
 	int from = --r->supply.next, n = r->supply.n, to = n - 1;
-	if (opl_is_river(type)) {
-		int last = -1;
-		for (int i = from + 1; i < n && to == n - 1; i++)
-			if (opl_is_lake(r->supply.tile[i])) to = i - 1; /* before the lake */
-			else if (opl_is_river(r->supply.tile[i])) last = i;
-		if (to == n - 1 && last >= 0) to = last; /* under the last */
-	}
 	memmove(&r->supply.tile[from], &r->supply.tile[from + 1], (size_t)(to - from) * sizeof r->supply.tile[0]);
 	memmove(&r->supply.back[from], &r->supply.back[from + 1], (size_t)(to - from));
 	r->supply.tile[to] = (uint16_t)type;
@@ -432,8 +427,8 @@ static void process(run *r, const carc_game *g)
 			 * fork first.  Before the first land tile each river tile
 			 * comes once: in a dealt game the river always has a place for
 			 * the next river tile (2.3's guard), so none is put back (one
-			 * put back would come again before the lake, and count twice
-			 * here). */
+			 * put back would come again among the river tiles, and count
+			 * twice here; dealt_river_put_back puts one back). */
 			if (!river) r->land_drawn++;
 			if (river && !r->land_drawn) {
 				r->river_before_land++;
@@ -1224,8 +1219,8 @@ static const char *const rivers[] = { "RI.1/CICI", "RI.1/CIRI", "RI.1/CcII", "RI
 /* Caller-given river orders (PROTOCOL.md `tiles`: ordering the river is
  * the caller's job) under `unplaceable_tile` reshuffle, with few land
  * tiles or none and lakes anywhere: river tiles that fit nowhere go back
- * under the river tiles, before a lake, and often under the whole
- * supply, two or more of them; every placement is compared with the
+ * to the end of the order, often two or more of them, behind the land
+ * tiles given; every placement is compared with the
  * model, which follows the order draw by draw and
  * leaves out of its counts a tile put back under the whole supply that no
  * end takes now (rivers_of).  Every other game plays the order of a
@@ -1279,6 +1274,80 @@ START_TEST(test_given_reshuffle)
 	/* tiles did go back, and some fit nowhere twice */
 	ck_assert_int_ge(reshuffles, RESHUFFLE_GAMES / 2);
 	ck_assert_int_ge(discards, RESHUFFLE_GAMES / 10);
+}
+END_TEST
+
+/* A supply the game dealt keeps the river first under `unplaceable_tile`
+ * reshuffle (RULES.md 2.2: river tiles before all others, the lake
+ * last): a river tile that fits nowhere goes back under the river tiles
+ * still to come, before the lake, and only when none is still to come
+ * under the whole supply (river.c river_put_back).  Islands two places
+ * north and south of the spring's mouth leave a curve there no room to
+ * turn (2.3's guard), so a curve drawn before the river has moved on is
+ * put back.  Followed from the events alone: `left` river tiles still to
+ * draw (put back ones included), `bottom` of them put back under the
+ * whole supply; a land tile, or the lake from among the river tiles, is
+ * drawn only when every river tile but those at the bottom is out. */
+START_TEST(test_dealt_river_put_back)
+{
+	const char *const sets[] = { "base", "river", NULL };
+	int games = 0, among = 0;
+	for (int seed = 0; seed < 400; seed++) {
+		carc_config cfg;
+		carc_config_init(&cfg);
+		cfg.expansions = tu_expansions(sets, 2);
+		cfg.nseats = 2;
+		cfg.seed = (uint64_t)seed;
+		cfg.rules[CARC_R_UNPLACEABLE_TILE] = CARC_UNPLACEABLE_RESHUFFLE;
+		cfg.nstart = 3;
+		cfg.start[0] = (carc_start_tile){ (uint16_t)tu_tile("RI/s"), 0, 0, 0 };
+		cfg.start[1] = (carc_start_tile){ (uint16_t)tu_tile("BA/L"), 1, 2, 0 };
+		cfg.start[2] = (carc_start_tile){ (uint16_t)tu_tile("BA/L"), 1, -2, 0 };
+		carc_game *g = malloc(carc_game_size());
+		ck_assert_ptr_nonnull(g);
+		tu_events_reset(&ev);
+		if (carc_game_init(g, &cfg, &ev.sink) != CARC_OK) { /* the deal's first river tile has no place */
+			free(g);
+			continue;
+		}
+		games++;
+		int left = 0, bottom = 0;
+		for (int t = 0; t < carc_tile_count(); t++)
+			if (opl_is_river(t)) left += carc_game_dealt(g, t);
+		carc_rng pick;
+		carc_rng_seed(&pick, 0xd3a1u + (uint64_t)seed);
+		for (int played = 0;; played++) {
+			for (int i = 0; i < ev.sink.n && i < ev.sink.cap; i++) {
+				const carc_event *e = &ev.ev[i];
+				if (e->type != CARC_EV_TILE_DRAWN && e->type != CARC_EV_TILE_DISCARDED) continue;
+				int river = opl_is_river(e->tile);
+				if (e->type == CARC_EV_TILE_DRAWN && river) {
+					left--;
+					if (bottom > left) bottom--; /* one from the bottom */
+					else if (opl_is_lake(e->tile))
+						TU_ASSERT_MSG(left == bottom, "seed %d: the lake drawn with %d river tiles to come", seed,
+						              left - bottom);
+				} else if (e->type == CARC_EV_TILE_DRAWN) {
+					TU_ASSERT_MSG(left == bottom, "seed %d: %s drawn with %d river tiles to come", seed,
+					              carc_tile_id(e->tile), left - bottom);
+				} else if (e->type == CARC_EV_TILE_DISCARDED && e->why == CARC_WHY_RESHUFFLED && river) {
+					if (left > bottom) among++;
+					else bottom++;
+					left++;
+				}
+			}
+			if (carc_game_over(g)) break;
+			TU_ASSERT_MSG(played < MAX_GAME_MOVES, "seed %d: no end after %d moves", seed, played);
+			int nm = carc_legal_moves(g, moves, CARC_MAX_MOVES);
+			TU_GT(nm, 0);
+			tu_events_reset(&ev);
+			tu_apply_ok(g, moves[carc_rng_below(&pick, (uint32_t)nm)], &ev.sink);
+		}
+		free(g);
+	}
+	/* most deals are played, and curves did go back among the river tiles */
+	TU_GT(games, 200);
+	TU_GT(among, 20);
 }
 END_TEST
 
@@ -1704,6 +1773,7 @@ static Suite *placement_suite(void)
 		{ "unlisted_free_end", test_unlisted_free_end, 2 },
 		{ "far_river", test_far_river, 2 },
 		{ "refusal_by_hand", test_refusal_by_hand, 1 },
+		{ "dealt_river_put_back", test_dealt_river_put_back, 1 },
 	};
 	Suite *s = suite_create("placement_ext");
 	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
