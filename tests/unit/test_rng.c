@@ -139,10 +139,15 @@ END_TEST
 
 /* Plays a game always taking the first legal move and returns the tiles
  * drawn in order (discarded draws included). */
-static int draw_order(uint64_t seed, int nseats, uint16_t *out, int cap)
+static int draw_order_of(uint64_t seed, int nseats, const char *const *sets, uint16_t *out, int cap)
 {
 	carc_config cfg;
 	carc_config_init(&cfg);
+	if (sets) {
+		int nsets = 0;
+		while (sets[nsets]) nsets++;
+		cfg.expansions = tu_expansions(sets, nsets);
+	}
 	cfg.seed = seed;
 	cfg.nseats = (uint8_t)nseats;
 	static tu_events ev;
@@ -166,6 +171,11 @@ static int draw_order(uint64_t seed, int nseats, uint16_t *out, int cap)
 	free(moves);
 	free(g);
 	return n;
+}
+
+static int draw_order(uint64_t seed, int nseats, uint16_t *out, int cap)
+{
+	return draw_order_of(seed, nseats, NULL, out, cap);
 }
 
 START_TEST(test_shuffle_determinism)
@@ -222,6 +232,53 @@ START_TEST(test_shuffle_is_a_permutation)
 }
 END_TEST
 
+/* The river tiles are shuffled too (RULES.md 2.2: "Shuffle the other
+ * river tiles face down and put the lake last"; 2.3: River II's fork
+ * first): every river tile is drawn before the first land tile, the lake
+ * last of them, River II's fork first, and between them the order is
+ * the seed's.  Over 200 seeds each River I tile type but the lake comes
+ * first (the eight types of its ten tiles, each 10% or 20% of the time),
+ * none in more than 30% of the games, and the same for the tile drawn
+ * right after River II's fork (nine types among its ten tiles). */
+static int is_river(int type)
+{
+	for (int d = 0; d < 4; d++)
+		if (!strcmp(carc_tile_edge(type, 0, d), "river")) return 1;
+	return 0;
+}
+
+START_TEST(test_river_shuffle)
+{
+	static const char *const river1[] = { "base", "river", NULL }, *const river2[] = { "base", "river2", NULL };
+	static const struct { const char *const *sets; const char *first, *lake; int nriver, types; } games[] = {
+		{ river1, NULL, "RI.1/I.e", 11, 8 },
+		{ river2, "RI.2/III", "RI.2/I.v", 11, 9 },
+	};
+	for (size_t k = 0; k < sizeof games / sizeof games[0]; k++) {
+		int opening[1024] = { 0 }, lake = tu_tile(games[k].lake), fork = games[k].first ? tu_tile(games[k].first) : -1;
+		ck_assert_int_lt(carc_tile_count(), 1024);
+		for (uint64_t seed = 1; seed <= 200; seed++) {
+			uint16_t d[200];
+			int n = draw_order_of(seed, 2, games[k].sets, d, 200), nriver = 0;
+			while (nriver < n && is_river(d[nriver])) nriver++;
+			ck_assert_msg(nriver == games[k].nriver, "seed %d: %d river tiles before the first land tile", (int)seed,
+			              nriver);
+			for (int i = nriver; i < n; i++) ck_assert_msg(!is_river(d[i]), "seed %d: a river tile late", (int)seed);
+			ck_assert_msg(d[nriver - 1] == lake, "seed %d: %s is the last river tile", (int)seed, carc_tile_id(d[nriver - 1]));
+			if (fork >= 0) ck_assert_msg(d[0] == fork, "seed %d: %s drawn first", (int)seed, carc_tile_id(d[0]));
+			opening[d[fork >= 0 ? 1 : 0]]++;
+		}
+		int distinct = 0, most = 0;
+		for (int t = 0; t < carc_tile_count(); t++) {
+			distinct += opening[t] > 0;
+			if (opening[t] > most) most = opening[t];
+		}
+		ck_assert_int_eq(distinct, games[k].types);
+		ck_assert_int_le(most, 60);
+	}
+}
+END_TEST
+
 static Suite *rng_suite(void)
 {
 	Suite *s = suite_create("rng");
@@ -236,6 +293,7 @@ static Suite *rng_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_shuffle_determinism);
 	tcase_add_test(tc, test_shuffle_is_a_permutation);
+	tcase_add_test(tc, test_river_shuffle);
 	suite_add_tcase(s, tc);
 	return s;
 }
