@@ -28,8 +28,8 @@
  * (river_put_back), and counts with them; put back when no other river
  * tile was left, or in a caller's order (which the caller orders), it
  * goes to the bottom of the supply, and while it still fits nowhere it is
- * not counted: no placement now is what keeps it out.  The volcano lake takes no figure and gives its placer
- * another turn.
+ * not counted: no placement now is what keeps it out.  The volcano lake
+ * takes no figure and gives its placer another turn.
  *
  * The placement rule is asked for every place and turn of every river
  * tile drawn, so it works from state kept as the game goes (game_int.h):
