@@ -157,7 +157,6 @@ static void supply_take(run *r, int type)
  * (PROTOCOL.md `tiles`). */
 static void supply_put_back(run *r, int type)
 {
-	(void)type;
 	if (!r->supply.on) return;
 	int from = --r->supply.next, n = r->supply.n, to = n - 1;
 	memmove(&r->supply.tile[from], &r->supply.tile[from + 1], (size_t)(to - from) * sizeof r->supply.tile[0]);

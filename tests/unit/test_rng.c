@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "carc.h"
+#include "oracle_place.h"
 #include "testutil.h"
 
 /*
@@ -240,13 +241,6 @@ END_TEST
  * first (the eight types of its ten tiles, each 10% or 20% of the time),
  * none in more than 30% of the games, and the same for the tile drawn
  * right after River II's fork (nine types among its ten tiles). */
-static int is_river(int type)
-{
-	for (int d = 0; d < 4; d++)
-		if (!strcmp(carc_tile_edge(type, 0, d), "river")) return 1;
-	return 0;
-}
-
 START_TEST(test_river_shuffle)
 {
 	static const char *const river1[] = { "base", "river", NULL }, *const river2[] = { "base", "river2", NULL };
@@ -260,10 +254,10 @@ START_TEST(test_river_shuffle)
 		for (uint64_t seed = 1; seed <= 200; seed++) {
 			uint16_t d[200];
 			int n = draw_order_of(seed, 2, games[k].sets, d, 200), nriver = 0;
-			while (nriver < n && is_river(d[nriver])) nriver++;
+			while (nriver < n && opl_is_river(d[nriver])) nriver++;
 			ck_assert_msg(nriver == games[k].nriver, "seed %d: %d river tiles before the first land tile", (int)seed,
 			              nriver);
-			for (int i = nriver; i < n; i++) ck_assert_msg(!is_river(d[i]), "seed %d: a river tile late", (int)seed);
+			for (int i = nriver; i < n; i++) ck_assert_msg(!opl_is_river(d[i]), "seed %d: a river tile late", (int)seed);
 			ck_assert_msg(d[nriver - 1] == lake, "seed %d: %s is the last river tile", (int)seed, carc_tile_id(d[nriver - 1]));
 			if (fork >= 0) ck_assert_msg(d[0] == fork, "seed %d: %s drawn first", (int)seed, carc_tile_id(d[0]));
 			opening[d[fork >= 0 ? 1 : 0]]++;
