@@ -10,8 +10,9 @@
 # CARC_TEST_JOBS at once (default: one a processor), and prints the totals
 # as one unittest run would.
 #
-# It exits non-zero when any test fails or errs, and 77 (automake's "skip")
-# when no python3 with the msgpack module can be found.
+# It exits non-zero when any test fails or errs, and 99 (automake's "hard
+# error", never a skip) when something the tests need is missing: python3's
+# msgpack or websockets module.
 here=$(cd "$(dirname "$0")" && pwd)
 : "${CARCD:=$(pwd)/daemon/carcd}"
 : "${PYTHON3:=/usr/bin/python3}"
@@ -24,7 +25,7 @@ if [ ! -x "$CARCD" ]; then
 fi
 if ! "$PYTHON3" -c 'import msgpack' 2>/dev/null; then
 	echo "run.sh: $PYTHON3 cannot import msgpack (apt-get install python3-msgpack)" >&2
-	exit 77
+	exit 99
 fi
 
 if ! "$PYTHON3" -c 'import websockets' 2>/dev/null; then
