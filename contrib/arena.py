@@ -173,7 +173,7 @@ def parse_args(argv):
                    help="a component on or off, e.g. large=true (repeat for more)")
     where = p.add_mutually_exclusive_group()
     where.add_argument("--address", "-a", default=None,
-                       help="carcd to play on: tcp:HOST:PORT or unix:PATH (default $CARCD_ADDRESS or %s)"
+                       help="carcd to play on: tcp:HOST:PORT, tls:HOST:PORT or unix:PATH (default $CARCD_ADDRESS or %s)"
                        % carcd.DEFAULT_ADDRESS)
     where.add_argument("--carcd", metavar="PATH",
                        help="start this carcd binary on a private Unix socket for the match, and stop it after")

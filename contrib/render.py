@@ -1098,7 +1098,7 @@ def parse_args(argv):
                    help="a state as JSON; '-' reads it from stdin")
     p.add_argument("--game", "-g", type=game_id, help="fetch the state of this game from the daemon")
     p.add_argument("--address", "-a", default=None,
-                   help="with --game: tcp:HOST:PORT or unix:PATH (default $CARCD_ADDRESS or %s)" % default_address)
+                   help="with --game: tcp:HOST:PORT, tls:HOST:PORT or unix:PATH (default $CARCD_ADDRESS or %s)" % default_address)
     p.add_argument("--encoding", choices=("msgpack", "json"), default=None,
                    help="with --game: how to talk to the daemon (default msgpack when python3-msgpack is there)")
     p.add_argument("--format", "-f", choices=("svg", "text"), default="svg", help="what to draw (default svg)")

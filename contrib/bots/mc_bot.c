@@ -92,10 +92,14 @@ typedef struct client {
 	double timeout;      /* seconds a wait may last with nothing happening */
 } client;
 
-/* `tcp:HOST:PORT` (HOST may be [v6]), `unix:PATH`, `HOST:PORT` or a path. */
+/* `tcp:HOST:PORT` (HOST may be [v6]), `unix:PATH`, `HOST:PORT` or a path.
+ * Not `tls:`: the bot plays beside carcd, not across the internet, so it
+ * speaks no TLS, and says so rather than resolve a host named "tls". */
 static int connect_to(const char *address)
 {
 	const char *rest = address;
+	if (!strncmp(rest, "tls:", 4))
+		die(2, "not an address of mc_bot's: %s (it speaks no TLS; want tcp:HOST:PORT or unix:PATH)", address);
 	if (!strncmp(rest, "unix:", 5) || (strncmp(rest, "tcp:", 4) && strchr(rest, '/'))) {
 		const char *path = strncmp(rest, "unix:", 5) ? rest : rest + 5;
 		struct sockaddr_un sa = { .sun_family = AF_UNIX };

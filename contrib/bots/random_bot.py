@@ -53,7 +53,7 @@ key_value, seconds = carcd.argparse_type(carcd.parse_key_value), carcd.argparse_
 def parse_args(argv):
     p = argparse.ArgumentParser(description="Play random legal moves against carcd until the game ends.")
     p.add_argument("--address", "-a", default=None,
-                   help="tcp:HOST:PORT or unix:PATH (default $CARCD_ADDRESS or %s)" % carcd.DEFAULT_ADDRESS)
+                   help="tcp:HOST:PORT, tls:HOST:PORT or unix:PATH (default $CARCD_ADDRESS or %s)" % carcd.DEFAULT_ADDRESS)
     p.add_argument("--encoding", choices=("msgpack", "json"), default=None)
     p.add_argument("--game", type=int, help="join this game (needs --token unless it was made with auth false)")
     p.add_argument("--token", default=os.environ.get("CARCD_TOKEN"), help="seat token (default $CARCD_TOKEN)")

@@ -1,7 +1,8 @@
 """carcd.py - a small client for the carcd Carcassonne rules daemon.
 
-Speaks protocol version 1 (proto/PROTOCOL.md) over TCP or a Unix socket,
-in either of the daemon's encodings:
+Speaks protocol version 1 (proto/PROTOCOL.md) over TCP, a Unix socket or
+TLS (a "tls:HOST:PORT" address: carcd behind a TLS proxy, PROTOCOL.md
+section 6), in either of the daemon's encodings:
 
   * "msgpack": MessagePack-RPC, needs python3-msgpack (Debian's package;
     run scripts with /usr/bin/python3 where another python3 is on PATH);
@@ -36,6 +37,7 @@ import collections
 import json
 import os
 import socket
+import ssl
 import time
 
 try:
@@ -43,7 +45,7 @@ try:
 except ImportError:  # the JSON-lines encoding still works
     msgpack = None
 
-__all__ = ["Client", "Player", "Error", "ConnectionClosed", "parse_address",
+__all__ = ["Client", "Player", "Error", "ConnectionClosed", "parse_address", "is_tls", "tls_context",
            "DEFAULT_ADDRESS", "ERROR_CODES", "ALL_SEATS"]
 
 DEFAULT_ADDRESS = "tcp:127.0.0.1:7878"
@@ -79,20 +81,34 @@ class ConnectionClosed(Exception):
 
 
 def parse_address(address):
-    """'tcp:HOST:PORT', 'unix:PATH', 'HOST:PORT' or a path -> (family, addr)."""
+    """'tcp:HOST:PORT', 'tls:HOST:PORT', 'unix:PATH', 'HOST:PORT' or a path
+    -> (family, addr); a tls: address is the TCP one (is_tls() tells them apart)."""
     if address.startswith("unix:"):
         return socket.AF_UNIX, address[5:]
-    if address.startswith("tcp:"):
+    if address.startswith(("tcp:", "tls:")):
         address = address[4:]
     elif "/" in address:
         return socket.AF_UNIX, address
     host, sep, port = address.rpartition(":")
     if not sep or not port.isdigit():
-        raise ValueError("not an address: %r (want tcp:HOST:PORT or unix:PATH)" % address)
+        raise ValueError("not an address: %r (want tcp:HOST:PORT, tls:HOST:PORT or unix:PATH)" % address)
     if int(port) > 65535:
         raise ValueError("not an address: %r (the port is 0 to 65535)" % address)
     host = host.strip("[]") or "127.0.0.1"
     return (socket.AF_INET6 if ":" in host else socket.AF_INET), (host, int(port))
+
+
+def is_tls(address):
+    """Whether an address of parse_address's is reached over TLS."""
+    return address.startswith("tls:")
+
+
+def tls_context(cafile=None):
+    """The TLS client context of a tls: address: the certificate and the
+    host name are checked against the system's authorities, or against
+    cafile (default $CARCD_CAFILE) when one is named, for a proxy whose
+    certificate is one's own."""
+    return ssl.create_default_context(cafile=cafile or os.environ.get("CARCD_CAFILE") or None)
 
 
 # ---- what carcctl and the bots read off their command lines ----
@@ -201,13 +217,16 @@ class _JsonCodec:
 class Client:
     """One connection to carcd.
 
-    address: "tcp:HOST:PORT", "unix:PATH", "HOST:PORT" or a socket path;
-    default $CARCD_ADDRESS or tcp:127.0.0.1:7878.  encoding: "msgpack"
-    (default when python3-msgpack is importable) or "json".  timeout: seconds
-    to wait for any one response (None waits for ever).
+    address: "tcp:HOST:PORT", "tls:HOST:PORT", "unix:PATH", "HOST:PORT" or a
+    socket path; default $CARCD_ADDRESS or tcp:127.0.0.1:7878.  encoding:
+    "msgpack" (default when python3-msgpack is importable) or "json".
+    timeout: seconds to wait for any one response (None waits for ever).
+    ssl_context: for a tls: address, the ssl.SSLContext to use instead of
+    tls_context()'s.  Over TLS, bytes may wait decrypted in the socket: a
+    caller that select()s on fileno() reads what is there first.
     """
 
-    def __init__(self, address=None, encoding=None, timeout=30.0, client_name=None):
+    def __init__(self, address=None, encoding=None, timeout=30.0, client_name=None, ssl_context=None):
         self.address = address or os.environ.get("CARCD_ADDRESS") or DEFAULT_ADDRESS
         if encoding is None:
             encoding = "msgpack" if msgpack is not None else "json"
@@ -231,7 +250,12 @@ class Client:
         try:
             self.sock.settimeout(timeout)
             self.sock.connect(addr)
-        except OSError as e:
+            if is_tls(self.address):
+                # the handshake now, so that a certificate refused is an
+                # error of the connect, not of the first request
+                ctx = ssl_context or tls_context()
+                self.sock = ctx.wrap_socket(self.sock, server_hostname=addr[0])
+        except (OSError, ValueError) as e:   # ssl.SSLError, CertificateError are OSErrors
             self.sock.close()
             raise ConnectionClosed("cannot connect to %s: %s" % (self.address, e)) from e
         if family != socket.AF_UNIX:
@@ -269,7 +293,7 @@ class Client:
         self.sock.settimeout(self.timeout)   # a read may have left it at 0
         try:
             self.sock.sendall(data)
-        except (BrokenPipeError, ConnectionResetError) as e:
+        except (BrokenPipeError, ConnectionResetError, ssl.SSLError) as e:
             self.close()
             raise ConnectionClosed("connection to %s lost: %s" % (self.address, e)) from e
         except socket.timeout as e:
@@ -282,9 +306,9 @@ class Client:
         self.sock.settimeout(timeout)
         try:
             data = self.sock.recv(1 << 16)
-        except (socket.timeout, BlockingIOError):
+        except (socket.timeout, BlockingIOError, ssl.SSLWantReadError):
             return False
-        except (ConnectionResetError, BrokenPipeError) as e:
+        except (ConnectionResetError, BrokenPipeError, ssl.SSLError) as e:
             self.close()
             raise ConnectionClosed("connection to %s lost: %s" % (self.address, e)) from e
         if not data:

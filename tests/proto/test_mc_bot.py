@@ -183,6 +183,7 @@ class Fails(unittest.TestCase):
                           (["--game", "1", "--seat", "6"], "--seat is an integer from 0 to 5"),
                           (["--game", "1", "extra"], "unexpected argument 'extra'"),
                           (["--game", "1", "--address", "nowhere"], "not an address"),
+                          (["--game", "1", "--address", "tls:127.0.0.1:7443"], "it speaks no TLS"),
                           (["--game", "1", "--bogus"], "unrecognized option")):
             rc, out, err = self.run_bot(*args)
             self.assertEqual(rc, 2, args)
