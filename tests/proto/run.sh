@@ -12,7 +12,7 @@
 #
 # It exits non-zero when any test fails or errs, and 99 (automake's "hard
 # error", never a skip) when something the tests need is missing: python3's
-# msgpack or websockets module.
+# msgpack or websockets module, stunnel or openssl.
 here=$(cd "$(dirname "$0")" && pwd)
 : "${CARCD:=$(pwd)/daemon/carcd}"
 : "${PYTHON3:=/usr/bin/python3}"
@@ -33,6 +33,14 @@ if ! "$PYTHON3" -c 'import websockets' 2>/dev/null; then
 	echo "run.sh: $PYTHON3 cannot import websockets (apt-get install python3-websockets)" >&2
 	exit 99
 fi
+
+# the TLS proxy of test_tls_proxy (proto/PROTOCOL.md section 6): also a hard failure
+for p in "${STUNNEL:-stunnel4}" openssl; do
+	if ! command -v "$p" >/dev/null; then
+		echo "run.sh: no $p (apt-get install stunnel4 openssl)" >&2
+		exit 99
+	fi
+done
 
 cd "$here" || exit 99
 if [ $# -eq 0 ]; then
