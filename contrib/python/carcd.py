@@ -222,8 +222,9 @@ class Client:
     "msgpack" (default when python3-msgpack is importable) or "json".
     timeout: seconds to wait for any one response (None waits for ever).
     ssl_context: for a tls: address, the ssl.SSLContext to use instead of
-    tls_context()'s.  Over TLS, bytes may wait decrypted in the socket: a
-    caller that select()s on fileno() reads what is there first.
+    tls_context()'s; refused for any other address.  Over TLS, bytes may
+    wait decrypted in the socket, which select() on fileno() does not see:
+    poll with next_event(timeout=0) first.
     """
 
     def __init__(self, address=None, encoding=None, timeout=30.0, client_name=None, ssl_context=None):
@@ -246,6 +247,8 @@ class Client:
         self._orphans = collections.deque()  # responses whose msgid is nil, none waiting
         self.events = collections.deque()    # notification params, in arrival order
         family, addr = parse_address(self.address)
+        if ssl_context is not None and not is_tls(self.address):
+            raise ValueError("ssl_context goes with a tls: address, not %r" % self.address)
         self.sock = socket.socket(family, socket.SOCK_STREAM)
         try:
             self.sock.settimeout(timeout)

@@ -238,6 +238,8 @@ class StreamTest(TLSCase):
         self.assertFalse(carcd.is_tls("tcp:play.example.org:7443"))
         with self.assertRaises(ValueError):
             carcd.parse_address("tls:play.example.org")
+        with self.assertRaisesRegex(ValueError, "ssl_context goes with a tls: address"):
+            carcd.Client(M["d"].tcp_address, ssl_context=context())
 
 
 class WSSTest(TLSCase):
