@@ -16,6 +16,7 @@ module, it never skips.
 import asyncio
 import json
 import os
+import pwd
 import re
 import shutil
 import socket
@@ -76,6 +77,11 @@ def start_stunnel(d, tmp, cert, key):
     text = replaced(text, "accept = 443\n", "accept = 127.0.0.1:%d\n" % wss_port)
     text = replaced(text, "connect = 127.0.0.1:7878\n", "connect = 127.0.0.1:%d\n" % d.port)
     text = replaced(text, "connect = 127.0.0.1:7879\n", "connect = 127.0.0.1:%d\n" % d.ws_port)
+    if os.geteuid() != 0:
+        # only root can take another user's identity; CI runs as root, and
+        # runs the configuration whole
+        text = replaced(text, "setuid = stunnel4\n", "")
+        text = replaced(text, "setgid = stunnel4\n", "")
     conf = os.path.join(tmp, "carcd.conf")
     with open(conf, "w") as f:
         f.write(text)
@@ -230,6 +236,14 @@ class StreamTest(TLSCase):
         with carcd.Client("tcp:127.0.0.1:%d" % M["tls"], encoding="json", timeout=T) as c:
             with self.assertRaises((carcd.ConnectionClosed, TimeoutError)):
                 c.hello()
+
+    def test_stunnel_gives_up_root(self):
+        # as root, the configuration's setuid/setgid hold; as anyone else
+        # the test took them out, and stunnel keeps the user it was given
+        want = pwd.getpwnam("stunnel4").pw_uid if os.geteuid() == 0 else os.geteuid()
+        with open("/proc/%d/status" % M["proxy"].pid) as f:
+            uids = next(line for line in f if line.startswith("Uid:")).split()[1:]
+        self.assertEqual(set(map(int, uids)), {want})
 
     def test_parse_address_takes_tls_as_tcp(self):
         self.assertEqual(carcd.parse_address("tls:play.example.org:7443"),
