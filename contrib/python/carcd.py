@@ -247,13 +247,14 @@ class Client:
         self._orphans = collections.deque()  # responses whose msgid is nil, none waiting
         self.events = collections.deque()    # notification params, in arrival order
         family, addr = parse_address(self.address)
-        if ssl_context is not None and not is_tls(self.address):
+        tls = is_tls(self.address)
+        if ssl_context is not None and not tls:
             raise ValueError("ssl_context goes with a tls: address, not %r" % self.address)
         self.sock = socket.socket(family, socket.SOCK_STREAM)
         try:
             self.sock.settimeout(timeout)
             self.sock.connect(addr)
-            if is_tls(self.address):
+            if tls:
                 # the handshake now, so that a certificate refused is an
                 # error of the connect, not of the first request
                 ctx = ssl_context or tls_context()

@@ -23,8 +23,8 @@ import socket
 import ssl
 import subprocess
 import tempfile
-import time
 import unittest
+from unittest import mock
 
 import websockets
 import websockets.exceptions
@@ -32,6 +32,7 @@ import websockets.exceptions
 import harness
 from harness import carcd
 from test_contrib import CARCCTL_CMD
+from test_daemon import Proc
 from test_websocket import start_ws_daemon
 
 STUNNEL = os.environ.get("STUNNEL") or shutil.which("stunnel4") or "/usr/bin/stunnel4"
@@ -85,18 +86,13 @@ def start_stunnel(d, tmp, cert, key):
     conf = os.path.join(tmp, "carcd.conf")
     with open(conf, "w") as f:
         f.write(text)
-    out = os.path.join(tmp, "stunnel.out")
-    with open(out, "wb") as log:
-        proc = subprocess.Popen([STUNNEL, conf], stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
-    deadline = time.monotonic() + T
-    while not (accepts(tls_port) and accepts(wss_port)):
-        if proc.poll() is not None or time.monotonic() > deadline:
-            proc.kill()
-            proc.wait()
-            with open(out, errors="replace") as f:
-                raise RuntimeError("stunnel did not come up on %d and %d:\n%s" % (tls_port, wss_port, f.read()))
-        time.sleep(0.05)
-    return proc, tls_port, wss_port
+    proxy = Proc(None, argv=[STUNNEL, conf])
+    if not harness.wait_for(lambda: proxy.proc.poll() is not None or (accepts(tls_port) and accepts(wss_port)), T) \
+            or proxy.proc.poll() is not None:
+        log = proxy.text()
+        proxy.close()
+        raise RuntimeError("stunnel did not come up on %d and %d:\n%s" % (tls_port, wss_port, log))
+    return proxy, tls_port, wss_port
 
 
 def setUpModule():
@@ -122,12 +118,8 @@ def setUpModule():
 def tearDownModule():
     proxy = M.pop("proxy", None)
     if proxy:
-        proxy.terminate()
-        try:
-            proxy.wait(T)
-        except subprocess.TimeoutExpired:
-            proxy.kill()
-            proxy.wait()
+        proxy.stop()
+        proxy.close()
     if "d" in M:
         harness.stop_checked(M.pop("d"))
     shutil.rmtree(M.pop("tmp"), ignore_errors=True)
@@ -140,7 +132,7 @@ def context():
 class TLSCase(unittest.TestCase):
     def tearDown(self):
         self.assertTrue(M["d"].alive(), "carcd died:\n" + M["d"].log_tail())
-        self.assertIsNone(M["proxy"].poll(), "stunnel stopped")
+        self.assertIsNone(M["proxy"].proc.poll(), "stunnel stopped:\n" + M["proxy"].text())
 
     def client(self, encoding="msgpack", host="localhost", **kw):
         return carcd.Client("tls:%s:%d" % (host, M["tls"]), encoding=encoding, timeout=T, **kw)
@@ -155,14 +147,10 @@ class StreamTest(TLSCase):
                 self.assertEqual(c.hello()["server"], "carcd")
                 g = c.new_game(players=["ann", "bob"], seed=5)
                 tokens = {s["seat"]: s["token"] for s in g["seats"]}
-                before = c.state(g["game"])["seq"]
-                moves = 0
-                while not c.state(g["game"])["over"] and moves < 12:
-                    due = c.legal_moves(g["game"])
-                    c.apply_move(g["game"], due["moves"][0], token=tokens[due["seat"]])
-                    moves += 1
-                self.assertEqual(moves, 12, encoding)
-                self.assertGreater(c.state(g["game"])["seq"], before, encoding)
+                record = harness.play_with_client(c, g["game"], tokens, harness.new_rng(self.id() + encoding))
+                state = c.state(g["game"])
+                self.assertTrue(state["over"], encoding)
+                self.assertEqual(state["seq"], len(record), encoding)
 
     def test_a_response_of_many_records_arrives_whole(self):
         # every tile of every set: several TLS records (16 KiB each)
@@ -217,14 +205,11 @@ class StreamTest(TLSCase):
                            env=env, capture_output=True, text=True, timeout=T)
         self.assertEqual(p.returncode, 3, p.stdout + p.stderr)
         self.assertRegex(p.stderr, r"^carcctl: cannot connect to tls:localhost:\d+: .*CERTIFICATE_VERIFY_FAILED")
-        saved = os.environ.pop("CARCD_CAFILE", None)
-        try:
+        with mock.patch.dict(os.environ):
+            os.environ.pop("CARCD_CAFILE", None)
             with self.assertRaises(carcd.ConnectionClosed) as cm:
                 self.client()
-            self.assertIn("certificate verify failed", str(cm.exception))
-        finally:
-            if saved is not None:
-                os.environ["CARCD_CAFILE"] = saved
+        self.assertIn("certificate verify failed", str(cm.exception))
 
     def test_a_host_name_the_certificate_does_not_name_is_refused(self):
         # the certificate names localhost, not 127.0.0.1
@@ -241,7 +226,7 @@ class StreamTest(TLSCase):
         # as root, the configuration's setuid/setgid hold; as anyone else
         # the test took them out, and stunnel keeps the user it was given
         want = pwd.getpwnam("stunnel4").pw_uid if os.geteuid() == 0 else os.geteuid()
-        with open("/proc/%d/status" % M["proxy"].pid) as f:
+        with open("/proc/%d/status" % M["proxy"].proc.pid) as f:
             uids = next(line for line in f if line.startswith("Uid:")).split()[1:]
         self.assertEqual(set(map(int, uids)), {want})
 
